@@ -1,0 +1,94 @@
+/* qmm: quantized matrix-multiplication microkernels for LLM inference on CPUs.
+ *
+ * Stable C API (C ABI, no C++ types). Typical use:
+ *   qmm_weights* w;  qmm_weights_pack(QMM_TYPE_Q4_0, n, k, gguf_rows, NULL, &w);   // once, at load
+ *   qmm_context* c;  qmm_context_create(4, &c);                                      // threads + scratch
+ *   qmm_matmul(w, m, x, k * 4, y, n * 4, -INFINITY, INFINITY, c);                   // every matmul
+ * Every call returns QMM_OK or an error code; qmm_last_error() (per thread) says what was wrong.
+ * Frameworks with their own threading use the per-variant microkernel calls at the end. */
+#ifndef QMM_QMM_H
+#define QMM_QMM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QMM_VERSION_MAJOR 0
+#define QMM_VERSION_MINOR 1
+#define QMM_VERSION_PATCH 0
+
+typedef enum qmm_status {
+  QMM_OK = 0,
+  QMM_ERR_INVALID_ARGUMENT = 1, /* null pointer, zero or overflowing size, bad k, bad name */
+  QMM_ERR_UNSUPPORTED = 2,      /* type or shape no kernel handles */
+  QMM_ERR_OUT_OF_MEMORY = 3,
+  QMM_ERR_IO = 4,
+  QMM_ERR_INTERNAL = 5
+} qmm_status;
+
+/* Weight types, numbered as GGML/GGUF number them. */
+typedef enum qmm_type { QMM_TYPE_F32 = 0, QMM_TYPE_F16 = 1, QMM_TYPE_Q4_0 = 2, QMM_TYPE_Q8_0 = 8 } qmm_type;
+
+typedef struct qmm_weights qmm_weights;
+typedef struct qmm_context qmm_context;
+
+const char* qmm_version(void);       /* "0.1.0" */
+const char* qmm_cpu_info(void);      /* "x86_64 <brand>; features: avx2 fma ..." */
+const char* qmm_last_error(void);    /* message of this thread's last failed call ("" if none) */
+
+/* Pack options: NULL means defaults (environment QMM_KERNELS / QMM_DISABLE apply). */
+typedef struct qmm_pack_options {
+  const char* kernels; /* allow-list: comma-separated ISA or variant names, or NULL */
+  const char* disable; /* deny-list, or NULL */
+  qmm_context* context;/* pack with this context's threads, or NULL */
+} qmm_pack_options;
+
+/* Packs GGUF rows [n, k] of `type` (k contiguous) once. k % 32 == 0 for Q4_0 / Q8_0. */
+qmm_status qmm_weights_pack(qmm_type type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
+                            qmm_weights** out);
+/* The chosen kernel names (gemv = 1: the m == 1 kernel), or NULL for a NULL handle. */
+const char* qmm_weights_kernel(const qmm_weights* w, int gemv);
+size_t qmm_weights_packed_bytes(const qmm_weights* w);
+void qmm_weights_free(qmm_weights* w);
+
+/* A thread pool (threads >= 1) plus scratch; one matmul at a time per context. */
+qmm_status qmm_context_create(int threads, qmm_context** out);
+void qmm_context_free(qmm_context* c);
+
+/* dst[m, n] = clamp(lhs[m, k] · Wᵀ, min, max); strides in bytes. ctx NULL: one thread. */
+qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t lhs_stride, float* dst,
+                      size_t dst_stride, float clamp_min, float clamp_max, qmm_context* ctx);
+
+/* ---- Microkernel level: every variant of the kernel list, by index ---- */
+typedef struct qmm_ukernel_info {
+  const char* name;       /* e.g. matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar */
+  const char* isa;        /* "scalar", "avx512vnni", "sme2", ... */
+  const char* lhs_packer; /* e.g. lhs_quant_pack_qsi8d32p_f32 */
+  const char* rhs_packer; /* e.g. rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0 */
+  qmm_type type;
+  int is_gemv;            /* 1: m == 1 only */
+  int available;          /* 1: this CPU can run it */
+  size_t mr, nr, kr, sr, m_step, n_step;
+} qmm_ukernel_info;
+
+size_t qmm_ukernel_count(void);
+qmm_status qmm_ukernel_get(size_t index, qmm_ukernel_info* out);
+qmm_status qmm_ukernel_find(const char* name, size_t* index);
+size_t qmm_ukernel_lhs_packed_size(size_t index, size_t m, size_t k);
+size_t qmm_ukernel_lhs_packed_offset(size_t index, size_t m_idx, size_t k);
+size_t qmm_ukernel_rhs_packed_size(size_t index, size_t n, size_t k);
+size_t qmm_ukernel_rhs_packed_offset(size_t index, size_t n_idx, size_t k);
+qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* lhs, size_t lhs_stride,
+                                void* lhs_packed);
+/* rhs_packed must hold qmm_ukernel_rhs_packed_size bytes; this call zeroes it first. */
+qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rhs, void* rhs_packed);
+/* lhs_packed / rhs_packed point at the panels of rows m_idx / n_idx (multiples of m_step / n_step). */
+qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
+                           float* dst, size_t dst_stride_row, float clamp_min, float clamp_max);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* QMM_QMM_H */

@@ -1,0 +1,113 @@
+#include "core/blocks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/fp16.h"
+
+namespace qmm {
+
+const char* type_name(WeightType t) {
+  switch (t) {
+    case WeightType::f32: return "f32";
+    case WeightType::f16: return "f16";
+    case WeightType::q4_0: return "q4_0";
+    case WeightType::q8_0: return "q8_0";
+  }
+  return "?";
+}
+
+bool parse_type(const char* name, WeightType* out) {
+  for (WeightType t : {WeightType::f32, WeightType::f16, WeightType::q4_0, WeightType::q8_0}) {
+    if (std::strcmp(name, type_name(t)) == 0) {
+      *out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_block_type(WeightType t) { return t == WeightType::q4_0 || t == WeightType::q8_0; }
+
+size_t row_bytes(WeightType t, size_t k) {
+  switch (t) {
+    case WeightType::f32: return k * 4;
+    case WeightType::f16: return k * 2;
+    case WeightType::q4_0: return k / kBlock * sizeof(BlockQ4_0);
+    case WeightType::q8_0: return k / kBlock * sizeof(BlockQ8_0);
+  }
+  return 0;
+}
+
+void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, x += kBlock) {
+    float amax = 0.0f, max = 0.0f;  // the signed value of largest magnitude
+    for (size_t j = 0; j < kBlock; ++j) {
+      if (amax < std::fabs(x[j])) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    }
+    const float d = max / -8.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    y[b].d = fp32_to_fp16(d);
+    for (size_t j = 0; j < kBlock / 2; ++j) {
+      const int lo = std::min(15, static_cast<int>(static_cast<int8_t>(x[j] * id + 8.5f)));
+      const int hi = std::min(15, static_cast<int>(static_cast<int8_t>(x[j + 16] * id + 8.5f)));
+      y[b].qs[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+  }
+}
+
+void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, x += kBlock) {
+    float amax = 0.0f;
+    for (size_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    y[b].d = fp32_to_fp16(d);
+    for (size_t j = 0; j < kBlock; ++j) y[b].qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+  }
+}
+
+void dequantize_row_q4_0(const BlockQ4_0* x, float* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, y += kBlock) {
+    const float d = fp16_to_fp32(x[b].d);
+    for (size_t j = 0; j < kBlock / 2; ++j) {
+      y[j] = static_cast<float>((x[b].qs[j] & 0x0f) - 8) * d;
+      y[j + 16] = static_cast<float>((x[b].qs[j] >> 4) - 8) * d;
+    }
+  }
+}
+
+void dequantize_row_q8_0(const BlockQ8_0* x, float* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, y += kBlock) {
+    const float d = fp16_to_fp32(x[b].d);
+    for (size_t j = 0; j < kBlock; ++j) y[j] = static_cast<float>(x[b].qs[j]) * d;
+  }
+}
+
+void dequantize_row(WeightType t, const void* row, float* y, size_t k) {
+  switch (t) {
+    case WeightType::f32: std::memcpy(y, row, k * 4); break;
+    case WeightType::f16: fp16_to_fp32_row(static_cast<const uint16_t*>(row), y, k); break;
+    case WeightType::q4_0: dequantize_row_q4_0(static_cast<const BlockQ4_0*>(row), y, k); break;
+    case WeightType::q8_0: dequantize_row_q8_0(static_cast<const BlockQ8_0*>(row), y, k); break;
+  }
+}
+
+void quantize_rows(WeightType t, const float* x, void* y, size_t n, size_t k) {
+  auto* out = static_cast<uint8_t*>(y);
+  const size_t rb = row_bytes(t, k);
+  for (size_t i = 0; i < n; ++i, x += k, out += rb) {
+    switch (t) {
+      case WeightType::f32: std::memcpy(out, x, k * 4); break;
+      case WeightType::f16: fp32_to_fp16_row(x, reinterpret_cast<uint16_t*>(out), k); break;
+      case WeightType::q4_0: quantize_row_q4_0(x, reinterpret_cast<BlockQ4_0*>(out), k); break;
+      case WeightType::q8_0: quantize_row_q8_0(x, reinterpret_cast<BlockQ8_0*>(out), k); break;
+    }
+  }
+}
+
+}  // namespace qmm

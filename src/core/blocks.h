@@ -1,0 +1,43 @@
+// GGUF block formats, bit-exact with ggml (DESIGN.md §5), and ggml's row quantizers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace qmm {
+
+// GGML type ids as they appear in GGUF files.
+enum class WeightType : uint32_t { f32 = 0, f16 = 1, q4_0 = 2, q8_0 = 8 };
+
+constexpr size_t kBlock = 32;  // weights per Q4_0 / Q8_0 block
+
+// Q4_0: element j (0..15) is the low nibble of qs[j], element j+16 its high nibble;
+// value = (nibble - 8) * d.  In qmm's grammar: qsu4c32s16s0, zero point 8.
+struct BlockQ4_0 {
+  uint16_t d;  // f16 scale
+  uint8_t qs[kBlock / 2];
+};
+static_assert(sizeof(BlockQ4_0) == 18);
+
+// Q8_0: value = qs[j] * d.
+struct BlockQ8_0 {
+  uint16_t d;  // f16 scale
+  int8_t qs[kBlock];
+};
+static_assert(sizeof(BlockQ8_0) == 34);
+
+const char* type_name(WeightType t);
+bool parse_type(const char* name, WeightType* out);  // "f32", "f16", "q4_0", "q8_0"
+bool is_block_type(WeightType t);                    // Q4_0 / Q8_0: k must be a multiple of 32
+size_t row_bytes(WeightType t, size_t k);            // bytes of one GGUF row of k elements (k valid)
+
+// ggml's reference quantizers (quantize_row_q4_0_ref / _q8_0_ref rounding). k % 32 == 0.
+void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k);
+void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k);
+void dequantize_row_q4_0(const BlockQ4_0* x, float* y, size_t k);
+void dequantize_row_q8_0(const BlockQ8_0* x, float* y, size_t k);
+// Any supported GGUF row -> F32.
+void dequantize_row(WeightType t, const void* row, float* y, size_t k);
+// F32 rows -> GGUF rows of type t (n rows of k). k must suit t.
+void quantize_rows(WeightType t, const float* x, void* y, size_t n, size_t k);
+
+}  // namespace qmm

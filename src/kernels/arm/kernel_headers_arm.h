@@ -1,0 +1,2 @@
+// Declarations of the Arm variants.
+#pragma once

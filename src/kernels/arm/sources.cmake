@@ -1,0 +1,1 @@
+# Arm kernel sources, each ISA with its own flags (cmake/QmmIsa.cmake).

@@ -1,0 +1,110 @@
+#include "kernels/kernel_list.h"
+
+#include <vector>
+
+#include "core/cpu.h"
+#include "kernels/kernel_headers.h"
+
+namespace qmm {
+namespace {
+
+// Priority order: the first available variant of a weight type wins. Each architecture's
+// section is compiled only for that architecture.
+const Ukernel* const kKernels[] = {
+#if defined(__aarch64__)
+#include "kernels/arm/kernel_list_arm.inc"
+#endif
+#if defined(__x86_64__)
+#include "kernels/x86/kernel_list_x86.inc"
+#endif
+    // Scalar reference: the last resort on every CPU.
+    &matmul_clamp_f32_qsi8d32p4x4_qsi4c32p8x4_4x8_scalar,
+    &matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar,
+    &matmul_clamp_f32_qsi8d32p4x4_qsi8c32p8x4_4x8_scalar,
+    &matmul_clamp_f32_qsi8d32p1x4_qsi8c32p8x4_1x8_scalar,
+    &matmul_clamp_f32_f32p4x1_f16p8x1_4x8_scalar,
+    &matmul_clamp_f32_f32p1x1_f16p8x1_1x8_scalar,
+    &matmul_clamp_f32_f32p4x1_f32p8x1_4x8_scalar,
+    &matmul_clamp_f32_f32p1x1_f32p8x1_1x8_scalar,
+};
+
+#if defined(__aarch64__)
+constexpr Isa kIsas[] = {Isa::sme2, Isa::i8mm, Isa::dotprod, Isa::scalar};
+#elif defined(__x86_64__)
+constexpr Isa kIsas[] = {Isa::avx512vnni, Isa::avxvnni, Isa::avx2, Isa::scalar};
+#else
+constexpr Isa kIsas[] = {Isa::scalar};
+#endif
+
+template <class P, class Get>
+std::vector<const P*> distinct(Get get) {
+  std::vector<const P*> out;
+  for (const Ukernel* u : kKernels) {
+    const P* p = get(*u);
+    bool seen = false;
+    for (const P* q : out) seen = seen || q == p;
+    if (!seen) out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::scalar: return "scalar";
+    case Isa::avx2: return "avx2";
+    case Isa::avxvnni: return "avxvnni";
+    case Isa::avx512vnni: return "avx512vnni";
+    case Isa::dotprod: return "dotprod";
+    case Isa::i8mm: return "i8mm";
+    case Isa::sme2: return "sme2";
+  }
+  return "?";
+}
+
+uint32_t isa_features(Isa isa) {
+  switch (isa) {
+    case Isa::scalar: return 0;
+    case Isa::avx2: return kFeatAVX2 | kFeatFMA | kFeatF16C;
+    case Isa::avxvnni: return kFeatAVX2 | kFeatFMA | kFeatF16C | kFeatAVXVNNI;
+    case Isa::avx512vnni: return kFeatAVX512F | kFeatAVX512BW | kFeatAVX512VL | kFeatAVX512VNNI | kFeatFMA | kFeatF16C;
+    case Isa::dotprod: return kFeatNEON | kFeatDotProd;
+    case Isa::i8mm: return kFeatNEON | kFeatDotProd | kFeatI8MM;
+    case Isa::sme2: return kFeatSME | kFeatSME2;
+  }
+  return 0;
+}
+
+std::span<const Ukernel* const> kernel_list() { return kKernels; }
+
+const Ukernel* find_kernel(std::string_view name) {
+  for (const Ukernel* u : kKernels) {
+    if (name == u->name) return u;
+  }
+  return nullptr;
+}
+
+std::span<const Isa> isa_list() { return kIsas; }
+
+bool parse_isa(std::string_view name, Isa* out) {
+  for (Isa isa : kIsas) {
+    if (name == isa_name(isa)) {
+      *out = isa;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::span<const LhsPacker* const> lhs_packer_list() {
+  static const std::vector<const LhsPacker*> list = distinct<LhsPacker>([](const Ukernel& u) { return u.lhs; });
+  return list;
+}
+
+std::span<const RhsPacker* const> rhs_packer_list() {
+  static const std::vector<const RhsPacker*> list = distinct<RhsPacker>([](const Ukernel& u) { return u.rhs; });
+  return list;
+}
+
+}  // namespace qmm

@@ -1,0 +1,21 @@
+// The one kernel list (DESIGN.md §3): every matmul variant this build contains, best first.
+// Dispatch (matmul/select), the tests and the benchmarks all iterate it, so adding a variant
+// is one file pair plus one line in kernel_list.cpp.
+#pragma once
+#include <span>
+#include <string_view>
+
+#include "kernels/ukernel.h"
+
+namespace qmm {
+
+std::span<const Ukernel* const> kernel_list();
+const Ukernel* find_kernel(std::string_view name);  // nullptr if absent
+std::span<const Isa> isa_list();                    // the ISAs of this architecture, best first
+bool parse_isa(std::string_view name, Isa* out);
+
+// Every distinct packer in the list (for tools that work per packer, e.g. `qmm layout`).
+std::span<const LhsPacker* const> lhs_packer_list();
+std::span<const RhsPacker* const> rhs_packer_list();
+
+}  // namespace qmm

@@ -1,0 +1,46 @@
+#include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+
+#include <cstring>
+
+#include "kernels/ref/layouts.h"
+
+namespace qmm {
+namespace {
+
+size_t packed_size(size_t n, size_t k, size_t nr, size_t, size_t) {
+  return (n + nr - 1) / nr * layout::qsi4c32ps1s0_panel_bytes(nr, k);
+}
+
+size_t packed_offset(size_t n_idx, size_t k, size_t nr, size_t, size_t) {
+  return n_idx / nr * layout::qsi4c32ps1s0_panel_bytes(nr, k);
+}
+
+void run(size_t n, size_t k, size_t nr, size_t, size_t, const void* rhs, void* rhs_packed) {
+  const size_t blocks = k / kBlock;
+  const size_t panel_bytes = layout::qsi4c32ps1s0_panel_bytes(nr, k);
+  const auto* src = static_cast<const BlockQ4_0*>(rhs);
+  for (size_t row = 0; row < n; ++row) {
+    uint8_t* panel = static_cast<uint8_t*>(rhs_packed) + row / nr * panel_bytes;
+    const size_t r = row % nr;
+    for (size_t b = 0; b < blocks; ++b) {
+      const BlockQ4_0& blk = src[row * blocks + b];
+      for (size_t q = 0; q < 8; ++q) {
+        uint16_t v = 0;
+        for (size_t i = 0; i < 4; ++i) {
+          const size_t j = 4 * q + i;  // element within the block
+          const unsigned nibble = j < 16 ? blk.qs[j] & 0xf : blk.qs[j - 16] >> 4;
+          v = static_cast<uint16_t>(v | nibble << (4 * i));
+        }
+        std::memcpy(panel + ((b * 8 + q) * nr + r) * 2, &v, 2);
+      }
+      std::memcpy(panel + nr * k / 2 + (b * nr + r) * 2, &blk.d, 2);
+    }
+  }
+}
+
+}  // namespace
+
+const RhsPacker rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0 = {
+    "rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0", WeightType::q4_0, packed_size, packed_offset, run};
+
+}  // namespace qmm

@@ -1,0 +1,80 @@
+// The microkernel contract (DESIGN.md §3). A microkernel never allocates, never starts
+// threads and never reads a global; everything it needs comes through its arguments.
+//
+// Packing parameters (mr, nr, kr, sr) tie a matmul kernel to its packers. They are read
+// through `params()` because SME kernels derive them from the streaming vector length.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/blocks.h"
+
+namespace qmm {
+
+// Instruction sets, in no particular order; the kernel list gives the priority.
+enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, dotprod, i8mm, sme2 };
+
+const char* isa_name(Isa isa);
+uint32_t isa_features(Isa isa);  // Feature bits (core/cpu.h) the ISA needs
+
+struct TileParams {
+  size_t mr, nr, kr, sr;   // packing parameters
+  size_t m_step, n_step;   // sub-matmuls may start only at multiples of these
+};
+
+// F32 activations [m, k] (row stride in bytes) -> packed LHS. Packs whole mr-row panels:
+// `lhs_packed` points at the panel of row 0 of `lhs`; rows beyond m in the last panel are zero.
+struct LhsPacker {
+  const char* name;
+  size_t (*packed_size)(size_t m, size_t k, size_t mr, size_t kr, size_t sr);
+  // Byte offset of the panel holding row m_idx (m_idx a multiple of mr).
+  size_t (*packed_offset)(size_t m_idx, size_t k, size_t mr, size_t kr, size_t sr);
+  void (*run)(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, size_t lhs_stride,
+              void* lhs_packed);
+};
+
+// GGUF rows [n, k] of `src_type` -> packed RHS (once, at load). `rhs_packed` must be zeroed
+// by the caller and hold packed_size bytes.
+struct RhsPacker {
+  const char* name;
+  WeightType src_type;
+  size_t (*packed_size)(size_t n, size_t k, size_t nr, size_t kr, size_t sr);
+  // Byte offset of the panel holding row n_idx (n_idx a multiple of nr).
+  size_t (*packed_offset)(size_t n_idx, size_t k, size_t nr, size_t kr, size_t sr);
+  void (*run)(size_t n, size_t k, size_t nr, size_t kr, size_t sr, const void* rhs, void* rhs_packed);
+};
+
+// dst[m, n] = clamp(lhs · rhsᵀ, min, max). `lhs_packed` / `rhs_packed` point at the panels of
+// the sub-matmul's first row / column; dst at its first element; dst_stride_row in bytes.
+using MatmulFn = void (*)(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
+                          float* dst, size_t dst_stride_row, float clamp_min, float clamp_max);
+
+struct Ukernel {
+  const char* name;  // KleidiAI grammar: matmul_clamp_<dst>_<lhs>_<rhs>_<tile>_<isa>_<technique>
+  Isa isa;
+  WeightType type;   // GGUF weight type the RHS packer takes
+  bool gemv;         // true: m == 1 only
+  TileParams (*params)();
+  const LhsPacker* lhs;
+  const RhsPacker* rhs;
+  MatmulFn run;
+};
+
+// Helpers over a kernel's own parameters.
+inline size_t lhs_packed_size(const Ukernel& u, const TileParams& p, size_t m, size_t k) {
+  return u.lhs->packed_size(m, k, p.mr, p.kr, p.sr);
+}
+inline size_t lhs_packed_offset(const Ukernel& u, const TileParams& p, size_t m_idx, size_t k) {
+  return u.lhs->packed_offset(m_idx, k, p.mr, p.kr, p.sr);
+}
+inline size_t rhs_packed_size(const Ukernel& u, const TileParams& p, size_t n, size_t k) {
+  return u.rhs->packed_size(n, k, p.nr, p.kr, p.sr);
+}
+inline size_t rhs_packed_offset(const Ukernel& u, const TileParams& p, size_t n_idx, size_t k) {
+  return u.rhs->packed_offset(n_idx, k, p.nr, p.kr, p.sr);
+}
+inline size_t dst_offset(size_t m_idx, size_t n_idx, size_t dst_stride_row) {
+  return m_idx * dst_stride_row + n_idx * sizeof(float);
+}
+
+}  // namespace qmm

@@ -1,0 +1,2 @@
+// Declarations of the x86 variants.
+#pragma once

@@ -1,0 +1,1 @@
+# x86 kernel sources, each ISA with its own flags (cmake/QmmIsa.cmake).

@@ -1,0 +1,240 @@
+// The C API (include/qmm/qmm.h): validates every argument, catches every exception and turns
+// it into a status code plus a per-thread message.
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "core/cpu.h"
+#include "core/error.h"
+#include "kernels/kernel_list.h"
+#include "matmul/matmul.h"
+#include "qmm/qmm.h"
+
+struct qmm_weights {
+  qmm::PackedWeights w;
+};
+struct qmm_context {
+  explicit qmm_context(int threads) : ctx(threads) {}
+  qmm::Context ctx;
+};
+
+namespace {
+
+thread_local std::string g_error;
+
+qmm_status set_error(qmm_status s, const std::string& msg) {
+  g_error = msg;
+  return s;
+}
+
+// Runs f, mapping exceptions to status codes.
+template <class F>
+qmm_status guarded(F&& f) {
+  try {
+    g_error.clear();
+    f();
+    return QMM_OK;
+  } catch (const qmm::Error& e) {
+    return set_error(static_cast<qmm_status>(e.status()), e.what());
+  } catch (const std::bad_alloc&) {
+    return set_error(QMM_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return set_error(QMM_ERR_INTERNAL, e.what());
+  }
+}
+
+void require(bool ok, const char* msg) { qmm::check_arg(ok, msg); }
+
+qmm::WeightType to_type(qmm_type t) {
+  switch (t) {
+    case QMM_TYPE_F32: return qmm::WeightType::f32;
+    case QMM_TYPE_F16: return qmm::WeightType::f16;
+    case QMM_TYPE_Q4_0: return qmm::WeightType::q4_0;
+    case QMM_TYPE_Q8_0: return qmm::WeightType::q8_0;
+  }
+  qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(static_cast<int>(t)));
+}
+
+const qmm::Ukernel& kernel_at(size_t index) {
+  const auto list = qmm::kernel_list();
+  qmm::check_arg(index < list.size(), "kernel index " + std::to_string(index) + " out of range (" +
+                                          std::to_string(list.size()) + " kernels)");
+  return *list[index];
+}
+
+void check_available(const qmm::Ukernel& u) {
+  const std::string why = qmm::unavailable_reason(u, qmm::cpu_info());
+  if (!why.empty()) qmm::fail(qmm::Status::unsupported, std::string(u.name) + " cannot run here: " + why);
+}
+
+void check_mk(const qmm::Ukernel& u, size_t rows, size_t k) {
+  require(rows > 0 && k > 0, "sizes must be > 0");
+  qmm::check_weight_shape(u.type, rows, k);
+}
+
+// Size/offset getters answer 0 for a bad index or a kernel that cannot run here.
+template <class F>
+size_t getter(size_t index, F f) {
+  if (index >= qmm::kernel_list().size()) return 0;
+  const qmm::Ukernel& u = *qmm::kernel_list()[index];
+  if (!qmm::unavailable_reason(u, qmm::cpu_info()).empty()) return 0;
+  return f(u, u.params());
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* qmm_version(void) { return "0.1.0"; }
+
+const char* qmm_cpu_info(void) {
+  static const std::string s = [] {
+    const auto& c = qmm::cpu_info();
+    std::string r = c.arch + (c.brand.empty() ? "" : " " + c.brand) + "; features: " + qmm::feature_names(c.features);
+    if (c.svl_bytes) r += "; SVL " + std::to_string(c.svl_bytes * 8) + " bits";
+    return r;
+  }();
+  return s.c_str();
+}
+
+const char* qmm_last_error(void) { return g_error.c_str(); }
+
+qmm_status qmm_weights_pack(qmm_type type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
+                            qmm_weights** out) {
+  return guarded([&] {
+    require(out != nullptr, "qmm_weights_pack: out is null");
+    *out = nullptr;
+    require(data != nullptr, "qmm_weights_pack: data is null");
+    const qmm::WeightType t = to_type(type);
+    qmm::KernelFilter filter = qmm::kernel_filter_from_env();
+    qmm::ThreadPool* pool = nullptr;
+    if (options) {
+      filter = qmm::merge(filter, qmm::parse_kernel_filter(options->kernels ? options->kernels : "",
+                                                           options->disable ? options->disable : "",
+                                                           "qmm_pack_options"));
+      if (options->context) pool = &options->context->ctx.pool();
+    }
+    auto* w = new qmm_weights{qmm::PackedWeights::pack(t, n, k, data, filter, pool)};
+    *out = w;
+  });
+}
+
+const char* qmm_weights_kernel(const qmm_weights* w, int gemv) {
+  if (!w) return nullptr;
+  return gemv ? w->w.gemv().name : w->w.gemm().name;
+}
+
+size_t qmm_weights_packed_bytes(const qmm_weights* w) { return w ? w->w.bytes() : 0; }
+
+void qmm_weights_free(qmm_weights* w) { delete w; }
+
+qmm_status qmm_context_create(int threads, qmm_context** out) {
+  return guarded([&] {
+    require(out != nullptr, "qmm_context_create: out is null");
+    *out = nullptr;
+    qmm::check_arg(threads >= 1 && threads <= 1024,
+                   "qmm_context_create: threads must be in 1..1024, got " + std::to_string(threads));
+    *out = new qmm_context(threads);
+  });
+}
+
+void qmm_context_free(qmm_context* c) { delete c; }
+
+qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t lhs_stride, float* dst,
+                      size_t dst_stride, float clamp_min, float clamp_max, qmm_context* ctx) {
+  return guarded([&] {
+    require(w != nullptr, "qmm_matmul: weights are null");
+    require(lhs != nullptr && dst != nullptr, "qmm_matmul: lhs or dst is null");
+    require(m > 0, "qmm_matmul: m must be > 0");
+    require(lhs_stride >= w->w.k() * sizeof(float), "qmm_matmul: lhs_stride is smaller than k floats");
+    require(dst_stride >= w->w.n() * sizeof(float), "qmm_matmul: dst_stride is smaller than n floats");
+    require(!(clamp_min > clamp_max), "qmm_matmul: clamp_min > clamp_max");
+    qmm::checked_mul(m, lhs_stride, "qmm_matmul: m x lhs_stride");
+    qmm::checked_mul(m, dst_stride, "qmm_matmul: m x dst_stride");
+    static thread_local qmm::Context solo(1);
+    qmm::matmul(w->w, m, lhs, lhs_stride, dst, dst_stride, clamp_min, clamp_max, ctx ? ctx->ctx : solo);
+  });
+}
+
+size_t qmm_ukernel_count(void) { return qmm::kernel_list().size(); }
+
+qmm_status qmm_ukernel_get(size_t index, qmm_ukernel_info* out) {
+  return guarded([&] {
+    require(out != nullptr, "qmm_ukernel_get: out is null");
+    const qmm::Ukernel& u = kernel_at(index);
+    const bool avail = qmm::unavailable_reason(u, qmm::cpu_info()).empty();
+    // SME parameters read the vector length, which only an SME CPU has.
+    const qmm::TileParams p = avail ? u.params() : qmm::TileParams{};
+    *out = qmm_ukernel_info{u.name,         qmm::isa_name(u.isa), u.lhs->name, u.rhs->name,
+                            static_cast<qmm_type>(u.type), u.gemv ? 1 : 0, avail ? 1 : 0,
+                            p.mr, p.nr, p.kr, p.sr, p.m_step, p.n_step};
+  });
+}
+
+qmm_status qmm_ukernel_find(const char* name, size_t* index) {
+  return guarded([&] {
+    require(name != nullptr && index != nullptr, "qmm_ukernel_find: null argument");
+    const auto list = qmm::kernel_list();
+    for (size_t i = 0; i < list.size(); ++i) {
+      if (std::strcmp(list[i]->name, name) == 0) {
+        *index = i;
+        return;
+      }
+    }
+    qmm::fail(qmm::Status::invalid_argument, std::string("qmm_ukernel_find: no kernel named '") + name + "'");
+  });
+}
+
+size_t qmm_ukernel_lhs_packed_size(size_t index, size_t m, size_t k) {
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::lhs_packed_size(u, p, m, k); });
+}
+size_t qmm_ukernel_lhs_packed_offset(size_t index, size_t m_idx, size_t k) {
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::lhs_packed_offset(u, p, m_idx, k); });
+}
+size_t qmm_ukernel_rhs_packed_size(size_t index, size_t n, size_t k) {
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::rhs_packed_size(u, p, n, k); });
+}
+size_t qmm_ukernel_rhs_packed_offset(size_t index, size_t n_idx, size_t k) {
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::rhs_packed_offset(u, p, n_idx, k); });
+}
+
+qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* lhs, size_t lhs_stride,
+                                void* lhs_packed) {
+  return guarded([&] {
+    const qmm::Ukernel& u = kernel_at(index);
+    check_available(u);
+    check_mk(u, m, k);
+    require(lhs != nullptr && lhs_packed != nullptr, "qmm_ukernel_pack_lhs: null pointer");
+    require(lhs_stride >= k * sizeof(float), "qmm_ukernel_pack_lhs: lhs_stride is smaller than k floats");
+    const qmm::TileParams p = u.params();
+    u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs, lhs_stride, lhs_packed);
+  });
+}
+
+qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  return guarded([&] {
+    const qmm::Ukernel& u = kernel_at(index);
+    check_available(u);
+    check_mk(u, n, k);
+    require(rhs != nullptr && rhs_packed != nullptr, "qmm_ukernel_pack_rhs: null pointer");
+    const qmm::TileParams p = u.params();
+    std::memset(rhs_packed, 0, qmm::rhs_packed_size(u, p, n, k));
+    u.rhs->run(n, k, p.nr, p.kr, p.sr, rhs, rhs_packed);
+  });
+}
+
+qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
+                           float* dst, size_t dst_stride_row, float clamp_min, float clamp_max) {
+  return guarded([&] {
+    const qmm::Ukernel& u = kernel_at(index);
+    check_available(u);
+    check_mk(u, n, k);
+    require(m > 0, "qmm_ukernel_run: m must be > 0");
+    require(!u.gemv || m == 1, "qmm_ukernel_run: a GEMV variant takes m == 1 only");
+    require(lhs_packed && rhs_packed && dst, "qmm_ukernel_run: null pointer");
+    require(dst_stride_row >= n * sizeof(float), "qmm_ukernel_run: dst_stride_row is smaller than n floats");
+    u.run(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,122 @@
+#include "matmul/matmul.h"
+
+#include <algorithm>
+
+#include "core/cpu.h"
+#include "core/error.h"
+
+namespace qmm {
+namespace {
+
+MatmulTraceFn g_trace = nullptr;
+void* g_trace_user = nullptr;
+
+size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+size_t round_up(size_t a, size_t b) { return ceil_div(a, b) * b; }
+
+}  // namespace
+
+void set_matmul_trace(MatmulTraceFn fn, void* user) {
+  g_trace = fn;
+  g_trace_user = user;
+}
+
+void check_weight_shape(WeightType type, size_t n, size_t k) {
+  check_arg(n > 0 && k > 0, "weights must have n > 0 and k > 0 (got n = " + std::to_string(n) +
+                                ", k = " + std::to_string(k) + ")");
+  check_arg(n <= (size_t{1} << 31) && k <= (size_t{1} << 31), "weight dimensions above 2^31 are not supported");
+  if (is_block_type(type)) {
+    check_arg(k % kBlock == 0, std::string(type_name(type)) + " weights need k to be a multiple of 32 (got k = " +
+                                   std::to_string(k) + ")");
+  }
+}
+
+PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const void* data, const KernelFilter& filter,
+                                  ThreadPool* pool) {
+  check_weight_shape(type, n, k);
+  const KernelPair pair = select_kernels(type, filter, cpu_info());
+  return pack_with(*pair.gemm, *pair.gemv, n, k, data, pool);
+}
+
+PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
+                                       ThreadPool* pool) {
+  check_weight_shape(gemm.type, n, k);
+  check_arg(data != nullptr, "weight data is null");
+  check_arg(gemv.type == gemm.type && gemv.rhs == gemm.rhs, "GEMV and GEMM must share the packed RHS");
+  PackedWeights w;
+  w.gemm_ = &gemm;
+  w.gemv_ = &gemv;
+  w.gemm_params_ = gemm.params();
+  w.gemv_params_ = gemv.params();
+  w.n_ = n;
+  w.k_ = k;
+  w.svl_bytes_ = gemm.isa == Isa::sme2 ? cpu_info().svl_bytes : 0;
+  const TileParams& p = w.gemm_params_;
+  checked_mul(n, k, "weights n x k");
+  w.buf_.resize(rhs_packed_size(gemm, p, n, k));  // zeroed: rows beyond n in the last panel stay 0
+  // Panels are independent: pack groups of them in parallel.
+  const size_t panels = ceil_div(n, p.nr);
+  const size_t per_task = std::max<size_t>(1, panels / 64);
+  const size_t in_row = row_bytes(gemm.type, k);
+  auto task = [&](size_t t, int) {
+    const size_t n0 = t * per_task * p.nr;
+    const size_t rows = std::min(n - n0, per_task * p.nr);
+    gemm.rhs->run(rows, k, p.nr, p.kr, p.sr, static_cast<const uint8_t*>(data) + n0 * in_row,
+                  w.buf_.data() + rhs_packed_offset(gemm, p, n0, k));
+  };
+  const size_t tasks = ceil_div(panels, per_task);
+  if (pool) {
+    pool->parallel_for(tasks, task);
+  } else {
+    for (size_t t = 0; t < tasks; ++t) task(t, 0);
+  }
+  return w;
+}
+
+void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
+            float lo, float hi, Context& ctx) {
+  if (m == 0) return;
+  const Ukernel& u = w.kernel_for(m);
+  const TileParams& p = w.params_for(m);
+  const size_t n = w.n(), k = w.k();
+  if (w.svl_bytes() != 0 && w.svl_bytes() != cpu_info().svl_bytes) {
+    fail(Status::unsupported, "weights were packed for SVL " + std::to_string(w.svl_bytes() * 8) +
+                                  " bits, this CPU has " + std::to_string(cpu_info().svl_bytes * 8));
+  }
+  if (g_trace) g_trace(g_trace_user, w, m);
+  uint8_t* lhs_packed = ctx.scratch(lhs_packed_size(u, p, m, k));
+  ThreadPool& pool = ctx.pool();
+  const size_t threads = static_cast<size_t>(pool.threads());
+
+  // 1. Quantize and pack the activations, split by mr-row panels.
+  const size_t panels = ceil_div(m, p.mr);
+  const size_t panels_per_task = std::max<size_t>(1, ceil_div(panels, threads * 4));
+  pool.parallel_for(ceil_div(panels, panels_per_task), [&](size_t t, int) {
+    const size_t m0 = t * panels_per_task * p.mr;
+    const size_t rows = std::min(m - m0, panels_per_task * p.mr);
+    u.lhs->run(rows, k, p.mr, p.kr, p.sr, reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(lhs) + m0 * lhs_stride),
+               lhs_stride, lhs_packed + lhs_packed_offset(u, p, m0, k));
+  });
+
+  // 2. Output tiles aligned to m_step / n_step, several per thread, handed out dynamically.
+  //    A tile's result does not depend on the tiling, so any thread count gives the same bits.
+  const size_t m_tile = std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, 64), p.m_step));
+  const size_t m_tiles = ceil_div(m, m_tile);
+  size_t n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
+  if (threads > 1) {
+    const size_t want = threads * 4;  // tiles wanted in all
+    const size_t n_tiles_wanted = ceil_div(want, m_tiles);
+    n_tile = std::min(n_tile, round_up(ceil_div(n, n_tiles_wanted), p.n_step));
+  } else {
+    n_tile = round_up(n, p.n_step);
+  }
+  const size_t n_tiles = ceil_div(n, n_tile);
+  pool.parallel_for(m_tiles * n_tiles, [&](size_t t, int) {
+    const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
+    u.run(std::min(m_tile, m - m0), std::min(n_tile, n - n0), k, lhs_packed + lhs_packed_offset(u, p, m0, k),
+          w.data() + rhs_packed_offset(u, p, n0, k),
+          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
+  });
+}
+
+}  // namespace qmm

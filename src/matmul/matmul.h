@@ -1,0 +1,73 @@
+// The matmul layer: weights packed once, then dst = clamp(lhs · Wᵀ) with the selected
+// microkernels, threaded by a persistent pool (DESIGN.md §1, §6).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/buffer.h"
+#include "core/thread_pool.h"
+#include "kernels/ukernel.h"
+#include "matmul/select.h"
+
+namespace qmm {
+
+// A thread pool plus the scratch a matmul needs (packed LHS). One matmul at a time per
+// context; scratch grows to the largest call and is then reused (no allocation per call).
+class Context {
+ public:
+  explicit Context(int threads = 1) : pool_(threads) {}
+  ThreadPool& pool() { return pool_; }
+  int threads() const { return pool_.threads(); }
+  uint8_t* scratch(size_t bytes) {
+    lhs_.reserve(bytes);
+    return lhs_.data();
+  }
+
+ private:
+  ThreadPool pool_;
+  AlignedBuffer lhs_;
+};
+
+class PackedWeights {
+ public:
+  // Packs GGUF rows [n, k] of `type` for the kernels `filter` and this CPU select.
+  // `pool` (optional) packs in parallel.
+  static PackedWeights pack(WeightType type, size_t n, size_t k, const void* data, const KernelFilter& filter,
+                            ThreadPool* pool = nullptr);
+  // Packs with an explicit kernel pair (tests, benchmarks); gemv may equal gemm.
+  static PackedWeights pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
+                                 ThreadPool* pool = nullptr);
+
+  WeightType type() const { return gemm_->type; }
+  size_t n() const { return n_; }
+  size_t k() const { return k_; }
+  const Ukernel& gemm() const { return *gemm_; }
+  const Ukernel& gemv() const { return *gemv_; }
+  const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : *gemm_; }
+  const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : gemm_params_; }
+  const uint8_t* data() const { return buf_.data(); }
+  size_t bytes() const { return buf_.size(); }
+  size_t svl_bytes() const { return svl_bytes_; }  // SVL the weights were packed for (0: not SME)
+
+ private:
+  const Ukernel* gemm_ = nullptr;
+  const Ukernel* gemv_ = nullptr;
+  TileParams gemm_params_{}, gemv_params_{};
+  size_t n_ = 0, k_ = 0, svl_bytes_ = 0;
+  AlignedBuffer buf_;
+};
+
+// Validates a (type, n, k) weight shape; throws a readable qmm::Error.
+void check_weight_shape(WeightType type, size_t n, size_t k);
+
+// dst[m, n] = clamp(lhs[m, k] · Wᵀ, lo, hi). Strides in bytes. Bitwise identical for any
+// thread count of `ctx`.
+void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
+            float lo, float hi, Context& ctx);
+
+// Observer for `--trace`: called once per matmul with the packer and kernel that ran.
+using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m);
+void set_matmul_trace(MatmulTraceFn fn, void* user);
+
+}  // namespace qmm

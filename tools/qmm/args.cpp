@@ -1,0 +1,162 @@
+#include "args.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace qmm::cli {
+namespace {
+
+std::vector<std::string> split_names(const char* names) {
+  std::vector<std::string> out;
+  std::stringstream ss(names);
+  for (std::string n; std::getline(ss, n, ',');) out.push_back(n);
+  return out;
+}
+
+long long to_integer(const std::string& flag, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno == ERANGE) throw UsageError(flag + " expects an integer, got '" + v + "'");
+  return x;
+}
+
+}  // namespace
+
+Args::Args(std::string verb, std::string summary, int argc, char** argv)
+    : verb_(std::move(verb)), summary_(std::move(summary)), argv_(argv, argv + argc) {}
+
+Args& Args::flag(const char* names, bool* out, const char* help) {
+  opts_.push_back({split_names(names), "", help, false, [out](const std::string&, const std::string&) { *out = true; }});
+  return *this;
+}
+
+Args& Args::str(const char* names, std::string* out, const char* value, const char* help) {
+  opts_.push_back({split_names(names), value, help, true, [out](const std::string&, const std::string& v) { *out = v; }});
+  return *this;
+}
+
+Args& Args::size(const char* names, size_t* out, const char* help) {
+  opts_.push_back({split_names(names), "N", help, true, [out](const std::string& f, const std::string& v) {
+                     const long long x = to_integer(f, v);
+                     if (x <= 0) throw UsageError(f + " expects a positive integer, got '" + v + "'");
+                     *out = static_cast<size_t>(x);
+                   }});
+  return *this;
+}
+
+Args& Args::count(const char* names, size_t* out, const char* help) {
+  opts_.push_back({split_names(names), "N", help, true, [out](const std::string& f, const std::string& v) {
+                     const long long x = to_integer(f, v);
+                     if (x < 0) throw UsageError(f + " expects a non-negative integer, got '" + v + "'");
+                     *out = static_cast<size_t>(x);
+                   }});
+  return *this;
+}
+
+Args& Args::integer(const char* names, long long* out, const char* help) {
+  opts_.push_back({split_names(names), "N", help, true,
+                   [out](const std::string& f, const std::string& v) { *out = to_integer(f, v); }});
+  return *this;
+}
+
+Args& Args::real(const char* names, double* out, const char* help) {
+  opts_.push_back({split_names(names), "X", help, true, [out](const std::string& f, const std::string& v) {
+                     char* end = nullptr;
+                     const double x = std::strtod(v.c_str(), &end);
+                     if (v.empty() || *end != '\0' || !std::isfinite(x)) {
+                       throw UsageError(f + " expects a number, got '" + v + "'");
+                     }
+                     *out = x;
+                   }});
+  return *this;
+}
+
+Args& Args::choice(const char* names, std::string* out, std::vector<std::string> choices, const char* help) {
+  std::string value;
+  for (const auto& c : choices) value += (value.empty() ? "" : "|") + c;
+  opts_.push_back({split_names(names), value, help, true, [out, choices](const std::string& f, const std::string& v) {
+                     for (const auto& c : choices) {
+                       if (c == v) {
+                         *out = v;
+                         return;
+                       }
+                     }
+                     std::string all;
+                     for (const auto& c : choices) all += (all.empty() ? "" : ", ") + c;
+                     throw UsageError(f + ": '" + v + "' is not one of " + all);
+                   }});
+  return *this;
+}
+
+Args& Args::positional(const char* name, std::string* out, const char* help, bool required) {
+  pos_.push_back({name, help, out, required});
+  return *this;
+}
+
+Args::Opt* Args::find(const std::string& name) {
+  for (auto& o : opts_) {
+    for (const auto& n : o.names) {
+      if (n == name) return &o;
+    }
+  }
+  return nullptr;
+}
+
+void Args::parse() {
+  size_t next_pos = 0;
+  for (size_t i = 0; i < argv_.size(); ++i) {
+    std::string a = argv_[i];
+    if (a == "-h" || a == "--help") {
+      std::fputs(usage().c_str(), stdout);
+      throw HelpShown{};
+    }
+    if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
+      std::string value;
+      bool inline_value = false;
+      if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+        value = a.substr(eq + 1);
+        a = a.substr(0, eq);
+        inline_value = true;
+      }
+      Opt* o = find(a);
+      if (!o) throw UsageError("unknown option '" + a + "' (see qmm " + verb_ + " --help)");
+      if (o->takes_value && !inline_value) {
+        if (i + 1 >= argv_.size()) throw UsageError(a + " needs a value");
+        value = argv_[++i];
+      } else if (!o->takes_value && inline_value) {
+        throw UsageError(a + " takes no value");
+      }
+      o->set(a, value);
+      continue;
+    }
+    if (next_pos >= pos_.size()) throw UsageError("unexpected argument '" + a + "' (see qmm " + verb_ + " --help)");
+    *pos_[next_pos++].out = a;
+  }
+  for (size_t p = next_pos; p < pos_.size(); ++p) {
+    if (pos_[p].required) throw UsageError("missing " + pos_[p].name + " (see qmm " + verb_ + " --help)");
+  }
+}
+
+std::string Args::usage() const {
+  std::string u = "usage: qmm " + verb_;
+  for (const auto& p : pos_) u += p.required ? " " + p.name : " [" + p.name + "]";
+  if (!opts_.empty()) u += " [options]";
+  u += "\n\n" + summary_ + "\n";
+  if (!pos_.empty()) u += "\n";
+  for (const auto& p : pos_) u += "  " + p.name + std::string(p.name.size() < 22 ? 22 - p.name.size() : 1, ' ') + p.help + "\n";
+  if (!opts_.empty()) u += "\noptions:\n";
+  for (const auto& o : opts_) {
+    std::string left;
+    for (const auto& n : o.names) left += (left.empty() ? "" : ", ") + n;
+    if (o.takes_value) left += " " + o.value;
+    u += "  " + left + std::string(left.size() < 22 ? 22 - left.size() : 1, ' ') + o.help + "\n";
+  }
+  u += "  -h, --help            show this help\n";
+  return u;
+}
+
+}  // namespace qmm::cli

@@ -1,0 +1,53 @@
+// A small declarative flag parser for the qmm verbs: declare options, then parse().
+// Bad input throws UsageError (main prints one line and exits 2); --help prints the usage.
+#pragma once
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace qmm::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct HelpShown {};  // thrown after --help printed the usage: exit 0
+
+class Args {
+ public:
+  Args(std::string verb, std::string summary, int argc, char** argv);
+
+  // `names` is "-m,--model" style; `value` is shown in the usage ("N", "FILE").
+  Args& flag(const char* names, bool* out, const char* help);
+  Args& str(const char* names, std::string* out, const char* value, const char* help);
+  Args& size(const char* names, size_t* out, const char* help);  // positive integer
+  Args& count(const char* names, size_t* out, const char* help);  // integer >= 0
+  Args& integer(const char* names, long long* out, const char* help);
+  Args& real(const char* names, double* out, const char* help);
+  Args& choice(const char* names, std::string* out, std::vector<std::string> choices, const char* help);
+  Args& positional(const char* name, std::string* out, const char* help, bool required = true);
+
+  void parse();
+  std::string usage() const;
+
+ private:
+  struct Opt {
+    std::vector<std::string> names;
+    std::string value, help;
+    bool takes_value;
+    std::function<void(const std::string&, const std::string&)> set;  // (flag, value)
+  };
+  struct Pos {
+    std::string name, help;
+    std::string* out;
+    bool required;
+  };
+  Opt* find(const std::string& name);
+
+  std::string verb_, summary_;
+  std::vector<std::string> argv_;
+  std::vector<Opt> opts_;
+  std::vector<Pos> pos_;
+};
+
+}  // namespace qmm::cli

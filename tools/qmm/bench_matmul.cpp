@@ -1,0 +1,157 @@
+// qmm bench matmul: one shape, the selected kernel and the scalar one, as time, GOPS,
+// GB/s of weights and percentages of the machine's limits measured in the same run.
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "args.h"
+#include "bench_util.h"
+#include "bench_verbs.h"
+#include "core/error.h"
+#include "kernels/kernel_list.h"
+#include "limits.h"
+#include "matmul/matmul.h"
+
+namespace qmm::cli {
+
+std::vector<float> random_floats(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(count);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+namespace {
+
+struct Row {
+  std::string kernel, mode;
+  double seconds, gops, gbs, pct_limit;
+  const char* limit_name;
+};
+
+// Packs `copies` copies of the weights (to rotate through DRAM) for the pair `filter` selects.
+std::vector<PackedWeights> pack_copies(WeightType type, size_t n, size_t k, const std::vector<uint8_t>& rows,
+                                       const KernelFilter& filter, size_t copies, ThreadPool& pool) {
+  std::vector<PackedWeights> out;
+  for (size_t i = 0; i < copies; ++i) out.push_back(PackedWeights::pack(type, n, k, rows.data(), filter, &pool));
+  return out;
+}
+
+}  // namespace
+
+int bench_matmul(int argc, char** argv) {
+  std::string type_s = "q4_0", kernel, disable;
+  size_t m = 1, n = 4096, k = 4096, threads = 1, rotate_mib = 256;
+  double min_time = 1.0;
+  bool json = false, no_scalar = false, no_limits = false;
+  Args args("bench matmul",
+            "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
+            "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
+            argc - 1, argv + 1);
+  args.choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32"}, "weight type (default q4_0)")
+      .size("-m", &m, "rows of activations (default 1)")
+      .size("-n", &n, "output columns = weight rows (default 4096)")
+      .size("-k", &k, "inner dimension (default 4096)")
+      .size("-t,--threads", &threads, "threads (default 1)")
+      .str("--kernel", &kernel, "NAME", "time this variant (or ISA) instead of the selected one")
+      .str("--disable", &disable, "LIST", "exclude ISAs / variants from selection")
+      .real("--min-time", &min_time, "seconds per measurement (default 1)")
+      .size("--rotate-mib", &rotate_mib, "MiB of weight copies for the DRAM figure (default 256)")
+      .flag("--no-scalar", &no_scalar, "skip the scalar comparison")
+      .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .flag("--json", &json, "print JSON");
+  args.parse();
+  WeightType type;
+  parse_type(type_s.c_str(), &type);
+  check_weight_shape(type, n, k);
+  if (threads > 1024) throw UsageError("-t must be at most 1024");
+
+  KernelFilter filter = merge(kernel_filter_from_env(), parse_kernel_filter(kernel, disable, "--kernel/--disable"));
+  if (const Ukernel* u = find_kernel(kernel)) {
+    if (u->type != type) throw UsageError(kernel + " takes " + type_name(u->type) + " weights, not " + type_s);
+    if (u->gemv && m != 1) throw UsageError(kernel + " is a GEMV (m = 1 only)");
+    if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) {
+      fail(Status::unsupported, kernel + " cannot run here: " + why);
+    }
+  }
+
+  MachineLimits lim;
+  if (!no_limits) lim = measure_limits(static_cast<int>(threads));
+  Context ctx(static_cast<int>(threads));
+  const std::vector<float> w_f32 = random_floats(n * k, 1);
+  std::vector<uint8_t> rows(row_bytes(type, k) * n);
+  quantize_rows(type, w_f32.data(), rows.data(), n, k);
+  const std::vector<float> lhs = random_floats(m * k, 2);
+  std::vector<float> dst(m * n);
+  const double ops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+
+  std::vector<Row> table;
+  auto measure = [&](const KernelFilter& f, bool scalar) {
+    std::vector<PackedWeights> w = pack_copies(type, n, k, rows, f, 1, ctx.pool());
+    const Ukernel& u = w[0].kernel_for(m);
+    const double bytes = static_cast<double>(w[0].bytes());
+    const bool is_q = is_block_type(type);
+    const double peak = is_q ? lim.int8_gops : lim.fp32_gflops;
+    auto add = [&](const char* mode, double sec, bool dram) {
+      Row r{u.name, mode, sec, ops / sec / 1e9, bytes / sec / 1e9, 0, ""};
+      if (m == 1) {
+        const double bw = dram ? lim.dram_read_gbs : lim.hot_read_gbs;
+        r.pct_limit = bw > 0 ? 100.0 * r.gbs / bw : 0;
+        r.limit_name = dram ? "DRAM bw" : "cache bw";
+      } else {
+        r.pct_limit = peak > 0 ? 100.0 * r.gops / peak : 0;
+        r.limit_name = is_q ? "int8 peak" : "fp32 peak";
+      }
+      table.push_back(r);
+    };
+    const double t = scalar ? std::min(min_time, 0.5) : min_time;
+    const int reps = scalar ? 1 : 3;
+    const double hot = time_median([&] { matmul(w[0], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx); }, t, reps);
+    if (m == 1 && !scalar) {
+      const size_t copies = std::max<size_t>(2, (rotate_mib << 20) / w[0].bytes() + 1);
+      w = pack_copies(type, n, k, rows, f, copies, ctx.pool());
+      size_t next = 0;
+      const double dram = time_median(
+          [&] {
+            matmul(w[next], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx);
+            next = (next + 1) % w.size();
+          },
+          t, static_cast<int>(2 * copies));
+      add("dram", dram, true);
+    }
+    add(m == 1 ? "hot" : "gemm", hot, false);
+    return hot;
+  };
+  const double t_sel = measure(filter, false);
+  double t_scalar = 0;
+  if (!no_scalar) t_scalar = measure(parse_kernel_filter("scalar", ""), true);
+
+  if (json) {
+    std::printf("{\"type\": \"%s\", \"m\": %zu, \"n\": %zu, \"k\": %zu, \"threads\": %zu, \"limits\": ", type_s.c_str(), m, n,
+                k, threads);
+    print_limits(lim, true);
+    std::printf(", \"results\": [");
+    for (size_t i = 0; i < table.size(); ++i) {
+      const Row& r = table[i];
+      std::printf("%s{\"kernel\": \"%s\", \"mode\": \"%s\", \"seconds\": %.9f, \"gops\": %.3f, \"gbs\": %.3f, \"pct_limit\": %.2f, \"limit\": \"%s\"}",
+                  i ? ", " : "", r.kernel.c_str(), r.mode.c_str(), r.seconds, r.gops, r.gbs, r.pct_limit, r.limit_name);
+    }
+    std::printf("], \"speedup_vs_scalar\": %.2f}\n", t_scalar > 0 ? t_scalar / t_sel : 0.0);
+    return 0;
+  }
+  if (!no_limits) print_limits(lim, false);
+  std::printf("\nmatmul %s  m=%zu n=%zu k=%zu  threads=%zu\n", type_s.c_str(), m, n, k, threads);
+  std::printf("  %-62s %-5s %11s %9s %9s %8s\n", "kernel", "mode", "time", "GOPS", "GB/s(W)", "%limit");
+  for (const Row& r : table) {
+    std::printf("  %-62s %-5s %9.3f ms %9.1f %9.2f %7.1f%%  of %s\n", r.kernel.c_str(), r.mode.c_str(), r.seconds * 1e3,
+                r.gops, r.gbs, r.pct_limit, r.limit_name);
+  }
+  if (t_scalar > 0) std::printf("  speed-up over scalar: %.1fx\n", t_scalar / t_sel);
+  return 0;
+}
+
+}  // namespace qmm::cli

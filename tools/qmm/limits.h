@@ -1,0 +1,20 @@
+// Machine limits measured on the spot (the denominators of every efficiency figure).
+#pragma once
+#include <string>
+
+namespace qmm::cli {
+
+struct MachineLimits {
+  int threads = 1;
+  double dram_read_gbs = 0;   // one pass over >= 256 MiB
+  double hot_read_gbs = 0;    // repeated reads of a cache-resident buffer
+  double int8_gops = 0;       // best int8 dot-product instruction (ops = 2 per MAC)
+  std::string int8_instr;     // which instruction that was
+  double avx2_int8_gops = 0;  // vpmaddubsw + vpmaddwd peak (x86), 0 elsewhere
+  double fp32_gflops = 0;     // FMA peak
+};
+
+MachineLimits measure_limits(int threads);
+void print_limits(const MachineLimits& l, bool json);
+
+}  // namespace qmm::cli

@@ -1,0 +1,9 @@
+// The verbs of the qmm command; each lives in its own cmd_*.cpp. argv[0] is the verb.
+#pragma once
+
+namespace qmm::cli {
+
+int cmd_info(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
+
+}  // namespace qmm::cli
