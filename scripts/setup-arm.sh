@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Set up the Arm (aarch64) cross-build + emulation environment for qmm on Debian 12 (x86-64).
+#
+#   1. apt-get installs clang-19, lld-19 and Debian's arm64 cross sysroot
+#      (libc6-dev-arm64-cross, libstdc++-12-dev-arm64-cross) if they are missing.
+#   2. Fetches, WITHOUT touching the system's apt configuration (private sources list,
+#      lists, cache and dpkg status under the cache directory):
+#        - qemu-aarch64 from Debian trixie-backports' qemu-user (a static binary that runs
+#          on Debian 12 and emulates SME2 correctly; Debian 12's own qemu 7.2 does not);
+#        - libclang-rt-19-dev:arm64 from bookworm, for libclang_rt.builtins-aarch64.a,
+#          which holds the SME ABI support routines (__arm_tpidr2_save, __arm_sme_state,
+#          __arm_za_disable, __arm_get_current_vg) that GCC 12's libgcc lacks.
+#      The Debian mirror is read at run time from the system's own apt sources
+#      (override with QMM_DEBIAN_MIRROR=<url>); no mirror is written in this repository.
+#   3. Prints where everything is (and, with --env, shell assignments to eval).
+#
+# Idempotent and fast once done.  Cache: $QMM_ARM_CACHE (default $HOME/.cache/qmm-arm).
+#
+# Usage: scripts/setup-arm.sh [--no-install] [--refetch] [--env] [--help]
+#   --no-install  never run apt-get install (fail if a package is missing)
+#   --refetch     download qemu and clang-rt again even if cached
+#   --env         print only `export QMM_...=...` lines (for eval)
+set -euo pipefail
+
+APT_PACKAGES=(clang-19 lld-19 llvm-19 libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
+              ca-certificates debian-archive-keyring)
+QEMU_SUITE=trixie-backports        # qemu-user >= 10 with SME2; validated with 11.1.3
+QEMU_MIN_MAJOR=10
+CLANG_RT_SUITE=bookworm            # must match clang-19's version (19.1.x)
+KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+
+CACHE=${QMM_ARM_CACHE:-${HOME:?HOME is not set}/.cache/qmm-arm}
+do_install=1 refetch=0 env_only=0
+for a in "$@"; do
+  case $a in
+    --no-install) do_install=0 ;;
+    --refetch) refetch=1 ;;
+    --env) env_only=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup-arm: unknown option '$a' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+log() { if [ "$env_only" = 0 ]; then echo "setup-arm: $*"; else echo "setup-arm: $*" >&2; fi; }
+die() { echo "setup-arm: error: $*" >&2; exit 1; }
+trap 'die "failed at line $LINENO: $BASH_COMMAND"' ERR
+
+[ "$(uname -m)" = x86_64 ] || log "warning: this script targets x86-64 Debian 12 hosts (found $(uname -m))"
+command -v dpkg-query >/dev/null && command -v apt-get >/dev/null || die "needs a Debian system (apt-get, dpkg)"
+
+# ---- 1. system packages -------------------------------------------------------------
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  [ "$do_install" = 1 ] || die "missing packages: ${missing[*]} (run without --no-install, as root)"
+  SUDO=
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || die "missing packages ${missing[*]}: run as root or install sudo"
+    SUDO=sudo
+  fi
+  log "installing: ${missing[*]}"
+  $SUDO apt-get update -qq || die "apt-get update failed"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed"
+fi
+for t in clang-19 clang++-19 ld.lld-19 dpkg-deb; do
+  command -v "$t" >/dev/null || die "'$t' not found after installing packages"
+done
+GCC_DIR=$(ls -d /usr/lib/gcc-cross/aarch64-linux-gnu/*/ 2>/dev/null | sort -V | tail -n1)
+[ -n "$GCC_DIR" ] && [ -f /usr/aarch64-linux-gnu/lib/libc.a ] \
+  || die "arm64 cross sysroot incomplete (/usr/lib/gcc-cross/aarch64-linux-gnu, /usr/aarch64-linux-gnu/lib/libc.a)"
+
+# ---- 2. private apt fetches -------------------------------------------------------------
+QEMU=$CACHE/bin/qemu-aarch64
+RT_DIR=$CACHE/clang-rt-19
+BUILTINS=$RT_DIR/lib/linux/libclang_rt.builtins-aarch64.a
+
+qemu_version() { "$1" --version 2>/dev/null | sed -n '1s/^qemu-aarch64 version \([0-9][0-9.]*\).*/\1/p'; }
+qemu_ok() { local v; [ -x "$QEMU" ] && v=$(qemu_version "$QEMU") && [ -n "$v" ] && [ "${v%%.*}" -ge "$QEMU_MIN_MAJOR" ]; }
+
+# The Debian archive URI of the system's own apt sources: first 'deb' entry that carries the
+# system's codename with component main (skipping security), one-line or deb822 format.
+debian_mirror() {
+  local codename
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  [ -n "$codename" ] || return 1
+  {
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+      [ -f "$f" ] || continue
+      sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk -v c="$codename" \
+        '$1=="deb" && $3==c { for (i=4;i<=NF;i++) if ($i=="main") { print $2; break } }'
+    done
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] || continue
+      awk -v c="$codename" '
+        function flush() { if (types ~ /(^| )deb( |$)/ && enabled != "no" && (" " suites " ") ~ (" " c " ") && (" " comps " ") ~ / main /) { split(uris, u, " "); print u[1] }
+                           types=uris=suites=comps=""; enabled="yes" }
+        BEGIN { enabled="yes" }
+        /^[ \t]*#/ { next }
+        /^[ \t]*$/ { flush(); next }
+        { k=tolower($1); sub(/:$/, "", k); v=$0; sub(/^[^:]*:[ \t]*/, "", v)
+          if (k=="types") types=v; else if (k=="uris") uris=v; else if (k=="suites") suites=v;
+          else if (k=="components") comps=v; else if (k=="enabled") enabled=tolower(v) }
+        END { flush() }' "$f"
+    done
+  } | grep -v -i security | head -n1
+}
+
+# apt-get with a private sources list, lists, cache, dpkg status and preferences.
+# $1 = state dir, $2 = architecture, rest = apt-get arguments.
+private_apt() {
+  local st=$1 arch=$2; shift 2
+  apt-get -q \
+    -o Dir::Etc::SourceList="$st/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+    -o Dir::State::Lists="$st/lists" -o Dir::Cache="$st/cache" \
+    -o Dir::State::status="$st/status" \
+    -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null \
+    -o APT::Architecture="$arch" -o APT::Architectures="$arch" \
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root \
+    "$@"
+}
+
+# fetch_deb <name> <suite> <arch> <package> <dest dir>: download one .deb into <dest dir>.
+fetch_deb() {
+  local name=$1 suite=$2 arch=$3 pkg=$4 dest=$5 st
+  st=$CACHE/apt/$name
+  rm -rf "$st"; mkdir -p "$st/lists/partial" "$st/cache/archives/partial" "$dest"
+  : >"$st/status"
+  echo "deb [arch=$arch signed-by=$KEYRING] $MIRROR $suite main" >"$st/sources.list"
+  log "apt-get update ($suite, $arch) into $st"
+  private_apt "$st" "$arch" update >"$st/update.log" 2>&1 \
+    || die "private apt-get update for $suite failed (see $st/update.log; if NO_PUBKEY: apt-get install debian-archive-keyring)"
+  (cd "$dest" && private_apt "$st" "$arch" download "$pkg/$suite") >"$st/download.log" 2>&1 \
+    || die "apt-get download $pkg/$suite ($arch) failed (see $st/download.log)"
+  ls "$dest"/*.deb >/dev/null 2>&1 || die "no .deb downloaded for $pkg"
+}
+
+need_qemu=0 need_rt=0
+{ [ "$refetch" = 1 ] || ! qemu_ok; } && need_qemu=1
+{ [ "$refetch" = 1 ] || [ ! -f "$BUILTINS" ]; } && need_rt=1
+
+if [ $need_qemu = 1 ] || [ $need_rt = 1 ]; then
+  MIRROR=${QMM_DEBIAN_MIRROR:-$(debian_mirror || true)}
+  [ -n "$MIRROR" ] || die "could not find a Debian mirror in /etc/apt/sources.list* (set QMM_DEBIAN_MIRROR=<url>)"
+  [ -f "$KEYRING" ] || die "$KEYRING missing (apt-get install debian-archive-keyring)"
+  MIRROR=${MIRROR%/}
+  mkdir -p "$CACHE"
+  tmp=$(mktemp -d "$CACHE/.tmp.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+
+  if [ $need_qemu = 1 ]; then
+    fetch_deb qemu "$QEMU_SUITE" amd64 qemu-user "$tmp/qemu-deb"
+    deb=$(ls "$tmp"/qemu-deb/*.deb | head -n1)
+    log "extracting usr/bin/qemu-aarch64 from $(basename "$deb")"
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/bin/qemu-aarch64 \
+      || die "usr/bin/qemu-aarch64 not found in $deb"
+    v=$(qemu_version "$tmp/usr/bin/qemu-aarch64")
+    [ -n "$v" ] && [ "${v%%.*}" -ge "$QEMU_MIN_MAJOR" ] \
+      || die "fetched qemu-aarch64 is version '${v:-unknown}', need >= $QEMU_MIN_MAJOR (SME2); the mirror's $QEMU_SUITE may be too old"
+    mkdir -p "$CACHE/bin"
+    mv -f "$tmp/usr/bin/qemu-aarch64" "$QEMU"
+    dpkg-deb -f "$deb" Version >"$CACHE/bin/qemu-aarch64.debversion"
+  fi
+
+  if [ $need_rt = 1 ]; then
+    fetch_deb clang-rt "$CLANG_RT_SUITE" arm64 libclang-rt-19-dev "$tmp/rt-deb"
+    deb=$(ls "$tmp"/rt-deb/*.deb | head -n1)
+    log "extracting compiler-rt (aarch64) from $(basename "$deb")"
+    dpkg-deb -x "$deb" "$tmp/rt"
+    src=$(ls -d "$tmp"/rt/usr/lib/llvm-19/lib/clang/*/lib/linux 2>/dev/null | head -n1)
+    [ -n "$src" ] && [ -f "$src/libclang_rt.builtins-aarch64.a" ] \
+      || die "libclang_rt.builtins-aarch64.a not found in $deb"
+    rm -rf "$RT_DIR"; mkdir -p "$RT_DIR/lib"
+    mv "$src" "$RT_DIR/lib/linux"
+    dpkg-deb -f "$deb" Version >"$RT_DIR/debversion"
+  fi
+  rm -rf "$tmp" "$CACHE/apt"; trap - EXIT
+fi
+
+qemu_ok || die "$QEMU is missing or too old"
+[ -f "$BUILTINS" ] || die "$BUILTINS is missing"
+clang_major=$(clang-19 -dumpversion | cut -d. -f1)
+rt_major=$(sed -n 's/^\([0-9]*:\)\{0,1\}\([0-9]*\).*/\2/p' "$RT_DIR/debversion" 2>/dev/null || true)
+[ "$clang_major" = "${rt_major:-$clang_major}" ] || log "warning: clang-19 is $clang_major but compiler-rt is $rt_major"
+
+# ---- 3. report ------------------------------------------------------------------------------
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "$env_only" = 1 ]; then
+  printf 'export QMM_ARM_CACHE=%q\nexport QMM_QEMU_AARCH64=%q\nexport QMM_CLANG_RT_BUILTINS=%q\n' "$CACHE" "$QEMU" "$BUILTINS"
+else
+  log "ready"
+  echo "  qemu-aarch64     $QEMU  ($(qemu_version "$QEMU"), Debian $(cat "$CACHE/bin/qemu-aarch64.debversion" 2>/dev/null || echo '?'))"
+  echo "  clang-rt builtin $BUILTINS"
+  echo "  gcc cross dir    ${GCC_DIR%/}"
+  echo "  compilers        $(command -v clang-19) $(command -v clang++-19) ($(clang-19 -dumpversion)), $(command -v ld.lld-19)"
+  echo "  configure        cmake -S $REPO -B build-arm -DCMAKE_TOOLCHAIN_FILE=$REPO/cmake/toolchain-aarch64-clang.cmake"
+  echo "  run by hand      $QEMU -cpu max,sme_fa64=off,sme-default-vector-length=64 ./prog   (16/32/64 = SVL 128/256/512)"
+fi
