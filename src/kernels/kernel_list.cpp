@@ -78,6 +78,8 @@ uint32_t isa_features(Isa isa) {
 
 std::span<const Ukernel* const> kernel_list() { return kKernels; }
 
+TileParams kernel_params(const Ukernel& u) { return u.params(cpu_info().svl_bytes); }
+
 const Ukernel* find_kernel(std::string_view name) {
   for (const Ukernel* u : kKernels) {
     if (name == u->name) return u;

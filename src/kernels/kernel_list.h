@@ -14,6 +14,9 @@ const Ukernel* find_kernel(std::string_view name);  // nullptr if absent
 std::span<const Isa> isa_list();                    // the ISAs of this architecture, best first
 bool parse_isa(std::string_view name, Isa* out);
 
+// A kernel's parameters on this CPU (its SVL where it has SME).
+TileParams kernel_params(const Ukernel& u);
+
 // Every distinct packer in the list (for tools that work per packer, e.g. `qmm layout`).
 std::span<const LhsPacker* const> lhs_packer_list();
 std::span<const RhsPacker* const> rhs_packer_list();

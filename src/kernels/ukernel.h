@@ -2,7 +2,8 @@
 // threads and never reads a global; everything it needs comes through its arguments.
 //
 // Packing parameters (mr, nr, kr, sr) tie a matmul kernel to its packers. They are read
-// through `params()` because SME kernels derive them from the streaming vector length.
+// through `params(svl_bytes)` because SME kernels derive them from the streaming vector
+// length (other kernels ignore it); tools can so ask for the layout at any SVL.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -54,7 +55,7 @@ struct Ukernel {
   Isa isa;
   WeightType type;   // GGUF weight type the RHS packer takes
   bool gemv;         // true: m == 1 only
-  TileParams (*params)();
+  TileParams (*params)(size_t svl_bytes);
   const LhsPacker* lhs;
   const RhsPacker* rhs;
   MatmulFn run;

@@ -78,7 +78,7 @@ size_t getter(size_t index, F f) {
   if (index >= qmm::kernel_list().size()) return 0;
   const qmm::Ukernel& u = *qmm::kernel_list()[index];
   if (!qmm::unavailable_reason(u, qmm::cpu_info()).empty()) return 0;
-  return f(u, u.params());
+  return f(u, qmm::kernel_params(u));
 }
 
 }  // namespace
@@ -164,7 +164,7 @@ qmm_status qmm_ukernel_get(size_t index, qmm_ukernel_info* out) {
     const qmm::Ukernel& u = kernel_at(index);
     const bool avail = qmm::unavailable_reason(u, qmm::cpu_info()).empty();
     // SME parameters read the vector length, which only an SME CPU has.
-    const qmm::TileParams p = avail ? u.params() : qmm::TileParams{};
+    const qmm::TileParams p = avail ? qmm::kernel_params(u) : qmm::TileParams{};
     *out = qmm_ukernel_info{u.name,         qmm::isa_name(u.isa), u.lhs->name, u.rhs->name,
                             static_cast<qmm_type>(u.type), u.gemv ? 1 : 0, avail ? 1 : 0,
                             p.mr, p.nr, p.kr, p.sr, p.m_step, p.n_step};
@@ -206,7 +206,7 @@ qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* l
     check_mk(u, m, k);
     require(lhs != nullptr && lhs_packed != nullptr, "qmm_ukernel_pack_lhs: null pointer");
     require(lhs_stride >= k * sizeof(float), "qmm_ukernel_pack_lhs: lhs_stride is smaller than k floats");
-    const qmm::TileParams p = u.params();
+    const qmm::TileParams p = qmm::kernel_params(u);
     u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs, lhs_stride, lhs_packed);
   });
 }
@@ -217,7 +217,7 @@ qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rh
     check_available(u);
     check_mk(u, n, k);
     require(rhs != nullptr && rhs_packed != nullptr, "qmm_ukernel_pack_rhs: null pointer");
-    const qmm::TileParams p = u.params();
+    const qmm::TileParams p = qmm::kernel_params(u);
     std::memset(rhs_packed, 0, qmm::rhs_packed_size(u, p, n, k));
     u.rhs->run(n, k, p.nr, p.kr, p.sr, rhs, rhs_packed);
   });

@@ -4,6 +4,7 @@
 
 #include "core/cpu.h"
 #include "core/error.h"
+#include "kernels/kernel_list.h"
 
 namespace qmm {
 namespace {
@@ -46,8 +47,8 @@ PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv,
   PackedWeights w;
   w.gemm_ = &gemm;
   w.gemv_ = &gemv;
-  w.gemm_params_ = gemm.params();
-  w.gemv_params_ = gemv.params();
+  w.gemm_params_ = kernel_params(gemm);
+  w.gemv_params_ = kernel_params(gemv);
   w.n_ = n;
   w.k_ = k;
   w.svl_bytes_ = gemm.isa == Isa::sme2 ? cpu_info().svl_bytes : 0;

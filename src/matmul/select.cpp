@@ -43,7 +43,7 @@ void validate(const std::vector<std::string>& tokens, const std::string& what) {
 
 bool same_rhs(const Ukernel& a, const Ukernel& b) {
   if (a.rhs != b.rhs || a.type != b.type) return false;
-  const TileParams pa = a.params(), pb = b.params();
+  const TileParams pa = kernel_params(a), pb = kernel_params(b);
   return pa.nr == pb.nr && pa.kr == pb.kr && pa.sr == pb.sr;
 }
 

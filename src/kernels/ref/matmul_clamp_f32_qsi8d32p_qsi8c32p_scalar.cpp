@@ -7,8 +7,8 @@
 namespace qmm {
 namespace {
 
-TileParams gemm_params() { return {4, 8, 4, 1, 4, 8}; }
-TileParams gemv_params() { return {1, 8, 4, 1, 1, 8}; }
+TileParams gemm_params(size_t) { return {4, 8, 4, 1, 4, 8}; }
+TileParams gemv_params(size_t) { return {1, 8, 4, 1, 1, 8}; }
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
   scalar::matmul_quantized<scalar::Qsi8d32p, scalar::Qsi8c32p>(m, n, k, 4, 8, lhs, rhs, dst, stride, lo, hi);
