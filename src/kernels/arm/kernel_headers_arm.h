@@ -1,2 +1,4 @@
 // Declarations of the Arm variants.
 #pragma once
+// --- SME2 ---
+// --- NEON ---
