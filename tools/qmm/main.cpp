@@ -18,6 +18,9 @@ struct Verb {
 const Verb kVerbs[] = {
     {"info", qmm::cli::cmd_info, "CPU features and the kernel each weight type gets"},
     {"bench", qmm::cli::cmd_bench, "benchmarks: matmul kernels, machine limits"},
+#ifdef QMM_WITH_LLM
+    {"run", qmm::cli::cmd_run, "generate text with a GGUF Llama-family model (llama-cli flags)"},
+#endif
 };
 
 void print_usage(FILE* f) {

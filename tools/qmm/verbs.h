@@ -5,5 +5,6 @@ namespace qmm::cli {
 
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_run(int argc, char** argv);
 
 }  // namespace qmm::cli
