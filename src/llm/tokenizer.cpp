@@ -488,17 +488,26 @@ void Tokenizer::encode_spm(std::string_view text, std::vector<int32_t>& out) con
   }
 }
 
-void Tokenizer::encode_bpe(std::string_view text, std::vector<int32_t>& out) const {
+std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre pre) {
   std::vector<uint32_t> cps;
   std::vector<size_t> offsets;
   decode_utf8(text, cps, offsets);
-  const ByteUnicode& bu = byte_unicode();
+  std::vector<std::string_view> words;
   for (size_t i = 0; i < cps.size();) {
-    const size_t e = pre_ == Pre::llama3 ? match_llama3(cps, i) : match_gpt2(cps, i);
-    std::string word;
-    for (size_t b = offsets[i]; b < offsets[e]; ++b) word += bu.byte_to_text[static_cast<uint8_t>(text[b])];
-    bpe_word(word, out);
+    const size_t e = pre == Tokenizer::Pre::llama3 ? match_llama3(cps, i) : match_gpt2(cps, i);
+    words.push_back(text.substr(offsets[i], offsets[e] - offsets[i]));
     i = e;
+  }
+  return words;
+}
+
+void Tokenizer::encode_bpe(std::string_view text, std::vector<int32_t>& out) const {
+  const ByteUnicode& bu = byte_unicode();
+  std::string word;
+  for (std::string_view w : pre_tokenize(text, pre_)) {
+    word.clear();
+    for (char ch : w) word += bu.byte_to_text[static_cast<uint8_t>(ch)];
+    bpe_word(word, out);
   }
 }
 

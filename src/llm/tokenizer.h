@@ -29,6 +29,10 @@ class Tokenizer {
   enum class Pre { gpt2, llama3 };  // BPE pre-tokenizer
 
   static Tokenizer from_gguf(const gguf::File& f);
+  Tokenizer(Tokenizer&&) = default;
+  Tokenizer& operator=(Tokenizer&&) = default;
+  Tokenizer(const Tokenizer&) = delete;  // the id index points into tokens_
+  Tokenizer& operator=(const Tokenizer&) = delete;
   // Direct construction (tests). `types` may be empty (all normal, "<0xXX>" byte tokens).
   static Tokenizer spm(std::vector<std::string> tokens, std::vector<float> scores, std::vector<int32_t> types,
                        int32_t bos, int32_t eos, bool add_space_prefix = true);
@@ -54,6 +58,7 @@ class Tokenizer {
   std::string description() const;                 // "SentencePiece (llama), 512 tokens, ..." for traces
 
  private:
+  Tokenizer() = default;
   void index();
   void encode_spm(std::string_view text, std::vector<int32_t>& out) const;
   void encode_bpe(std::string_view text, std::vector<int32_t>& out) const;
@@ -88,6 +93,9 @@ class TextStream {
   bool strip_;
   std::string pending_;
 };
+
+// The pre-tokenizer's split of `text` into words (views into `text`), by the regex of `pre`.
+std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre pre);
 
 // Splits `s` into the longest prefix of complete, valid UTF-8 (invalid bytes replaced by
 // U+FFFD) and an incomplete tail left in `s`.
