@@ -101,6 +101,12 @@ class Cursor {
   size_t pos_ = 0;
 };
 
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
 std::string quoted(std::string_view s) {
   std::string r = "'";
   for (char c : s.substr(0, 80)) r += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
@@ -159,10 +165,25 @@ File File::open(const std::string& path) {
   ::close(fd);
   if (p == MAP_FAILED) fail(Status::io, path + ": cannot mmap: " + std::strerror(err));
   f.base_ = static_cast<const uint8_t*>(p);
+  f.mapped_ = true;
   try {
     f.parse();
   } catch (const Error& e) {
     fail(e.status(), path + ": " + e.what());
+  }
+  return f;
+}
+
+File File::from_memory(const uint8_t* data, size_t size, const std::string& name) {
+  File f;
+  f.path_ = name;
+  f.base_ = data;
+  f.size_ = size;
+  try {
+    if (size < 24) bad("not a GGUF file (" + std::to_string(size) + " bytes, too short for a header)");
+    f.parse();
+  } catch (const Error& e) {
+    fail(e.status(), name + ": " + e.what());
   }
   return f;
 }
@@ -175,6 +196,7 @@ File& File::operator=(File&& o) noexcept {
     path_ = std::move(o.path_);
     base_ = std::exchange(o.base_, nullptr);
     size_ = std::exchange(o.size_, 0);
+    mapped_ = std::exchange(o.mapped_, false);
     version_ = o.version_;
     alignment_ = o.alignment_;
     data_offset_ = o.data_offset_;
@@ -189,8 +211,9 @@ File& File::operator=(File&& o) noexcept {
 File::~File() { release(); }
 
 void File::release() {
-  if (base_) ::munmap(const_cast<uint8_t*>(base_), size_);
+  if (base_ && mapped_) ::munmap(const_cast<uint8_t*>(base_), size_);
   base_ = nullptr;
+  mapped_ = false;
 }
 
 // ---- parsing ----
@@ -368,7 +391,7 @@ uint64_t File::get_u64(std::string_view key) const {
   }
   const double v = numeric(k, "an unsigned integer");
   if (!(v >= 0) || v != std::floor(v) || v >= 0x1p64) {
-    fail(Status::io, path_ + ": key '" + std::string(key) + "' value " + std::to_string(v) + " is not an unsigned integer");
+    fail(Status::io, path_ + ": key '" + std::string(key) + "' value " + number(v) + " is not an unsigned integer");
   }
   return static_cast<uint64_t>(v);
 }
@@ -391,7 +414,7 @@ int64_t File::get_i64(std::string_view key) const {
   }
   const double v = numeric(k, "an integer");
   if (v != std::floor(v) || !(v >= -0x1p63 && v < 0x1p63)) {
-    fail(Status::io, path_ + ": key '" + std::string(key) + "' value " + std::to_string(v) + " is not an integer");
+    fail(Status::io, path_ + ": key '" + std::string(key) + "' value " + number(v) + " is not an integer");
   }
   return static_cast<int64_t>(v);
 }
@@ -499,11 +522,8 @@ std::string File::value_to_string(std::string_view key) const {
       case ValueType::boolean: return *p ? "true" : "false";
       case ValueType::u64: return std::to_string(load<uint64_t>(p));
       case ValueType::i64: return std::to_string(load<int64_t>(p));
-      case ValueType::f32: case ValueType::f64: {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%g", decode_number(t, p));
-        return buf;
-      }
+      case ValueType::f32: return number(load<float>(p));
+      case ValueType::f64: return number(load<double>(p));
       default: return std::to_string(static_cast<long long>(decode_number(t, p)));
     }
   };

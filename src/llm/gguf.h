@@ -45,6 +45,9 @@ class File {  // move-only; owns the mmap
  public:
   // Throws qmm::Error (Status::io) "PATH: what is wrong".
   static File open(const std::string& path);
+  // Parses GGUF bytes in memory (same checks; `name` prefixes the errors). The bytes are not
+  // copied and must outlive the File. For tests and the fuzzer.
+  static File from_memory(const uint8_t* data, size_t size, const std::string& name = "<memory>");
 
   File(File&& o) noexcept;
   File& operator=(File&& o) noexcept;
@@ -111,6 +114,7 @@ class File {  // move-only; owns the mmap
   std::string path_;
   const uint8_t* base_ = nullptr;
   size_t size_ = 0;
+  bool mapped_ = false;  // base_ is our mmap (else caller-owned memory)
   uint32_t version_ = 0;
   size_t alignment_ = 32;
   size_t data_offset_ = 0;
