@@ -144,7 +144,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
     // pos + i) attends to cache positions 0..pos+i; the result goes to xb.
     const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
     const size_t row_tasks = (m + rows_per_task - 1) / rows_per_task;
-    pool.parallel_for(c.n_head * row_tasks, [&](size_t t, int tid) {
+    auto attend = [&](size_t t, int tid) {
       const size_t h = t % c.n_head, i0 = t / c.n_head * rows_per_task;
       const float* kh = k_cache + h / group * hd;
       const float* vh = v_cache + h / group * hd;
@@ -174,7 +174,14 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
           for (size_t d = 0; d < hd; ++d) out[d] += a * v[d];
         }
       }
-    });
+    };
+    // Small work (short contexts, tiny models) is not worth waking the pool for.
+    const size_t work = c.n_head * m * (pos + m) * hd;
+    if (work < (size_t{1} << 16)) {
+      for (size_t t = 0; t < c.n_head * row_tasks; ++t) attend(t, 0);
+    } else {
+      pool.parallel_for(c.n_head * row_tasks, attend);
+    }
 
     // Output projection and residual: x += xb · Woᵀ
     linear(L.wo, m, xb, dim, xb2, dim, ctx);

@@ -103,8 +103,6 @@ int cmd_run(int argc, char** argv) {
   llm::Sampler sampler(sp, tok.n_vocab());
 
   // Prefill: the prompt in batches of up to n_batch tokens (one batch unless it is longer).
-  std::fputs(prompt.c_str(), stdout);
-  std::fflush(stdout);
   MatmulTrace mt;
   if (trace) mt.begin("prefill");
   const double t_prefill = now_seconds();
@@ -114,6 +112,8 @@ int cmd_run(int argc, char** argv) {
   }
   const double prefill_s = now_seconds() - t_prefill;
   if (trace) mt.end();
+  std::fputs(prompt.c_str(), stdout);
+  std::fflush(stdout);
 
   // Decode: sample, print, feed back, until EOS, -n tokens or a full context.
   if (trace) mt.begin("decode");
