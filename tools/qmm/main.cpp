@@ -18,6 +18,7 @@ struct Verb {
 const Verb kVerbs[] = {
     {"info", qmm::cli::cmd_info, "CPU features and the kernel each weight type gets"},
     {"bench", qmm::cli::cmd_bench, "benchmarks: matmul kernels, machine limits"},
+    {"layout", qmm::cli::cmd_layout, "draw where each element lands in a packed buffer (text or SVG)"},
 };
 
 void print_usage(FILE* f) {

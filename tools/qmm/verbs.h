@@ -5,5 +5,6 @@ namespace qmm::cli {
 
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_layout(int argc, char** argv);
 
 }  // namespace qmm::cli
