@@ -3,6 +3,7 @@
 // (layout_probe.h), the drawing from layout_text.cpp / layout_svg.cpp.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -101,6 +102,7 @@ int cmd_layout(int argc, char** argv) {
   std::string origin = std::string("params of ") + preset.kernel;
   if (preset.isa == Isa::sme2) origin += " at SVL " + std::to_string(svl_bits);
   if (mr || nr || kr || sr) origin += ", overridden";
+  if (std::max(mr, nr) > 4096) throw UsageError("--mr/--nr must be at most 4096");
   if (mr) p.mr = mr;
   if (nr) p.nr = nr;
   if (kr) p.kr = kr;
