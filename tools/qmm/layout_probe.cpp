@@ -204,14 +204,17 @@ LayoutMap probe_rhs(const RhsPacker& packer, size_t n, size_t k, const TileParam
 
 size_t unit_nibbles(const LayoutMap& map) {
   size_t unit = 0;
-  for (const Cell& c : cells(map)) {
-    if (c.owner.kind == Owner::data) unit = unit ? std::min(unit, c.nib_end - c.nib_begin) : c.nib_end - c.nib_begin;
+  for (size_t nib = 0; nib < map.nibbles.size();) {
+    size_t end = nib + 1;
+    while (end < map.nibbles.size() && map.nibbles[end] == map.nibbles[nib]) ++end;
+    if (map.nibbles[nib].kind == Owner::data && (unit == 0 || end - nib < unit)) unit = end - nib;
+    nib = end;
   }
   return unit ? unit : 2;
 }
 
 std::vector<Cell> cells(const LayoutMap& map) {
-  // First pass: maximal runs; the unit is the smallest data run.
+  // First pass: maximal runs.
   std::vector<Cell> runs;
   for (size_t nib = 0; nib < map.nibbles.size();) {
     size_t end = nib + 1;
@@ -219,11 +222,7 @@ std::vector<Cell> cells(const LayoutMap& map) {
     runs.push_back({nib, end, map.nibbles[nib]});
     nib = end;
   }
-  size_t unit = 0;
-  for (const Cell& c : runs) {
-    if (c.owner.kind == Owner::data) unit = unit ? std::min(unit, c.nib_end - c.nib_begin) : c.nib_end - c.nib_begin;
-  }
-  if (unit == 0) unit = 2;
+  const size_t unit = unit_nibbles(map);
   // Second pass: cut padding and mixed runs at unit-aligned nibbles so they draw as a grid.
   std::vector<Cell> out;
   for (const Cell& c : runs) {
