@@ -19,6 +19,8 @@ template <size_t R>
 inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
   const __m256i m4 = _mm256_set1_epi8(0x0f);
   for (size_t r = 0; r < R; ++r) s[r] = _mm256_setzero_si256();
+  // Kept a loop: unrolled, GCC hoists every product first and spills them.
+#pragma GCC unroll 1
   for (size_t v = 0; v < 4; ++v) {
     const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
     const __m256i lo = _mm256_and_si256(wv, m4);

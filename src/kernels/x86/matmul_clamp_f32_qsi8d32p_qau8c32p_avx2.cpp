@@ -19,6 +19,8 @@ inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
   const __m256i ones = _mm256_set1_epi16(1);
   for (size_t r = 0; r < R; ++r) s[r] = _mm256_setzero_si256();
+  // Kept a loop: unrolled, GCC hoists every product first and spills them.
+#pragma GCC unroll 1
   for (size_t v = 0; v < 8; ++v) {
     const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
     const __m256i wabs = _mm256_abs_epi8(ws);
