@@ -16,6 +16,12 @@ inline __m256i broadcast4(const uint8_t* p) {
   return _mm256_set1_epi32(v);
 }
 
+inline int32_t load_i32(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
 inline __m256 broadcast_f32(const uint8_t* p) {
   float v;
   std::memcpy(&v, p, 4);

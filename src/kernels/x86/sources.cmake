@@ -12,3 +12,13 @@ qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.cpp)
+
+# --- AVX-VNNI (ymm {vex} vpdpbusd) ---
+qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp)
+
+# --- AVX-512 VNNI (zmm vpdpbusd) ---
+qmm_isa_sources(qmm FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c -ffp-contract=off SOURCES
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp)
