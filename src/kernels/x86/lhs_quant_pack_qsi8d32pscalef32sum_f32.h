@@ -17,7 +17,8 @@
 //
 // Two packers write this layout byte for byte:
 //   lhs_quant_pack_qsi8d32pscalef32sum_f32_ref   plain C++ (the reference of the tests)
-//   lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2  AVX2 + F16C (what the x86 kernels use)
+//   lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2  AVX2 (what the x86 kernels use; its
+//                                                LhsPacker::reference is the plain twin)
 #pragma once
 #include <cstddef>
 

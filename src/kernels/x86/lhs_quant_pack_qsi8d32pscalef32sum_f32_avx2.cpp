@@ -78,6 +78,7 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
 }  // namespace
 
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 = {
-    "lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run};
+    "lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run,
+    &lhs_quant_pack_qsi8d32pscalef32sum_f32_ref};
 
 }  // namespace qmm

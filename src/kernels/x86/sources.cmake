@@ -4,8 +4,7 @@
 target_sources(qmm PRIVATE
   kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.cpp
   kernels/x86/rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0.cpp
-  kernels/x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.cpp
-  kernels/x86/reference_packers.cpp)
+  kernels/x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.cpp)
 
 # --- AVX2 + FMA + F16C ---
 qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
