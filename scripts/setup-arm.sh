@@ -7,9 +7,6 @@
 #      lists, cache and dpkg status under the cache directory):
 #        - qemu-aarch64 from Debian trixie-backports' qemu-user (a static binary that runs
 #          on Debian 12 and emulates SME2 correctly; Debian 12's own qemu 7.2 does not);
-#        - qemu-x86_64 from the same .deb: `-cpu max` emulates AVX-512 (F/BW/VL/VNNI) and
-#          AVX-VNNI, so the x86 kernels of CPUs this host lacks can be tested
-#          (cmake -DQMM_X86_EMULATOR_TESTS=ON);
 #        - libclang-rt-19-dev:arm64 from bookworm, for libclang_rt.builtins-aarch64.a,
 #          which holds the SME ABI support routines (__arm_tpidr2_save, __arm_sme_state,
 #          __arm_za_disable, __arm_get_current_vg) that GCC 12's libgcc lacks.
@@ -77,17 +74,11 @@ GCC_DIR=$(ls -d /usr/lib/gcc-cross/aarch64-linux-gnu/*/ 2>/dev/null | sort -V | 
 
 # ---- 2. private apt fetches -------------------------------------------------------------
 QEMU=$CACHE/bin/qemu-aarch64
-QEMU_X86=$CACHE/bin/qemu-x86_64
 RT_DIR=$CACHE/clang-rt-19
 BUILTINS=$RT_DIR/lib/linux/libclang_rt.builtins-aarch64.a
 
-qemu_version() { "$1" --version 2>/dev/null | sed -n '1s/^qemu-[a-z0-9_]* version \([0-9][0-9.]*\).*/\1/p'; }
-qemu_ok() {
-  local q v
-  for q in "$QEMU" "$QEMU_X86"; do
-    [ -x "$q" ] && v=$(qemu_version "$q") && [ -n "$v" ] && [ "${v%%.*}" -ge "$QEMU_MIN_MAJOR" ] || return 1
-  done
-}
+qemu_version() { "$1" --version 2>/dev/null | sed -n '1s/^qemu-aarch64 version \([0-9][0-9.]*\).*/\1/p'; }
+qemu_ok() { local v; [ -x "$QEMU" ] && v=$(qemu_version "$QEMU") && [ -n "$v" ] && [ "${v%%.*}" -ge "$QEMU_MIN_MAJOR" ]; }
 
 # The Debian archive URI of the system's own apt sources: first 'deb' entry that carries the
 # system's codename with component main (skipping security), one-line or deb822 format.
@@ -162,15 +153,14 @@ if [ $need_qemu = 1 ] || [ $need_rt = 1 ]; then
   if [ $need_qemu = 1 ]; then
     fetch_deb qemu "$QEMU_SUITE" amd64 qemu-user "$tmp/qemu-deb"
     deb=$(ls "$tmp"/qemu-deb/*.deb | head -n1)
-    log "extracting usr/bin/qemu-aarch64 and usr/bin/qemu-x86_64 from $(basename "$deb")"
-    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/bin/qemu-aarch64 ./usr/bin/qemu-x86_64 \
-      || die "usr/bin/qemu-aarch64 or usr/bin/qemu-x86_64 not found in $deb"
+    log "extracting usr/bin/qemu-aarch64 from $(basename "$deb")"
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" ./usr/bin/qemu-aarch64 \
+      || die "usr/bin/qemu-aarch64 not found in $deb"
     v=$(qemu_version "$tmp/usr/bin/qemu-aarch64")
     [ -n "$v" ] && [ "${v%%.*}" -ge "$QEMU_MIN_MAJOR" ] \
       || die "fetched qemu-aarch64 is version '${v:-unknown}', need >= $QEMU_MIN_MAJOR (SME2); the mirror's $QEMU_SUITE may be too old"
     mkdir -p "$CACHE/bin"
     mv -f "$tmp/usr/bin/qemu-aarch64" "$QEMU"
-    mv -f "$tmp/usr/bin/qemu-x86_64" "$QEMU_X86"
     dpkg-deb -f "$deb" Version >"$CACHE/bin/qemu-aarch64.debversion"
   fi
 
@@ -198,12 +188,10 @@ rt_major=$(sed -n 's/^\([0-9]*:\)\{0,1\}\([0-9]*\).*/\2/p' "$RT_DIR/debversion" 
 # ---- 3. report ------------------------------------------------------------------------------
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$env_only" = 1 ]; then
-  printf 'export QMM_ARM_CACHE=%q\nexport QMM_QEMU_AARCH64=%q\nexport QMM_QEMU_X86_64=%q\nexport QMM_CLANG_RT_BUILTINS=%q\n' \
-    "$CACHE" "$QEMU" "$QEMU_X86" "$BUILTINS"
+  printf 'export QMM_ARM_CACHE=%q\nexport QMM_QEMU_AARCH64=%q\nexport QMM_CLANG_RT_BUILTINS=%q\n' "$CACHE" "$QEMU" "$BUILTINS"
 else
   log "ready"
   echo "  qemu-aarch64     $QEMU  ($(qemu_version "$QEMU"), Debian $(cat "$CACHE/bin/qemu-aarch64.debversion" 2>/dev/null || echo '?'))"
-  echo "  qemu-x86_64      $QEMU_X86  (-cpu max: AVX-512 VNNI, AVX-VNNI)"
   echo "  clang-rt builtin $BUILTINS"
   echo "  gcc cross dir    ${GCC_DIR%/}"
   echo "  compilers        $(command -v clang-19) $(command -v clang++-19) ($(clang-19 -dumpversion)), $(command -v ld.lld-19)"
