@@ -46,3 +46,5 @@ inline void mask_storeu_ps(float* dst, simde__mmask16 mask, simde__m512 v) {
 #define _mm512_cvtepi32_ps qmm::emulated::cvtepi32_ps
 #define _mm512_mask_storeu_ps qmm::emulated::mask_storeu_ps
 #define _mm256_dpbusd_avx_epi32 simde_mm256_dpbusd_epi32
+#undef _mm512_madd_epi16  // SIMDe 0.7.4 defines it with the masked form's 4 arguments
+#define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16(a, b)

@@ -27,13 +27,14 @@ void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, si
         uint8_t* blk = out + b * mr * x86lhs::kBlockBytes;
         int8_t q[kBlock];
         const float scale = fp16_to_fp32(fp32_to_fp16(quantize_block_qsi8d32(row + b * kBlock, q)));
-        int32_t sum = 0;
+        int32_t sum[2] = {0, 0};  // over j%4 < 2, j%4 >= 2
         for (size_t j = 0; j < kBlock; ++j) {
           blk[(j / 4) * 4 * mr + 4 * r + j % 4] = static_cast<uint8_t>(q[j]);
-          sum += q[j];
+          sum[j % 4 / 2] += q[j];
         }
+        const int16_t pair[2] = {static_cast<int16_t>(-8 * sum[0]), static_cast<int16_t>(-8 * sum[1])};
         std::memcpy(blk + 32 * mr + 4 * r, &scale, 4);
-        std::memcpy(blk + 36 * mr + 4 * r, &sum, 4);
+        std::memcpy(blk + 36 * mr + 4 * r, pair, 4);
       }
     }
   }

@@ -14,8 +14,9 @@
 namespace qmm {
 namespace {
 
-// Quantizes x[0..31]: returns the 32 int8 in element order, the f16-rounded scale and Σq.
-inline __m256i quantize_block(const float* x, float* scale_out, int32_t* sum_out) {
+// Quantizes x[0..31]: returns the 32 int8 in element order, the f16-rounded scale and the
+// int16 pair (−8·Σ over j%4 < 2, −8·Σ over j%4 >= 2) as one 32-bit value.
+inline __m256i quantize_block(const float* x, float* scale_out, uint32_t* sums_out) {
   const __m256 sign = _mm256_set1_ps(-0.0f);
   const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8);
   const __m256 v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
@@ -39,10 +40,12 @@ inline __m256i quantize_block(const float* x, float* scale_out, int32_t* sum_out
   };
   const __m256i i0 = round(v0), i1 = round(v1), i2 = round(v2), i3 = round(v3);
   __m256i s = _mm256_add_epi32(_mm256_add_epi32(i0, i1), _mm256_add_epi32(i2, i3));
-  __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-  s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, _MM_SHUFFLE(1, 0, 3, 2)));
-  s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, _MM_SHUFFLE(2, 3, 0, 1)));
-  *sum_out = _mm_cvtsi128_si32(s4);
+  // Lane l of s sums the elements j ≡ l (mod 8): fold to j mod 4, then pairs {0,1} and {2,3}.
+  const __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  const __m128i s2 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, _MM_SHUFFLE(2, 3, 0, 1)));  // lanes 0, 2
+  const __m128i pair = _mm_mullo_epi32(s2, _mm_set1_epi32(-8));
+  *sums_out = static_cast<uint32_t>(_mm_extract_epi32(pair, 0) & 0xffff) |
+              static_cast<uint32_t>(_mm_extract_epi32(pair, 2)) << 16;
   const __m256i q = _mm256_packs_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
   return _mm256_permutevar8x32_epi32(q, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
@@ -59,8 +62,8 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
       for (size_t b = 0; b < blocks; ++b) {
         uint8_t* blk = out + b * mr * x86lhs::kBlockBytes;
         float scale;
-        int32_t sum;
-        const __m256i q = quantize_block(row + b * kBlock, &scale, &sum);
+        uint32_t sums;
+        const __m256i q = quantize_block(row + b * kBlock, &scale, &sums);
         if (mr == 1) {
           _mm256_storeu_si256(reinterpret_cast<__m256i*>(blk), q);
         } else {
@@ -69,7 +72,7 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
           for (size_t c = 0; c < 8; ++c) std::memcpy(blk + c * 4 * mr + 4 * r, &chunk[c], 4);
         }
         std::memcpy(blk + 32 * mr + 4 * r, &scale, 4);
-        std::memcpy(blk + 36 * mr + 4 * r, &sum, 4);
+        std::memcpy(blk + 36 * mr + 4 * r, &sums, 4);
       }
     }
   }

@@ -13,12 +13,12 @@ constexpr size_t kRhsBlock = kNr * 18;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 2, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 
-// Σ_{block} u·a for R rows (int16 per lane pair), one 8-column block of weights `w`, LHS
-// block `a` of a panel of R rows.
+// Σ_{block} (u − 8)·a for R rows (int16 lane pairs, summed by the caller's vpmaddwd): starts
+// at the LHS's −8·Σa pair, one 8-column block of weights `w`, LHS block `a` of R rows.
 template <size_t R>
 inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
   const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t r = 0; r < R; ++r) s[r] = _mm256_setzero_si256();
+  for (size_t r = 0; r < R; ++r) s[r] = avx2::broadcast4(a + 36 * R + 4 * r);
   // Kept a loop: unrolled, GCC hoists every product first and spills them.
 #pragma GCC unroll 1
   for (size_t v = 0; v < 4; ++v) {
@@ -32,12 +32,11 @@ inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
   }
 }
 
-// acc += (Σu·a − 8·Σa) · s_a · s_w for row r of an R-row LHS block.
+// acc += Σ(u − 8)·a · s_a · s_w for row r of an R-row LHS block. (The int16 lanes may wrap
+// on the way; each lane's final value, over 16 products, is within ±16256.)
 template <size_t R>
 inline __m256 block_finish(__m256 acc, __m256i s16, __m256 sw, const uint8_t* a, size_t r) {
-  int32_t sum;
-  std::memcpy(&sum, a + 36 * R + 4 * r, 4);
-  const __m256i i32 = _mm256_sub_epi32(_mm256_madd_epi16(s16, _mm256_set1_epi16(1)), _mm256_set1_epi32(sum * 8));
+  const __m256i i32 = _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
   return _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32), _mm256_mul_ps(sw, avx2::broadcast_f32(a + 32 * R + 4 * r)), acc);
 }
 

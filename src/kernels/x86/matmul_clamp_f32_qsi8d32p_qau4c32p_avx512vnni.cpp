@@ -17,7 +17,7 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 template <size_t R>
 inline void block_dot(const uint8_t* w, const uint8_t* a, __m512i s[R]) {
   const __m512i m4 = _mm512_set1_epi8(0x0f);
-  for (size_t r = 0; r < R; ++r) s[r] = _mm512_set1_epi32(-8 * avx512::load_i32(a + 36 * R + 4 * r));
+  for (size_t r = 0; r < R; ++r) s[r] = _mm512_madd_epi16(_mm512_set1_epi32(avx512::load_i32(a + 36 * R + 4 * r)), _mm512_set1_epi16(1));
 #pragma GCC unroll 1
   for (size_t v = 0; v < 4; ++v) {
     const __m512i wv = _mm512_loadu_si512(w + 64 * v);

@@ -17,7 +17,7 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 template <size_t R>
 inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
   const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t r = 0; r < R; ++r) s[r] = _mm256_set1_epi32(-8 * avx2::load_i32(a + 36 * R + 4 * r));
+  for (size_t r = 0; r < R; ++r) s[r] = _mm256_madd_epi16(_mm256_set1_epi32(avx2::load_i32(a + 36 * R + 4 * r)), _mm256_set1_epi16(1));
 #pragma GCC unroll 1
   for (size_t v = 0; v < 4; ++v) {
     const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));

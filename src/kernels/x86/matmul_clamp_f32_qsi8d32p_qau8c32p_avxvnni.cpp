@@ -16,7 +16,7 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 // Σ_{block} (u − 128)·a (int32 per column) for R rows.
 template <size_t R>
 inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
-  for (size_t r = 0; r < R; ++r) s[r] = _mm256_set1_epi32(-128 * avx2::load_i32(a + 36 * R + 4 * r));
+  for (size_t r = 0; r < R; ++r) s[r] = _mm256_madd_epi16(_mm256_set1_epi32(avx2::load_i32(a + 36 * R + 4 * r)), _mm256_set1_epi16(16));
 #pragma GCC unroll 1
   for (size_t v = 0; v < 8; ++v) {
     const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
