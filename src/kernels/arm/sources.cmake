@@ -37,7 +37,9 @@ if(QMM_HAVE_SME2)
   target_compile_definitions(qmm PRIVATE QMM_HAVE_SME2=1)
   qmm_isa_sources(qmm FLAGS ${QMM_SME2_FLAGS} SOURCES
     kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot.cpp)
+    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot.cpp
+    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_qsi8c32p4vlx4_1vlx4vl_sme2_mopa.cpp
+    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot.cpp)
 else()
   message(STATUS "qmm: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} cannot build SME2 "
                  "(needs clang >= 19 or GCC >= 14 with the SME ABI routines): SME2 kernels left out")
