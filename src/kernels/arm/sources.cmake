@@ -12,6 +12,7 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND CMAKE_CXX_COMPILER_VERSION VERSION
   # LLVM bug #145635: leaf __arm_locally_streaming functions without SVE lose LR.
   list(APPEND QMM_SME2_FLAGS -mno-omit-leaf-frame-pointer)
 endif()
+set(QMM_SME2_FLAGS "${QMM_SME2_FLAGS}" CACHE INTERNAL "flags of the SME2 sources (tests reuse them)")
 include(CheckCXXSourceCompiles)
 set(CMAKE_REQUIRED_FLAGS "${QMM_SME2_FLAGS}")
 string(REPLACE ";" " " CMAKE_REQUIRED_FLAGS "${CMAKE_REQUIRED_FLAGS}")
