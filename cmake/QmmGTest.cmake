@@ -55,7 +55,9 @@ function(qmm_add_gtest target)
   endif()
   # Listing the tests runs the executable under qemu: do it at test time, not at build time.
   gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 120
-                       PROPERTIES ENVIRONMENT "QMM_EXPECT_GEMM_ISA=${QMM_EMU_DEFAULT_GEMM_ISA};QMM_EXPECT_SVL_BYTES=${QMM_QEMU_SME_VL}")
+                       PROPERTIES ENVIRONMENT "QMM_EXPECT_GEMM_ISA=${QMM_EMU_DEFAULT_GEMM_ISA}"
+                                  ENVIRONMENT_MODIFICATION "QMM_EXPECT_SVL_BYTES=set:${QMM_QEMU_SME_VL}")
+  # (two properties: a list in one PROPERTIES value does not survive gtest_discover_tests)
   foreach(cfg IN LISTS QMM_EMU_CONFIGS)
     string(REPLACE "|" ";" f "${cfg}")
     list(LENGTH f len)
