@@ -50,11 +50,11 @@ endif()
 
 function(qmm_add_gtest target)
   if(NOT CMAKE_CROSSCOMPILING)
-    gtest_discover_tests(${target} DISCOVERY_TIMEOUT 60)
+    gtest_discover_tests(${target} DISCOVERY_TIMEOUT 300 DISCOVERY_MODE PRE_TEST)
     return()
   endif()
   # Listing the tests runs the executable under qemu: do it at test time, not at build time.
-  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 120
+  gtest_discover_tests(${target} DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 300
                        PROPERTIES ENVIRONMENT "QMM_EXPECT_GEMM_ISA=${QMM_EMU_DEFAULT_GEMM_ISA}"
                                   ENVIRONMENT_MODIFICATION "QMM_EXPECT_SVL_BYTES=set:${QMM_QEMU_SME_VL}")
   # (two properties: a list in one PROPERTIES value does not survive gtest_discover_tests)
