@@ -2,3 +2,4 @@
 #pragma once
 // --- SME2 ---
 // --- NEON ---
+#include "kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon_dotprod.h"

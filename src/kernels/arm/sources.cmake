@@ -1,3 +1,5 @@
 # Arm kernel sources, each ISA with its own flags (cmake/QmmIsa.cmake).
 # --- SME2 ---
 # --- NEON ---
+qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
+  kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon_dotprod.cpp)
