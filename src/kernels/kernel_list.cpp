@@ -33,7 +33,7 @@ const Ukernel* const kKernels[] = {
 };
 
 #if defined(__aarch64__)
-constexpr Isa kIsas[] = {Isa::sme2, Isa::i8mm, Isa::dotprod, Isa::scalar};
+constexpr Isa kIsas[] = {Isa::sme2, Isa::i8mm, Isa::dotprod, Isa::neon, Isa::scalar};
 #elif defined(__x86_64__)
 constexpr Isa kIsas[] = {Isa::avx512vnni, Isa::avxvnni, Isa::avx2, Isa::scalar};
 #else
@@ -63,6 +63,7 @@ const char* isa_name(Isa isa) {
     case Isa::dotprod: return "dotprod";
     case Isa::i8mm: return "i8mm";
     case Isa::sme2: return "sme2";
+    case Isa::neon: return "neon";
   }
   return "?";
 }
@@ -76,6 +77,7 @@ uint32_t isa_features(Isa isa) {
     case Isa::dotprod: return kFeatNEON | kFeatDotProd;
     case Isa::i8mm: return kFeatNEON | kFeatDotProd | kFeatI8MM;
     case Isa::sme2: return kFeatSME | kFeatSME2;
+    case Isa::neon: return kFeatNEON;
   }
   return 0;
 }
