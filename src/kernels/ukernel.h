@@ -13,7 +13,8 @@
 namespace qmm {
 
 // Instruction sets, in no particular order; the kernel list gives the priority.
-enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, dotprod, i8mm, sme2 };
+// neon: base Armv8-A Advanced SIMD (every aarch64 CPU), for kernels that need nothing newer.
+enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, dotprod, i8mm, sme2, neon };
 
 const char* isa_name(Isa isa);
 uint32_t isa_features(Isa isa);  // Feature bits (core/cpu.h) the ISA needs
@@ -32,6 +33,9 @@ struct LhsPacker {
   size_t (*packed_offset)(size_t m_idx, size_t k, size_t mr, size_t kr, size_t sr);
   void (*run)(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, size_t lhs_stride,
               void* lhs_packed);
+  // A plain C++ twin writing the same bytes (tests compare byte for byte); nullptr when this
+  // packer is itself plain reference code.
+  const LhsPacker* reference = nullptr;
 };
 
 // GGUF rows [n, k] of `src_type` -> packed RHS (once, at load). `rhs_packed` must be zeroed
@@ -43,6 +47,8 @@ struct RhsPacker {
   // Byte offset of the panel holding row n_idx (n_idx a multiple of nr).
   size_t (*packed_offset)(size_t n_idx, size_t k, size_t nr, size_t kr, size_t sr);
   void (*run)(size_t n, size_t k, size_t nr, size_t kr, size_t sr, const void* rhs, void* rhs_packed);
+  // A plain C++ twin writing the same bytes; nullptr when this packer is itself reference code.
+  const RhsPacker* reference = nullptr;
 };
 
 // dst[m, n] = clamp(lhs · rhsᵀ, min, max). `lhs_packed` / `rhs_packed` point at the panels of

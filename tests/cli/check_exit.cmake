@@ -1,0 +1,11 @@
+# Runs CMD (a ;-list, behind EMULATOR when cross compiling) and checks its exit code is CODE
+# and its output (stdout + stderr) matches REGEX.
+execute_process(COMMAND ${EMULATOR} ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+if(NOT rc STREQUAL "${CODE}")
+  message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\nstdout: ${out}\nstderr: ${err}")
+endif()
+string(REGEX MATCH "${REGEX}" found "${out}${err}")
+if(NOT found)
+  message(FATAL_ERROR "output does not match '${REGEX}'\nstdout: ${out}\nstderr: ${err}")
+endif()
+message(STATUS "ok: exit ${rc}, matched '${REGEX}'")

@@ -1,0 +1,215 @@
+// Every kernel of the list against the scalar reference kernel of its weight type, over
+// shapes below, at and above every tile size, sub-matrix starts and clamps. Generated from
+// the kernel list: a new variant is tested by adding its line to the list.
+//
+// Tolerance (stated): S = Σ_k |a_k|·|w_k| over the unquantized activations and the weights
+// as stored. Quantized kernels: |got − ref| ≤ 4e-3·S (the LHS scale may be kept as f32 or
+// f16: 2^-11 relative per block, plus F32 accumulation order). Float kernels:
+// |got − ref| ≤ k·2^-22·S (F32 accumulation in any order).
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/buffer.h"
+#include "test_util.h"
+
+namespace qmm {
+namespace {
+
+const Ukernel& scalar_gemm(WeightType t) {
+  for (const Ukernel* u : kernel_list()) {
+    if (u->isa == Isa::scalar && !u->gemv && u->type == t) return *u;
+  }
+  throw std::logic_error("no scalar kernel");
+}
+
+bool quick() {  // QMM_TEST_SHAPES=small: fewer shapes (slow emulators)
+  const char* s = std::getenv("QMM_TEST_SHAPES");
+  return s && std::strcmp(s, "small") == 0;
+}
+
+// One problem: activations [M, k], weights [N, k], the reference product and S.
+struct Problem {
+  size_t M, N, k;
+  WeightType type;
+  std::vector<float> lhs;
+  std::vector<uint8_t> rows;
+  std::vector<float> ref, mag;  // [M, N]
+
+  Problem(WeightType t, size_t m, size_t n, size_t kk, uint64_t seed) : M(m), N(n), k(kk), type(t) {
+    lhs = test::random_floats(M * k, seed);
+    for (size_t i = 0; i < M; i += 5) lhs[i * k] *= 30.0f;  // a large value per some rows
+    rows = test::random_weights(type, N, k, seed + 1);
+    const Ukernel& s = scalar_gemm(type);
+    ref = run(s, M, N, -INFINITY, INFINITY);
+    const std::vector<float> w = test::dequantized(type, rows, N, k);
+    mag.assign(M * N, 0.0f);
+    for (size_t i = 0; i < M; ++i) {
+      for (size_t j = 0; j < N; ++j) {
+        double acc = 0;
+        for (size_t c = 0; c < k; ++c) acc += std::fabs(lhs[i * k + c]) * std::fabs(w[j * k + c]);
+        mag[i * N + j] = static_cast<float>(acc);
+      }
+    }
+  }
+
+  // Runs u on the first m rows and n columns, whole (tile = 0) or in tiles of tm x tn.
+  std::vector<float> run(const Ukernel& u, size_t m, size_t n, float lo, float hi, size_t tm = 0, size_t tn = 0) const {
+    const TileParams p = kernel_params(u);
+    AlignedBuffer lp(lhs_packed_size(u, p, m, k)), rp(rhs_packed_size(u, p, n, k));
+    u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs.data(), k * 4, lp.data());
+    u.rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), rp.data());
+    std::vector<float> dst(m * n, NAN);
+    if (tm == 0) tm = m;
+    if (tn == 0) tn = n;
+    for (size_t m0 = 0; m0 < m; m0 += tm) {
+      for (size_t n0 = 0; n0 < n; n0 += tn) {
+        u.run(std::min(tm, m - m0), std::min(tn, n - n0), k, lp.data() + lhs_packed_offset(u, p, m0, k),
+              rp.data() + rhs_packed_offset(u, p, n0, k), dst.data() + m0 * n + n0, n * 4, lo, hi);
+      }
+    }
+    return dst;
+  }
+
+  double tolerance(size_t i, size_t j) const {
+    const double rel = is_block_type(type) ? 4e-3 : static_cast<double>(k) * std::ldexp(1.0, -22);
+    return rel * mag[i * N + j] + 1e-30;
+  }
+
+  // Checks dst [m, n] against clamp(ref).
+  void check(const std::vector<float>& dst, size_t m, size_t n, float lo, float hi, const std::string& what) const {
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        const float want = std::min(std::max(ref[i * N + j], lo), hi);
+        const float got = dst[i * n + j];
+        ASSERT_LE(std::fabs(static_cast<double>(got) - want), tolerance(i, j))
+            << what << " at (" << i << ", " << j << "): got " << got << ", want " << want;
+      }
+    }
+  }
+};
+
+std::vector<size_t> m_values(const Ukernel& u, const TileParams& p) {
+  if (u.gemv) return {1};
+  std::vector<size_t> v;
+  const size_t top = quick() ? 9 : 17;
+  for (size_t m = 1; m <= top; ++m) v.push_back(m);
+  for (size_t m : {p.mr - 1, p.mr, p.mr + 1, 2 * p.mr + 3, p.m_step + 1}) v.push_back(m);
+  if (!quick()) v.insert(v.end(), {64, 129});
+  v.erase(std::remove(v.begin(), v.end(), size_t{0}), v.end());
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::vector<size_t> n_values(const TileParams& p) {
+  std::vector<size_t> v{1, p.nr - 1, p.nr, p.nr + 1, 3 * p.nr + 5, p.n_step + 1};
+  if (!quick()) v.push_back(257);
+  v.erase(std::remove(v.begin(), v.end(), size_t{0}), v.end());
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+std::vector<size_t> k_values(WeightType t) {
+  if (is_block_type(t)) return {32, 64, 96, 160};
+  return {1, 7, 32, 96, 172};
+}
+
+class KernelTest : public ::testing::TestWithParam<const Ukernel*> {
+ protected:
+  void SetUp() override {
+    const Ukernel& u = *GetParam();
+    if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << " skipped: " << why;
+  }
+};
+
+TEST_P(KernelTest, MatchesScalarReferenceOnAllShapes) {
+  const Ukernel& u = *GetParam();
+  const TileParams p = kernel_params(u);
+  const std::vector<size_t> ms = m_values(u, p), ns = n_values(p);
+  for (size_t k : k_values(u.type)) {
+    const Problem prob(u.type, ms.back(), ns.back(), k, k);
+    for (size_t m : ms) {
+      for (size_t n : ns) {
+        const std::vector<float> dst = prob.run(u, m, n, -INFINITY, INFINITY);
+        prob.check(dst, m, n, -INFINITY, INFINITY, "m=" + std::to_string(m) + " n=" + std::to_string(n) + " k=" + std::to_string(k));
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_P(KernelTest, LongK) {
+  const Ukernel& u = *GetParam();
+  const TileParams p = kernel_params(u);
+  const size_t m = u.gemv ? 1 : p.mr + 1, n = p.nr + 1, k = quick() ? 1024 : 4096;
+  const Problem prob(u.type, m, n, k, 99);
+  prob.check(prob.run(u, m, n, -INFINITY, INFINITY), m, n, -INFINITY, INFINITY, "k=" + std::to_string(k));
+}
+
+// Sub-matrices started at m_step / n_step multiples give the same bits as one whole call.
+TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
+  const Ukernel& u = *GetParam();
+  const TileParams p = kernel_params(u);
+  const size_t m = u.gemv ? 1 : 2 * p.m_step + 3, n = 3 * p.n_step + 5, k = 96;
+  const Problem prob(u.type, m, n, k, 5);
+  const std::vector<float> whole = prob.run(u, m, n, -INFINITY, INFINITY);
+  prob.check(whole, m, n, -INFINITY, INFINITY, "whole");
+  for (auto [tm, tn] : {std::pair{p.m_step, p.n_step}, std::pair{2 * p.m_step, p.n_step}, std::pair{p.m_step, 2 * p.n_step}}) {
+    const std::vector<float> tiled = prob.run(u, m, n, -INFINITY, INFINITY, tm, tn);
+    ASSERT_EQ(0, std::memcmp(whole.data(), tiled.data(), whole.size() * 4)) << "tiles " << tm << "x" << tn;
+  }
+}
+
+TEST_P(KernelTest, Clamps) {
+  const Ukernel& u = *GetParam();
+  const TileParams p = kernel_params(u);
+  const size_t m = u.gemv ? 1 : p.mr + 3, n = 2 * p.nr + 1, k = 64;
+  const Problem prob(u.type, m, n, k, 17);
+  std::vector<float> sorted(prob.ref.begin(), prob.ref.end());
+  std::sort(sorted.begin(), sorted.end());
+  const float lo = sorted[sorted.size() / 3], hi = sorted[2 * sorted.size() / 3];
+  for (auto [l, h] : {std::pair{lo, hi}, std::pair{lo, INFINITY}, std::pair{-INFINITY, hi}, std::pair{-INFINITY, INFINITY}}) {
+    prob.check(prob.run(u, m, n, l, h), m, n, l, h, "clamp [" + std::to_string(l) + ", " + std::to_string(h) + "]");
+  }
+}
+
+std::string kernel_name(const ::testing::TestParamInfo<const Ukernel*>& info) { return info.param->name; }
+
+INSTANTIATE_TEST_SUITE_P(KernelList, KernelTest, ::testing::ValuesIn(kernel_list().begin(), kernel_list().end()),
+                         kernel_name);
+
+// Quantization error of the whole path against the unquantized F32 product stays within a
+// stated bound: |y_q − y| ≤ 0.01·S (Q8_0 weights) and 0.08·S (Q4_0), S = Σ|a|·|w|, for the
+// kernel this CPU selects.
+TEST(QuantizationError, BoundedAgainstF32Product) {
+  const size_t m = 7, n = 33, k = 256;
+  for (auto [type, bound] : {std::pair{WeightType::q8_0, 0.01}, std::pair{WeightType::q4_0, 0.08}}) {
+    const KernelPair pair = select_kernels(type, KernelFilter{}, cpu_info());
+    std::vector<float> w;
+    const std::vector<uint8_t> rows = test::random_weights(type, n, k, 3, &w);
+    const std::vector<float> a = test::random_floats(m * k, 4);
+    const Ukernel& u = *pair.gemm;
+    const TileParams p = kernel_params(u);
+    AlignedBuffer lp(lhs_packed_size(u, p, m, k)), rp(rhs_packed_size(u, p, n, k));
+    u.lhs->run(m, k, p.mr, p.kr, p.sr, a.data(), k * 4, lp.data());
+    u.rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), rp.data());
+    std::vector<float> dst(m * n);
+    u.run(m, n, k, lp.data(), rp.data(), dst.data(), n * 4, -INFINITY, INFINITY);
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < n; ++j) {
+        double y = 0, s = 0;
+        for (size_t c = 0; c < k; ++c) {
+          y += static_cast<double>(a[i * k + c]) * w[j * k + c];
+          s += std::fabs(a[i * k + c] * w[j * k + c]);
+        }
+        ASSERT_LE(std::fabs(dst[i * n + j] - y), bound * s) << type_name(type) << " (" << i << ", " << j << ")";
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qmm

@@ -1,0 +1,169 @@
+// Packers: the reference layouts against DESIGN.md §5 (formulas written out here again, by
+// hand), every packer of the kernel list against its reference twin byte for byte, and every
+// size / offset getter against what the packer writes.
+#include <cstring>
+
+#include "core/fp16.h"
+#include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
+#include "test_util.h"
+
+namespace qmm {
+namespace {
+
+uint16_t u16_at(const std::vector<uint8_t>& b, size_t byte) {
+  uint16_t v;
+  std::memcpy(&v, b.data() + byte, 2);
+  return v;
+}
+
+// DESIGN §5 qsi4c32ps1s0scalef16 at SVL 512 (nr = 64, kr = 4, sr = 2) on a 64 x 64 Q4_0 matrix.
+TEST(RefPackers, Qsi4c32ps1s0MatchesDesignByHand) {
+  const size_t n = 64, k = 64, nr = 64;
+  const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 11);
+  const auto* blocks = reinterpret_cast<const BlockQ4_0*>(rows.data());
+  const RhsPacker& p = rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0;
+  ASSERT_EQ(p.packed_size(n, k, nr, 4, 2), 64u * 2 * 18);
+  std::vector<uint8_t> out(p.packed_size(n, k, nr, 4, 2));
+  p.run(n, k, nr, 4, 2, rows.data(), out.data());
+  auto nib = [&](size_t row, size_t col) {  // GGUF: element j low nibble of qs[j], j+16 high nibble
+    const BlockQ4_0& b = blocks[row * 2 + col / 32];
+    const size_t j = col % 32;
+    return j < 16 ? b.qs[j] & 0xf : b.qs[j - 16] >> 4;
+  };
+  // Row 0, columns 0..3: u16 index (b·8 + q)·nr + r = 0 -> bytes 0..1.
+  EXPECT_EQ(u16_at(out, 0), nib(0, 0) | nib(0, 1) << 4 | nib(0, 2) << 8 | nib(0, 3) << 12);
+  // Row 5, columns 36..39 (block 1, quad 1): u16 index (8 + 1)·64 + 5 = 581 -> byte 1162.
+  EXPECT_EQ(u16_at(out, 1162), nib(5, 36) | nib(5, 37) << 4 | nib(5, 38) << 8 | nib(5, 39) << 12);
+  // Row 63, columns 28..31 (block 0, quad 7, the high nibbles of qs[12..15]): index 7·64 + 63 = 511.
+  EXPECT_EQ(u16_at(out, 1022), nib(63, 28) | nib(63, 29) << 4 | nib(63, 30) << 8 | nib(63, 31) << 12);
+  // Scales after the 64·64/2 = 2048 data bytes: (block 1, row 2) at f16 index 1·64 + 2 = 66.
+  EXPECT_EQ(u16_at(out, 2048 + 66 * 2), blocks[2 * 2 + 1].d);
+  EXPECT_EQ(u16_at(out, 2048), blocks[0].d);
+}
+
+// DESIGN §5 qsi8d32p at SVL 512 (mr = 16, kr = 4) on a 16 x 64 F32 matrix.
+TEST(RefPackers, Qsi8d32pMatchesDesignByHand) {
+  const size_t m = 16, k = 64, mr = 16;
+  std::vector<float> x(m * k);
+  for (size_t r = 0; r < m; ++r) {
+    for (size_t c = 0; c < k; ++c) x[r * k + c] = static_cast<float>(r + 1) * (static_cast<float>(c % 32) - 15.0f) / 16.0f;
+  }
+  const LhsPacker& p = lhs_quant_pack_qsi8d32p_f32;
+  ASSERT_EQ(p.packed_size(m, k, mr, 4, 1), 16u * 2 * 34);
+  std::vector<uint8_t> out(p.packed_size(m, k, mr, 4, 1));
+  p.run(m, k, mr, 4, 1, x.data(), k * 4, out.data());
+  // Row r, block b: amax = (r+1)·16/16 = r+1 at c%32 = 31 -> q = 127; c%32 = 15 -> x = 0 -> q = 0.
+  // Byte of (row r, column c) = (c/4)·mr·4 + r·4 + c%4.
+  EXPECT_EQ(static_cast<int8_t>(out[(31 / 4) * 64 + 0 * 4 + 3]), 127);   // row 0, column 31
+  EXPECT_EQ(static_cast<int8_t>(out[(15 / 4) * 64 + 3 * 4 + 3]), 0);     // row 3, column 15
+  // row 7, column 32: x = 8·(0 − 15)/16 = −7.5, amax 8 -> roundf(−7.5 · 127/8) = roundf(−119.06) = −119
+  EXPECT_EQ(static_cast<int8_t>(out[(32 / 4) * 64 + 7 * 4 + 0]), -119);
+  // Scales after 16·64 data bytes: (block b, row r) at f16 index b·16 + r; scale = amax / 127.
+  EXPECT_EQ(u16_at(out, 1024 + (1 * 16 + 9) * 2), fp32_to_fp16(10.0f / 127.0f));
+  EXPECT_EQ(u16_at(out, 1024 + (0 * 16 + 0) * 2), fp32_to_fp16(1.0f / 127.0f));
+}
+
+TEST(RefPackers, QuantizeBlockRoundsHalfAwayFromZero) {
+  float x[32] = {};
+  x[0] = 127.0f;  // scale 1
+  x[1] = 2.5f;
+  x[2] = -2.5f;
+  x[3] = 0.49999997f;
+  int8_t q[32];
+  EXPECT_EQ(quantize_block_qsi8d32(x, q), 1.0f);
+  EXPECT_EQ(q[0], 127);
+  EXPECT_EQ(q[1], 3);
+  EXPECT_EQ(q[2], -3);
+  EXPECT_EQ(q[3], 0);
+}
+
+// Every element of the reference RHS layouts decodes to the GGUF value (accessor semantics).
+TEST(RefPackers, Q8LayoutDecodesToGguf) {
+  const size_t n = 19, k = 96, nr = 8, kr = 4;
+  const std::vector<uint8_t> rows = test::random_weights(WeightType::q8_0, n, k, 5);
+  const auto* blocks = reinterpret_cast<const BlockQ8_0*>(rows.data());
+  const RhsPacker& p = rhs_pack_nxk_qsi8c32pscalef16_qsi8c32;
+  std::vector<uint8_t> out(p.packed_size(n, k, nr, kr, 1));
+  p.run(n, k, nr, kr, 1, rows.data(), out.data());
+  const size_t panel = nr * (k / 32) * 34;
+  for (size_t r = 0; r < n; ++r) {
+    const uint8_t* pp = out.data() + r / nr * panel;
+    for (size_t c = 0; c < k; ++c) {
+      ASSERT_EQ(pp[(c / kr) * nr * kr + (r % nr) * kr + c % kr], static_cast<uint8_t>(blocks[r * 3 + c / 32].qs[c % 32]));
+    }
+    for (size_t b = 0; b < 3; ++b) {
+      uint16_t d;
+      std::memcpy(&d, pp + nr * k + (b * nr + r % nr) * 2, 2);
+      ASSERT_EQ(d, blocks[r * 3 + b].d);
+    }
+  }
+}
+
+class PackerTest : public ::testing::TestWithParam<const Ukernel*> {};
+
+// Packed size, panel offsets and the reference twin, for the LHS packer of every kernel.
+TEST_P(PackerTest, LhsSizesOffsetsAndReference) {
+  const Ukernel& u = *GetParam();
+  if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
+  const TileParams p = kernel_params(u);
+  for (size_t k : {32u, 96u, 160u}) {
+    for (size_t m : {size_t{1}, p.mr - 1, p.mr, p.mr + 1, 2 * p.mr + 3}) {
+      if (m == 0 || (u.gemv && m != 1)) continue;
+      const std::vector<float> x = test::random_floats(m * k, m * 31 + k);
+      const size_t size = lhs_packed_size(u, p, m, k);
+      std::vector<uint8_t> a(size + 64, 0xcd), b(size + 64, 0xcd);
+      u.lhs->run(m, k, p.mr, p.kr, p.sr, x.data(), k * 4, a.data());
+      for (size_t i = size; i < a.size(); ++i) ASSERT_EQ(a[i], 0xcd) << "wrote past packed_size, m=" << m << " k=" << k;
+      if (u.lhs->reference) {
+        u.lhs->reference->run(m, k, p.mr, p.kr, p.sr, x.data(), k * 4, b.data());
+        ASSERT_EQ(a, b) << u.lhs->name << " differs from " << u.lhs->reference->name << ", m=" << m << " k=" << k;
+      }
+      // Packing from a later panel start writes exactly that part of the whole.
+      for (size_t m_idx = p.mr; m_idx < m; m_idx += p.mr) {
+        std::vector<uint8_t> part(size, 0);
+        const size_t off = lhs_packed_offset(u, p, m_idx, k);
+        u.lhs->run(m - m_idx, k, p.mr, p.kr, p.sr, x.data() + m_idx * k, k * 4, part.data());
+        ASSERT_EQ(0, std::memcmp(part.data(), a.data() + off, size - off)) << "m_idx=" << m_idx;
+      }
+    }
+  }
+}
+
+TEST_P(PackerTest, RhsSizesOffsetsAndReference) {
+  const Ukernel& u = *GetParam();
+  if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
+  const TileParams p = kernel_params(u);
+  for (size_t k : {32u, 64u, 160u}) {
+    for (size_t n : {size_t{1}, p.nr - 1, p.nr, p.nr + 1, 3 * p.nr + 5}) {
+      if (n == 0) continue;
+      const std::vector<uint8_t> rows = test::random_weights(u.type, n, k, n * 7 + k);
+      const size_t size = rhs_packed_size(u, p, n, k);
+      std::vector<uint8_t> a(size + 64, 0xcd), b(size + 64, 0xcd);
+      std::memset(a.data(), 0, size);
+      std::memset(b.data(), 0, size);
+      u.rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), a.data());
+      for (size_t i = size; i < a.size(); ++i) ASSERT_EQ(a[i], 0xcd) << "wrote past packed_size, n=" << n;
+      if (u.rhs->reference) {
+        u.rhs->reference->run(n, k, p.nr, p.kr, p.sr, rows.data(), b.data());
+        ASSERT_EQ(a, b) << u.rhs->name << " differs from " << u.rhs->reference->name << ", n=" << n << " k=" << k;
+      }
+      const size_t rb = row_bytes(u.type, k);
+      for (size_t n_idx = p.nr; n_idx < n; n_idx += p.nr) {
+        std::vector<uint8_t> part(size, 0);
+        const size_t off = rhs_packed_offset(u, p, n_idx, k);
+        u.rhs->run(n - n_idx, k, p.nr, p.kr, p.sr, rows.data() + n_idx * rb, part.data());
+        ASSERT_EQ(0, std::memcmp(part.data(), a.data() + off, size - off)) << "n_idx=" << n_idx;
+      }
+    }
+  }
+}
+
+std::string kernel_name(const ::testing::TestParamInfo<const Ukernel*>& info) { return info.param->name; }
+
+INSTANTIATE_TEST_SUITE_P(KernelList, PackerTest, ::testing::ValuesIn(kernel_list().begin(), kernel_list().end()),
+                         kernel_name);
+
+}  // namespace
+}  // namespace qmm

@@ -1,0 +1,92 @@
+// Kernel selection and user overrides.
+#include <cstdlib>
+
+#include "core/error.h"
+#include "test_util.h"
+
+namespace qmm {
+namespace {
+
+TEST(Select, BestAvailablePairSharesThePackedRhs) {
+  for (WeightType t : {WeightType::q4_0, WeightType::q8_0, WeightType::f16, WeightType::f32}) {
+    const KernelPair p = select_kernels(t, KernelFilter{}, cpu_info());
+    ASSERT_NE(p.gemm, nullptr);
+    ASSERT_NE(p.gemv, nullptr);
+    EXPECT_FALSE(p.gemm->gemv);
+    EXPECT_EQ(p.gemm->rhs, p.gemv->rhs);
+    EXPECT_EQ(kernel_params(*p.gemm).nr, kernel_params(*p.gemv).nr);
+    EXPECT_TRUE(test::why_unavailable(*p.gemm).empty());
+    // Nothing earlier in the list for this type could have run: the choice is the best.
+    for (const Ukernel* u : kernel_list()) {
+      if (u == p.gemm) break;
+      if (u->type == t && !u->gemv) {
+        EXPECT_FALSE(test::why_unavailable(*u).empty()) << u->name << " was passed over";
+      }
+    }
+  }
+}
+
+TEST(Select, ScalarOverrideAndDisable) {
+  const KernelPair s = select_kernels(WeightType::q4_0, parse_kernel_filter("scalar", ""), cpu_info());
+  EXPECT_EQ(s.gemm->isa, Isa::scalar);
+  EXPECT_EQ(s.gemv->isa, Isa::scalar);
+  const KernelPair best = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  const KernelPair d = select_kernels(WeightType::q4_0, parse_kernel_filter("", isa_name(best.gemm->isa)), cpu_info());
+  if (best.gemm->isa != Isa::scalar) {
+    EXPECT_NE(d.gemm->isa, best.gemm->isa);
+  }
+  // An exact variant name works as an allow-list entry.
+  const KernelPair byname = select_kernels(WeightType::q4_0, parse_kernel_filter(best.gemm->name, ""), cpu_info());
+  EXPECT_EQ(byname.gemm, best.gemm);
+}
+
+TEST(Select, UnknownNamesAreErrorsListingValidNames) {
+  try {
+    parse_kernel_filter("avx1024", "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("unknown ISA or kernel 'avx1024'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("scalar"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(kernel_list()[0]->name), std::string::npos) << msg;
+  }
+  EXPECT_THROW(parse_kernel_filter("", "scalar,nope"), Error);
+}
+
+TEST(Select, EnvironmentOverrides) {
+  ::setenv("QMM_KERNELS", "scalar", 1);
+  EXPECT_EQ(select_kernels(WeightType::q8_0, kernel_filter_from_env(), cpu_info()).gemm->isa, Isa::scalar);
+  ::setenv("QMM_KERNELS", "bogus", 1);
+  EXPECT_THROW(kernel_filter_from_env(), Error);
+  ::unsetenv("QMM_KERNELS");
+  ::setenv("QMM_DISABLE", "bogus", 1);
+  EXPECT_THROW(kernel_filter_from_env(), Error);
+  ::unsetenv("QMM_DISABLE");
+}
+
+// Under emulation the CI asks which ISA must win (QMM_EXPECT_GEMM_ISA=sme2|i8mm|dotprod|...).
+TEST(Select, ExpectedIsaWhenAsked) {
+  const char* want = std::getenv("QMM_EXPECT_GEMM_ISA");
+  if (!want) GTEST_SKIP() << "QMM_EXPECT_GEMM_ISA not set (only the emulated CI configurations set it)";
+  const KernelPair p = select_kernels(WeightType::q4_0, kernel_filter_from_env(), cpu_info());
+  EXPECT_STREQ(isa_name(p.gemm->isa), want) << p.gemm->name;
+}
+
+// The kernel list itself: names unique, GEMV kernels have mr = 1, steps are multiples of the tile.
+TEST(KernelList, WellFormed) {
+  for (const Ukernel* u : kernel_list()) {
+    EXPECT_EQ(find_kernel(u->name), u) << "duplicate name " << u->name;
+    if (!test::why_unavailable(*u).empty()) continue;
+    const TileParams p = kernel_params(*u);
+    EXPECT_GT(p.mr, 0u);
+    EXPECT_GT(p.nr, 0u);
+    if (u->gemv) {
+      EXPECT_EQ(p.mr, 1u) << u->name;
+    }
+    EXPECT_EQ(p.m_step % p.mr, 0u) << u->name;
+    EXPECT_EQ(p.n_step % p.nr, 0u) << u->name;
+  }
+}
+
+}  // namespace
+}  // namespace qmm

@@ -1,0 +1,49 @@
+// Shared helpers of the test suite: deterministic data, GGUF rows, skip-with-reason.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/blocks.h"
+#include "core/cpu.h"
+#include "kernels/kernel_list.h"
+#include "matmul/select.h"
+
+namespace qmm::test {
+
+inline std::vector<float> random_floats(size_t count, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(count);
+  for (auto& x : v) x = dist(rng);
+  return v;
+}
+
+// GGUF rows [n, k] of `type` made from random floats (a few rows scaled up or zero, to
+// exercise scales and the all-zero block).
+inline std::vector<uint8_t> random_weights(WeightType type, size_t n, size_t k, uint64_t seed,
+                                           std::vector<float>* f32 = nullptr) {
+  std::vector<float> w = random_floats(n * k, seed);
+  for (size_t i = 0; i < n; i += 7) {
+    for (size_t j = 0; j < k; ++j) w[i * k + j] *= (i % 14 == 0) ? 0.0f : 40.0f;
+  }
+  std::vector<uint8_t> rows(row_bytes(type, k) * n);
+  quantize_rows(type, w.data(), rows.data(), n, k);
+  if (f32) *f32 = w;
+  return rows;
+}
+
+// Dequantized weights (what the kernels multiply by).
+inline std::vector<float> dequantized(WeightType type, const std::vector<uint8_t>& rows, size_t n, size_t k) {
+  std::vector<float> out(n * k);
+  for (size_t i = 0; i < n; ++i) dequantize_row(type, rows.data() + i * row_bytes(type, k), out.data() + i * k, k);
+  return out;
+}
+
+// Empty when the kernel can run on this CPU, else the reason (for GTEST_SKIP).
+inline std::string why_unavailable(const Ukernel& u) { return unavailable_reason(u, cpu_info()); }
+
+}  // namespace qmm::test
