@@ -8,7 +8,10 @@ const llama = await getLlama({gpu: false, build: "never", logLevel: "error"});
 const model = await llama.loadModel({modelPath: path});
 const ctx = await model.createContext({contextSize: 512, threads: 1});
 const seq = ctx.getSequence();
-const prompt_tokens = model.tokenize(prompt);
+// BOS first when the model asks for it (tokenizer.ggml.add_bos_token), as llama-cli does.
+const bos = model.tokens.bos;
+const add_bos = model.fileInfo.metadata?.tokenizer?.ggml?.add_bos_token ?? true;
+const prompt_tokens = [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt)];
 const tokens = [];
 for await (const t of seq.evaluate(prompt_tokens, {temperature: 0})) {
   tokens.push(t);
