@@ -221,6 +221,18 @@ TEST(Gguf, EveryTruncationThrows) {
   }
 }
 
+// The real model cut at every offset of its header, metadata and tensor-info region (and a
+// sample of the data section): always a clean error.
+TEST(Gguf, Stories260KTruncations) {
+  const std::string path = test::stories_path();
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "model absent: " << path;
+  const auto b = test::read_bytes(path);
+  const size_t data_offset = File::from_memory(b.data(), b.size()).data_offset();
+  for (size_t n = 0; n < b.size(); n += n < data_offset ? 1 : 4099) {
+    EXPECT_THROW(File::from_memory(b.data(), n), Error) << "truncated to " << n << " bytes";
+  }
+}
+
 struct Mutation {
   const char* what;
   std::function<void(std::vector<uint8_t>&)> apply;
