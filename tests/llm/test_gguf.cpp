@@ -188,6 +188,14 @@ TEST(Gguf, SmallFileAllValueTypes) {
   EXPECT_EQ(out[11], 11.0f);
 }
 
+TEST(Gguf, Version2IsAccepted) {  // v2 has v3's layout (64-bit counts); v1 is rejected
+  auto b = small_gguf();
+  poke<uint32_t>(b, 4, 2);
+  const File f = File::from_memory(b.data(), b.size());
+  EXPECT_EQ(f.version(), 2u);
+  EXPECT_EQ(f.tensors().size(), 3u);
+}
+
 TEST(Gguf, OpenErrors) {
   EXPECT_NE(error_of([] { File::open("/nonexistent/x.gguf"); }).find("/nonexistent/x.gguf: cannot open"),
             std::string::npos);
