@@ -110,8 +110,8 @@ int bench_model(int argc, char** argv) {
   if (!no_limits) print_limits(lim, false);
   std::printf("\nmodel %s: %s, %zu layers, dim %zu, ffn %zu, %zu heads (%zu KV), vocab %zu\n", model_path.c_str(),
               c.arch.c_str(), c.n_layer, c.n_embd, c.n_ff, c.n_head, c.n_head_kv, c.n_vocab);
-  std::printf("  weights %s packed (%.2f GB read per decoded token), %.2f GOP per token (%.0f%% on int8 kernels)\n",
-              mib(st.packed_bytes).c_str(), bytes_per_token / 1e9, static_cast<double>(st.matmul_ops) / 1e9,
+  std::printf("  weights %s packed (%.1f MB read per decoded token), %.3f GOP per token (%.0f%% on int8 kernels)\n",
+              mib(st.packed_bytes).c_str(), bytes_per_token / 1e6, static_cast<double>(st.matmul_ops) / 1e9,
               st.matmul_ops ? 100.0 * int8_ops / static_cast<double>(st.matmul_ops) : 0.0);
   std::printf("  attn_q kernels: GEMM %s, GEMV %s\n", gemm.name, gemv.name);
   std::printf("  load %.2f s (repack %.2f s), %zu threads\n\n", st.load_seconds, st.pack_seconds, threads);
