@@ -7,27 +7,10 @@
 
 #include "core/error.h"
 #include "llm/model.h"
+#include "llm/ops.h"
 
 namespace qmm::llm {
 namespace {
-
-// Σ a[i]·b[i] in eight independent partial sums, so the compiler can vectorize it.
-inline float dot(const float* a, const float* b, size_t n) {
-  float acc[8] = {};
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (size_t j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
-  }
-  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-
-// out = x / sqrt(mean(x²) + eps) · gain
-inline void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps) {
-  const float inv = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + eps);
-  for (size_t i = 0; i < n; ++i) out[i] = x[i] * inv * gain[i];
-}
 
 // Rotates the first n_rot dimensions of each head of a row in consecutive pairs (2i, 2i+1):
 // llama.cpp's "normal" RoPE, which GGUF's permuted Q/K weights of the llama arch expect.
@@ -146,34 +129,9 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
     const size_t row_tasks = (m + rows_per_task - 1) / rows_per_task;
     auto attend = [&](size_t t, int tid) {
       const size_t h = t % c.n_head, i0 = t / c.n_head * rows_per_task;
-      const float* kh = k_cache + h / group * hd;
-      const float* vh = v_cache + h / group * hd;
-      float* att = s.att_.data() + static_cast<size_t>(tid) * s.n_ctx_;
-      for (size_t i = i0; i < std::min(m, i0 + rows_per_task); ++i) {
-        const float* qh = q + i * dim + h * hd;
-        const size_t len = pos + i + 1;
-        // Scores: att[t] = q · k[t] / sqrt(head_dim)
-        float mx = -INFINITY;
-        for (size_t p = 0; p < len; ++p) {
-          att[p] = dot(qh, kh + p * kv_dim, hd) * att_scale;
-          mx = std::max(mx, att[p]);
-        }
-        // Softmax
-        float sum = 0.0f;
-        for (size_t p = 0; p < len; ++p) {
-          att[p] = std::exp(att[p] - mx);
-          sum += att[p];
-        }
-        // Weighted sum of the values
-        float* out = xb + i * dim + h * hd;
-        std::fill(out, out + hd, 0.0f);
-        const float inv = 1.0f / sum;
-        for (size_t p = 0; p < len; ++p) {
-          const float a = att[p] * inv;
-          const float* v = vh + p * kv_dim;
-          for (size_t d = 0; d < hd; ++d) out[d] += a * v[d];
-        }
-      }
+      attend_head(q + i0 * dim + h * hd, dim, k_cache + h / group * hd, v_cache + h / group * hd, kv_dim, hd, pos + i0,
+                  std::min(rows_per_task, m - i0), att_scale, s.att_.data() + static_cast<size_t>(tid) * s.n_ctx_,
+                  xb + i0 * dim + h * hd, dim);
     };
     // Small work (short contexts, tiny models) is not worth waking the pool for.
     const size_t work = c.n_head * m * (pos + m) * hd;
@@ -195,9 +153,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
     // SwiGLU: hb = silu(xb · Wgateᵀ) ⊙ (xb · Wupᵀ)
     linear(L.w_gate, m, xb, dim, hb, ff, ctx);
     linear(L.w_up, m, xb, dim, hb2, ff, ctx);
-    parallel_range(pool, m * ff, 2048, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) hb[i] = hb[i] / (1.0f + std::exp(-hb[i])) * hb2[i];
-    });
+    parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) { swiglu(hb + b, hb2 + b, e - b); });
 
     // Down projection and residual: x += hb · Wdownᵀ
     linear(L.w_down, m, hb, ff, xb, dim, ctx);
