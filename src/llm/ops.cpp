@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-// x86-64 ELF: an AVX2+FMA clone and a baseline clone of each function, chosen at load time.
+// x86-64 ELF: an x86-64-v3 (AVX2, FMA) clone and a baseline clone of each function, chosen at
+// load time by CPU features ("arch=haswell" would instead test for that CPU model).
 #if defined(__x86_64__) && defined(__ELF__)
-#define QMM_VECTOR_CLONES __attribute__((target_clones("arch=haswell", "default")))
+#define QMM_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define QMM_VECTOR_CLONES
 #endif

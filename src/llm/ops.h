@@ -1,7 +1,7 @@
 // The loops of the forward pass that are not matmuls: causal attention of one head over the
 // KV cache, RMSNorm, SwiGLU. Plain C++ written so compilers vectorize it (independent
 // partial sums, fixed-size inner loops); on x86-64 each function is compiled twice, for
-// AVX2+FMA and for the baseline, and the dynamic loader picks one (function multi-versioning),
+// x86-64-v3 (AVX2, FMA) and for the baseline, and the dynamic loader picks one (function multi-versioning),
 // so the binary still runs on any x86-64.
 #pragma once
 #include <cstddef>
