@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 // x86-64 ELF: an x86-64-v3 (AVX2, FMA) clone and a baseline clone of each function, chosen at
 // load time by CPU features ("arch=haswell" would instead test for that CPU model).
@@ -14,38 +15,68 @@
 namespace qmm::llm {
 namespace {
 
-// Σ a[i]·b[i] in eight independent partial sums (one vector register).
+// Eight floats as one vector value (GCC/Clang vector extension): one ymm register in the
+// x86-64-v3 clone, two xmm in the baseline, two NEON registers on Arm.
+using v8 = float __attribute__((vector_size(32)));
+inline v8 load8(const float* p) {
+  v8 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+inline float hsum(v8 v) { return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7])); }
+
+// Σ a[i]·b[i] in eight independent partial sums.
 inline float dot(const float* a, const float* b, size_t n) {
-  float acc[8] = {};
+  v8 acc{};
   size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (size_t j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
-  }
-  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+  for (; i + 8 <= n; i += 8) acc += load8(a + i) * load8(b + i);
+  float s = hsum(acc);
   for (; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
-// The dot products of q with four keys at once (q is loaded once for the four).
-inline void dot4(const float* q, const float* k0, const float* k1, const float* k2, const float* k3, size_t n,
-                 float* out) {
-  float a0[8] = {}, a1[8] = {}, a2[8] = {}, a3[8] = {};
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (size_t j = 0; j < 8; ++j) {
-      a0[j] += q[i + j] * k0[i + j];
-      a1[j] += q[i + j] * k1[i + j];
-      a2[j] += q[i + j] * k2[i + j];
-      a3[j] += q[i + j] * k3[i + j];
+// scores[p] = scale · q·k_p for p < len: four keys per pass, so q is loaded once for four.
+// head_dim % 8 == 0.
+inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, size_t len, float scale, float* att) {
+  size_t p = 0;
+  for (; p + 4 <= len; p += 4) {
+    const float* k0 = k + p * kv_stride;
+    const float *k1 = k0 + kv_stride, *k2 = k1 + kv_stride, *k3 = k2 + kv_stride;
+    v8 a0{}, a1{}, a2{}, a3{};
+    for (size_t d = 0; d < hd; d += 8) {
+      const v8 qv = load8(q + d);
+      a0 += qv * load8(k0 + d);
+      a1 += qv * load8(k1 + d);
+      a2 += qv * load8(k2 + d);
+      a3 += qv * load8(k3 + d);
     }
+    att[p] = hsum(a0) * scale;
+    att[p + 1] = hsum(a1) * scale;
+    att[p + 2] = hsum(a2) * scale;
+    att[p + 3] = hsum(a3) * scale;
   }
-  float* acc[4] = {a0, a1, a2, a3};
-  const float* ks[4] = {k0, k1, k2, k3};
-  for (int t = 0; t < 4; ++t) {
-    const float* a = acc[t];
-    float s = ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));
-    for (size_t r = i; r < n; ++r) s += q[r] * ks[t][r];
-    out[t] = s;
+  for (; p < len; ++p) att[p] = dot(q, k + p * kv_stride, hd) * scale;
+}
+
+// out[0..hd) = inv · Σ_p att[p] · v_p, 64 columns at a time held in eight vectors. hd % 8 == 0.
+inline void weighted_values(const float* att, const float* v, size_t kv_stride, size_t hd, size_t len, float inv,
+                            float* out) {
+  for (size_t d0 = 0; d0 < hd; d0 += 64) {
+    const size_t w = std::min<size_t>(64, hd - d0) / 8;  // vectors in this block
+    v8 o[8] = {};
+    if (w == 8) {
+      for (size_t p = 0; p < len; ++p) {
+        const float* vp = v + p * kv_stride + d0;
+        for (size_t j = 0; j < 8; ++j) o[j] += att[p] * load8(vp + 8 * j);
+      }
+    } else {
+      for (size_t p = 0; p < len; ++p) {
+        const float* vp = v + p * kv_stride + d0;
+        for (size_t j = 0; j < w; ++j) o[j] += att[p] * load8(vp + 8 * j);
+      }
+    }
+    for (size_t j = 0; j < w; ++j) store8(out + d0 + 8 * j, o[j] * inv);
   }
 }
 
@@ -56,33 +87,29 @@ void attend_head(const float* q, size_t q_stride, const float* k, const float* v
                  size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride) {
   for (size_t r = 0; r < rows; ++r) {
     const float* qr = q + r * q_stride;
-    const size_t len = pos0 + r + 1;
-    // Scores: att[p] = scale · q·k_p, four keys at a time.
-    size_t p = 0;
-    for (; p + 4 <= len; p += 4) {
-      dot4(qr, k + p * kv_stride, k + (p + 1) * kv_stride, k + (p + 2) * kv_stride, k + (p + 3) * kv_stride, hd, att + p);
-    }
-    for (; p < len; ++p) att[p] = dot(qr, k + p * kv_stride, hd);
-    float mx = -INFINITY;
-    for (p = 0; p < len; ++p) mx = std::max(mx, att[p] *= scale);
-    // Softmax (the 1/sum is applied to the output).
-    float sum = 0.0f;
-    for (p = 0; p < len; ++p) sum += (att[p] = std::exp(att[p] - mx));
-    // out = Σ_p att[p] · v_p, four positions per pass over out.
     float* o = out + r * out_stride;
-    std::fill(o, o + hd, 0.0f);
-    for (p = 0; p + 4 <= len; p += 4) {
-      const float a0 = att[p], a1 = att[p + 1], a2 = att[p + 2], a3 = att[p + 3];
-      const float *v0 = v + p * kv_stride, *v1 = v0 + kv_stride, *v2 = v1 + kv_stride, *v3 = v2 + kv_stride;
-      for (size_t d = 0; d < hd; ++d) o[d] += (a0 * v0[d] + a1 * v1[d]) + (a2 * v2[d] + a3 * v3[d]);
+    const size_t len = pos0 + r + 1;
+    // Scores: att[p] = scale · q·k_p
+    if (hd % 8 == 0) {
+      scores(qr, k, kv_stride, hd, len, scale, att);
+    } else {
+      for (size_t p = 0; p < len; ++p) att[p] = dot(qr, k + p * kv_stride, hd) * scale;
     }
-    for (; p < len; ++p) {
-      const float a = att[p];
-      const float* vp = v + p * kv_stride;
-      for (size_t d = 0; d < hd; ++d) o[d] += a * vp[d];
+    // Softmax numerators (the 1/sum is applied to the output)
+    float mx = -INFINITY;
+    for (size_t p = 0; p < len; ++p) mx = std::max(mx, att[p]);
+    float sum = 0.0f;
+    for (size_t p = 0; p < len; ++p) sum += (att[p] = std::exp(att[p] - mx));
+    // out = Σ_p softmax_p · v_p
+    if (hd % 8 == 0) {
+      weighted_values(att, v, kv_stride, hd, len, 1.0f / sum, o);
+    } else {
+      std::fill(o, o + hd, 0.0f);
+      for (size_t p = 0; p < len; ++p) {
+        for (size_t d = 0; d < hd; ++d) o[d] += att[p] * v[p * kv_stride + d];
+      }
+      for (size_t d = 0; d < hd; ++d) o[d] /= sum;
     }
-    const float inv = 1.0f / sum;
-    for (size_t d = 0; d < hd; ++d) o[d] *= inv;
   }
 }
 
