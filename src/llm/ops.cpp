@@ -18,16 +18,16 @@ namespace {
 // Eight floats as one vector value (GCC/Clang vector extension): one ymm register in the
 // x86-64-v3 clone, two xmm in the baseline, two NEON registers on Arm.
 using v8 = float __attribute__((vector_size(32)));
-inline v8 load8(const float* p) {
+[[gnu::always_inline]] inline v8 load8(const float* p) {
   v8 v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-inline void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
-inline float hsum(v8 v) { return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7])); }
+[[gnu::always_inline]] inline void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+[[gnu::always_inline]] inline float hsum(v8 v) { return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7])); }
 
 // Σ a[i]·b[i] in eight independent partial sums.
-inline float dot(const float* a, const float* b, size_t n) {
+[[gnu::always_inline]] inline float dot(const float* a, const float* b, size_t n) {
   v8 acc{};
   size_t i = 0;
   for (; i + 8 <= n; i += 8) acc += load8(a + i) * load8(b + i);
@@ -38,7 +38,7 @@ inline float dot(const float* a, const float* b, size_t n) {
 
 // scores[p] = scale · q·k_p for p < len: four keys per pass, so q is loaded once for four.
 // head_dim % 8 == 0.
-inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, size_t len, float scale, float* att) {
+[[gnu::always_inline]] inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, size_t len, float scale, float* att) {
   size_t p = 0;
   for (; p + 4 <= len; p += 4) {
     const float* k0 = k + p * kv_stride;
@@ -60,7 +60,7 @@ inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, 
 }
 
 // out[0..hd) = inv · Σ_p att[p] · v_p, 64 columns at a time held in eight vectors. hd % 8 == 0.
-inline void weighted_values(const float* att, const float* v, size_t kv_stride, size_t hd, size_t len, float inv,
+[[gnu::always_inline]] inline void weighted_values(const float* att, const float* v, size_t kv_stride, size_t hd, size_t len, float inv,
                             float* out) {
   for (size_t d0 = 0; d0 < hd; d0 += 64) {
     const size_t w = std::min<size_t>(64, hd - d0) / 8;  // vectors in this block
