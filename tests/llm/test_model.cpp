@@ -217,14 +217,16 @@ TEST(Stories260K, OtherTypesAreDequantizedAndRepacked) {
   opt.trace = [&](const std::string& l) { lines.push_back(l); };
   Context ctx(1);
   const Model m = Model::load(path, opt, ctx.pool());
-  EXPECT_EQ(m.layers()[0].wq.type(), WeightType::q8_0);      // k = 64: Q8_0
+  EXPECT_EQ(m.layers()[0].qkv.parts[0].type(), WeightType::q8_0);      // k = 64: Q8_0
   EXPECT_EQ(m.layers()[0].w_down.type(), WeightType::f16);   // k = 172: F16
-  bool said_q8 = false, said_f16 = false;
+  bool said_q8 = false, said_f16 = false, fused = false;
   for (const std::string& l : lines) {
     said_q8 |= l.find("blk.0.attn_q.weight") != std::string::npos && l.find("dequantized bf16 -> q8_0") != std::string::npos;
+    fused |= l.find("-> fused [n=128 k=64] q8_0") != std::string::npos;
     said_f16 |= l.find("blk.0.ffn_down.weight") != std::string::npos && l.find("dequantized bf16 -> f16") != std::string::npos;
   }
-  EXPECT_TRUE(said_q8 && said_f16);
+  EXPECT_TRUE(said_q8 && said_f16 && fused);
+  EXPECT_EQ(m.layers()[0].qkv.parts.size(), 1u);  // Q, K, V in one matrix
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
   State s(m, 64, 8, ctx);
   std::vector<int32_t> toks{tok.bos()};

@@ -94,8 +94,8 @@ int bench_model(int argc, char** argv) {
                                   (lim.fp32_gflops > 0 ? float_ops / (lim.fp32_gflops * 1e9) : 0);
   const double pp_bound = !no_limits && pp_sec_per_token > 0 ? 1.0 / pp_sec_per_token : 0;
   const double pp = n_prompt ? static_cast<double>(n_prompt) / pp_s : 0, tg = n_gen ? static_cast<double>(n_gen) / tg_s : 0;
-  const Ukernel& gemm = model.layers().front().wq.gemm();
-  const Ukernel& gemv = model.layers().front().wq.gemv();
+  const Ukernel& gemm = model.layers().front().qkv.parts[0].gemm();
+  const Ukernel& gemv = model.layers().front().qkv.parts[0].gemv();
 
   if (json) {
     std::printf("{\"model\": \"%s\", \"threads\": %zu, \"packed_bytes\": %zu, \"gemm\": \"%s\", \"gemv\": \"%s\", ",
@@ -113,7 +113,7 @@ int bench_model(int argc, char** argv) {
   std::printf("  weights %s packed (%.1f MB read per decoded token), %.3f GOP per token (%.0f%% on int8 kernels)\n",
               mib(st.packed_bytes).c_str(), bytes_per_token / 1e6, static_cast<double>(st.matmul_ops) / 1e9,
               st.matmul_ops ? 100.0 * int8_ops / static_cast<double>(st.matmul_ops) : 0.0);
-  std::printf("  attn_q kernels: GEMM %s, GEMV %s\n", gemm.name, gemv.name);
+  std::printf("  Q/K/V kernels: GEMM %s, GEMV %s\n", gemm.name, gemv.name);
   std::printf("  load %.2f s (repack %.2f s), %zu threads\n\n", st.load_seconds, st.pack_seconds, threads);
   std::printf("  %-8s %12s %14s %9s\n", "test", "tokens/s", "bound tok/s", "of bound");
   auto row = [&](const char* name, size_t n, double v, double bound, const char* limit) {
