@@ -87,8 +87,10 @@ size_t State::bytes() const {
 
 const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n) {
   const Config& c = model.config();
-  check_arg(n >= 1 && n <= s.n_batch_, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
-  check_arg(s.pos_ + n <= s.n_ctx_, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
+  if (n < 1 || n > s.n_batch_) {  // (messages built only on failure: no allocation per token)
+    fail(Status::invalid_argument, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
+  }
+  if (s.pos_ + n > s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
   Context& ctx = *s.ctx_;
   ThreadPool& pool = ctx.pool();
   const size_t m = n, pos = s.pos_, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff;
