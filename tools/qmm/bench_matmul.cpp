@@ -10,6 +10,7 @@
 #include "args.h"
 #include "bench_util.h"
 #include "bench_verbs.h"
+#include "core/buffer.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
 #include "limits.h"
@@ -90,6 +91,7 @@ int bench_matmul(int argc, char** argv) {
   const double ops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
 
   std::vector<Row> table;
+  double lhs_pack_seconds = 0;  // the selected GEMM's LHS packer alone, one thread
   auto measure = [&](const KernelFilter& f, bool scalar) {
     std::vector<PackedWeights> w = pack_copies(type, n, k, rows, f, 1, ctx.pool());
     const Ukernel& u = w[0].kernel_for(m);
@@ -124,6 +126,12 @@ int bench_matmul(int argc, char** argv) {
       add("dram", dram, true);
     }
     add(m == 1 ? "hot" : "gemm", hot, false);
+    if (m > 1 && !scalar) {
+      const TileParams p = w[0].params_for(m);
+      AlignedBuffer packed(lhs_packed_size(u, p, m, k));
+      lhs_pack_seconds = time_median(
+          [&] { u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs.data(), k * 4, packed.data()); }, t / 4, 3);
+    }
     return hot;
   };
   const double t_sel = measure(filter, false);
@@ -140,7 +148,8 @@ int bench_matmul(int argc, char** argv) {
       std::printf("%s{\"kernel\": \"%s\", \"mode\": \"%s\", \"seconds\": %.9f, \"gops\": %.3f, \"gbs\": %.3f, \"pct_limit\": %.2f, \"limit\": \"%s\"}",
                   i ? ", " : "", r.kernel.c_str(), r.mode.c_str(), r.seconds, r.gops, r.gbs, r.pct_limit, r.limit_name);
     }
-    std::printf("], \"speedup_vs_scalar\": %.2f}\n", t_scalar > 0 ? t_scalar / t_sel : 0.0);
+    std::printf("], \"lhs_pack_seconds\": %.9f, \"speedup_vs_scalar\": %.2f}\n", lhs_pack_seconds,
+                t_scalar > 0 ? t_scalar / t_sel : 0.0);
     return 0;
   }
   if (!no_limits) print_limits(lim, false);
@@ -149,6 +158,10 @@ int bench_matmul(int argc, char** argv) {
   for (const Row& r : table) {
     std::printf("  %-62s %-5s %9.3f ms %9.1f %9.2f %7.1f%%  of %s\n", r.kernel.c_str(), r.mode.c_str(), r.seconds * 1e3,
                 r.gops, r.gbs, r.pct_limit, r.limit_name);
+  }
+  if (lhs_pack_seconds > 0) {
+    std::printf("  LHS quant+pack alone (1 thread): %.3f ms = %.1f%% of the matmul time\n", lhs_pack_seconds * 1e3,
+                100.0 * lhs_pack_seconds / t_sel);
   }
   if (t_scalar > 0) std::printf("  speed-up over scalar: %.1fx\n", t_scalar / t_sel);
   return 0;

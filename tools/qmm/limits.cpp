@@ -70,7 +70,7 @@ void print_limits(const MachineLimits& l, bool json) {
   std::printf("machine limits, %d thread%s (measured now)\n", l.threads, l.threads == 1 ? "" : "s");
   std::printf("  DRAM read bandwidth      %8.1f GB/s   (one pass over 512 MiB, best of 3)\n", l.dram_read_gbs);
   std::printf("  cache-hot read bandwidth %8.1f GB/s   (256 KiB per thread)\n", l.hot_read_gbs);
-  std::printf("  int8 dot-product peak    %8.1f GOPS   (%s)\n", l.int8_gops, l.int8_instr.c_str());
+  std::printf("  int8 dot-product peak    %8.1f GOPS   (%s alone; 1 MAC = 2 ops)\n", l.int8_gops, l.int8_instr.c_str());
   if (l.avx2_int8_gops > 0) std::printf("  AVX2 int8 peak           %8.1f GOPS   (vpmaddubsw + vpmaddwd + vpaddd)\n", l.avx2_int8_gops);
   std::printf("  FP32 FMA peak            %8.1f GFLOPS\n", l.fp32_gflops);
 }
