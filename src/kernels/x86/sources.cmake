@@ -22,4 +22,6 @@ qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCE
 # --- AVX-512 VNNI (zmm vpdpbusd) ---
 qmm_isa_sources(qmm FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.cpp
-  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp)
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_f32p_f16p_avx512.cpp
+  kernels/x86/matmul_clamp_f32_f32p_f32p_avx512.cpp)
