@@ -28,6 +28,11 @@ std::vector<float> random_floats(size_t count, uint64_t seed) {
 
 namespace {
 
+// --cpu-time: seconds of process CPU time per thread, which leaves out the time slices other
+// processes held the cores (a shared machine), not the time a thread waits on memory.
+double g_cpu_threads = 1;
+double cpu_clock() { return process_cpu_seconds() / g_cpu_threads; }
+
 struct Row {
   std::string kernel, mode;
   double seconds, gops, gbs, pct_limit;
@@ -48,7 +53,7 @@ int bench_matmul(int argc, char** argv) {
   std::string type_s = "q4_0", kernel, disable;
   size_t m = 1, n = 4096, k = 4096, threads = 1, rotate_mib = 256;
   double min_time = 1.0;
-  bool json = false, no_scalar = false, no_limits = false;
+  bool json = false, no_scalar = false, no_limits = false, cpu_time = false;
   Args args("bench matmul",
             "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
             "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
@@ -64,6 +69,7 @@ int bench_matmul(int argc, char** argv) {
       .size("--rotate-mib", &rotate_mib, "MiB of weight copies for the DRAM figure (default 256)")
       .flag("--no-scalar", &no_scalar, "skip the scalar comparison")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (shared machines)")
       .flag("--json", &json, "print JSON");
   args.parse();
   WeightType type;
@@ -80,6 +86,8 @@ int bench_matmul(int argc, char** argv) {
     }
   }
 
+  g_cpu_threads = static_cast<double>(threads);
+  double (*clock)() = cpu_time ? cpu_clock : now_seconds;
   MachineLimits lim;
   if (!no_limits) lim = measure_limits(static_cast<int>(threads));
   Context ctx(static_cast<int>(threads));
@@ -112,7 +120,7 @@ int bench_matmul(int argc, char** argv) {
     };
     const double t = scalar ? std::min(min_time, 0.5) : min_time;
     const int reps = scalar ? 1 : 3;
-    const double hot = time_median([&] { matmul(w[0], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx); }, t, reps);
+    const double hot = time_median([&] { matmul(w[0], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx); }, t, reps, clock);
     if (m == 1 && !scalar) {
       const size_t copies = std::max<size_t>(2, (rotate_mib << 20) / w[0].bytes() + 1);
       w = pack_copies(type, n, k, rows, f, copies, ctx.pool());
@@ -122,7 +130,7 @@ int bench_matmul(int argc, char** argv) {
             matmul(w[next], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx);
             next = (next + 1) % w.size();
           },
-          t, static_cast<int>(2 * copies));
+          t, static_cast<int>(2 * copies), clock);
       add("dram", dram, true);
     }
     add(m == 1 ? "hot" : "gemm", hot, false);
@@ -130,7 +138,8 @@ int bench_matmul(int argc, char** argv) {
       const TileParams p = w[0].params_for(m);
       AlignedBuffer packed(lhs_packed_size(u, p, m, k));
       lhs_pack_seconds = time_median(
-          [&] { u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs.data(), k * 4, packed.data()); }, t / 4, 3);
+          [&] { u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs.data(), k * 4, packed.data()); }, t / 4, 3,
+          cpu_time ? process_cpu_seconds : now_seconds);
     }
     return hot;
   };
