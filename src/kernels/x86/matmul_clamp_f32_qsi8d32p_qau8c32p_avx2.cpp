@@ -69,6 +69,7 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, const uint8_t* lp, 
   for (size_t p = 0; p < P; ++p) acc[p] = _mm256_setzero_ps();
   for (size_t b = 0; b < blocks; ++b) {
     const uint8_t* a = lp + b * x86lhs::kBlockBytes;
+#pragma GCC unroll 4
     for (size_t p = 0; p < P; ++p) {
       const uint8_t* w = rp + p * rhs_panel + b * kRhsBlock;
       __m256i s[1];
@@ -82,12 +83,12 @@ void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* d
   const size_t blocks = k / kBlock, rhs_panel = blocks * kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  constexpr size_t P = 4;  // panels at once: more reads in flight, shared activation loads
   size_t j0 = 0;
-  for (; j0 + 2 * kNr <= n; j0 += 2 * kNr) {
-    __m256 acc[2];
-    gemv_panels<2>(static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel, rhs_panel, lp, blocks, acc);
-    avx2::store_clamped(dst + j0, acc[0], kNr, vlo, vhi);
-    avx2::store_clamped(dst + j0 + kNr, acc[1], kNr, vlo, vhi);
+  for (; j0 + P * kNr <= n; j0 += P * kNr) {
+    __m256 acc[P];
+    gemv_panels<P>(static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel, rhs_panel, lp, blocks, acc);
+    for (size_t p = 0; p < P; ++p) avx2::store_clamped(dst + j0 + p * kNr, acc[p], kNr, vlo, vhi);
   }
   for (; j0 < n; j0 += kNr) {
     __m256 acc[1];
