@@ -69,7 +69,7 @@ void print_limits(const MachineLimits& l, bool json) {
     return;
   }
   std::printf("machine limits, %d thread%s (measured now)\n", l.threads, l.threads == 1 ? "" : "s");
-  std::printf("  DRAM read bandwidth      %8.1f GB/s   (512 MiB, median of 4 MiB pieces)\n", l.dram_read_gbs);
+  std::printf("  DRAM read bandwidth      %8.1f GB/s   (512 MiB, 4 streams, median of 4 MiB pieces)\n", l.dram_read_gbs);
   std::printf("  cache-hot read bandwidth %8.1f GB/s   (256 KiB per thread, median of passes)\n", l.hot_read_gbs);
   std::printf("  int8 dot-product peak    %8.1f GOPS   (%s alone; 1 MAC = 2 ops)\n", l.int8_gops, l.int8_instr.c_str());
   if (l.avx2_int8_gops > 0) std::printf("  AVX2 int8 peak           %8.1f GOPS   (vpmaddubsw + vpmaddwd + vpaddd)\n", l.avx2_int8_gops);
