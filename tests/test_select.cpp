@@ -1,5 +1,6 @@
 // Kernel selection and user overrides.
 #include <cstdlib>
+#include <string>
 
 #include "core/error.h"
 #include "test_util.h"
@@ -54,6 +55,12 @@ TEST(Select, UnknownNamesAreErrorsListingValidNames) {
 }
 
 TEST(Select, EnvironmentOverrides) {
+  // Restores the caller's QMM_KERNELS/QMM_DISABLE: the emulated CTest runs set QMM_DISABLE for
+  // the whole suite, and later tests (ExpectedIsaWhenAsked) read it.
+  const char* k0 = std::getenv("QMM_KERNELS");
+  const char* d0 = std::getenv("QMM_DISABLE");
+  const std::string kernels = k0 ? k0 : "", disable = d0 ? d0 : "";
+  ::unsetenv("QMM_DISABLE");
   ::setenv("QMM_KERNELS", "scalar", 1);
   EXPECT_EQ(select_kernels(WeightType::q8_0, kernel_filter_from_env(), cpu_info()).gemm->isa, Isa::scalar);
   ::setenv("QMM_KERNELS", "bogus", 1);
@@ -61,7 +68,8 @@ TEST(Select, EnvironmentOverrides) {
   ::unsetenv("QMM_KERNELS");
   ::setenv("QMM_DISABLE", "bogus", 1);
   EXPECT_THROW(kernel_filter_from_env(), Error);
-  ::unsetenv("QMM_DISABLE");
+  if (k0) ::setenv("QMM_KERNELS", kernels.c_str(), 1);
+  if (d0) ::setenv("QMM_DISABLE", disable.c_str(), 1); else ::unsetenv("QMM_DISABLE");
 }
 
 // Under emulation the CI asks which ISA must win (QMM_EXPECT_GEMM_ISA=sme2|i8mm|dotprod|...).
