@@ -60,7 +60,7 @@ if(CMAKE_CROSSCOMPILING AND DEFINED QMM_QEMU_AARCH64)
       "svl128|${QMM_QEMU_CPU}|16||${_qmm_all}"
       "svl256|${QMM_QEMU_CPU}|32||${_qmm_all}"
       "nosme|max,sme=off|0||${_qmm_nosme}"
-      "dotprod|${QMM_QEMU_CPU}|64|sme2,i8mm|${_qmm_dotprod}")
+      "dotprod|${QMM_QEMU_CPU}|16|sme2,i8mm|${_qmm_dotprod}")
   set(QMM_EMU_DEFAULT_GEMM_ISA ${_qmm_all})
   message(STATUS "qmm: emulated test runs (name|cpu|svl|QMM_DISABLE|expected GEMM ISA): default SVL "
                  "${QMM_QEMU_SME_VL}|${_qmm_all}; ${QMM_EMU_CONFIGS}")
