@@ -78,7 +78,7 @@ std::vector<const Ukernel*> sme2_kernels() {
 }
 
 INSTANTIATE_TEST_SUITE_P(List, Sme2Kernels, ::testing::ValuesIn(sme2_kernels()),
-                         [](const ::testing::TestParamInfo<const Ukernel*>& info) { return std::string(info.param->name); });
+                         [](const ::testing::TestParamInfo<const Ukernel*>& p) { return std::string(p.param->name); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Sme2Kernels);
 
 }  // namespace
