@@ -1,5 +1,6 @@
 // Kernel selection and user overrides.
 #include <cstdlib>
+#include <string>
 
 #include "core/error.h"
 #include "test_util.h"
