@@ -1,6 +1,6 @@
 // Q8_0 GEMM for NEON DotProd: dst[m, n] = clamp(lhs · rhsᵀ) with int8 activations and int8
 // weights, in 4x8 output tiles.
-//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32, mr = 4, kr = 8, sr = 1 (per block: 4 f16 scales,
+//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32_neon, mr = 4, kr = 8, sr = 1 (per block: 4 f16 scales,
 //        then 4 chunks of 8 columns x 4 rows).
 //   RHS: rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, nr = 8, kr = 8 (shared with the Q8_0 DotProd
 //        GEMV and I8MM GEMM).
