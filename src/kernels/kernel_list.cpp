@@ -4,6 +4,9 @@
 
 #include "core/cpu.h"
 #include "kernels/kernel_headers.h"
+#include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
@@ -108,6 +111,25 @@ std::span<const LhsPacker* const> lhs_packer_list() {
 
 std::span<const RhsPacker* const> rhs_packer_list() {
   static const std::vector<const RhsPacker*> list = distinct<RhsPacker>([](const Ukernel& u) { return u.rhs; });
+  return list;
+}
+
+std::span<const PackerPreset> packer_presets() {
+  static const std::vector<PackerPreset> list = [] {
+    // The SME2 Q4_0 pair, described portably (an Arm build with SME2 also has them in kKernels).
+    std::vector<PackerPreset> out = {
+        {"matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_gemv_params},
+    };
+    for (const Ukernel* u : kKernels) {
+      bool seen = false;
+      for (const PackerPreset& p : out) seen = seen || std::string_view(p.kernel) == u->name;
+      if (!seen) out.push_back({u->name, u->isa, u->lhs, u->rhs, u->params});
+    }
+    return out;
+  }();
   return list;
 }
 

@@ -1,0 +1,23 @@
+// AVX-VNNI kernels for Q4_0 weights (ymm {vex} vpdpbusd), GEMM and GEMV over ONE packed RHS.
+//
+//   GEMM matmul_clamp_f32_qsi8d32p4x4_qau4c32p8x4_4x8_avxvnni_dpbusd   mr 4, nr 8, kr 4, sr 2
+//   GEMV matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avxvnni_dpbusd   mr 1, nr 8, kr 4, sr 2
+//   m_step = mr, n_step = nr.
+// Packers: lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 (x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h;
+//          AVX2), rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0 with nr = 8 (the AVX2 kernels' RHS).
+//
+// Inner loop, per 32-block: the int32 accumulator of each row starts at −8·Σa (the zero point,
+// from the LHS block sum); the block's 8 columns are 4 ymm of nibbles, `and 0x0f` and
+// `srl 4; and 0x0f` give K chunks v and v+4 as u8 (one 32-bit lane per column), and each is one
+// vpdpbusd per row with the row's 4-byte chunk broadcast. Once per block: to F32 and
+// one FMA with s_a·s_w. 4 rows: 32 vpdpbusd per 12 unpack instructions. The GEMV does 1 row and
+// 2 column panels at once.
+#pragma once
+#include "kernels/ukernel.h"
+
+namespace qmm {
+
+extern const Ukernel matmul_clamp_f32_qsi8d32p4x4_qau4c32p8x4_4x8_avxvnni_dpbusd;
+extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avxvnni_dpbusd;
+
+}  // namespace qmm

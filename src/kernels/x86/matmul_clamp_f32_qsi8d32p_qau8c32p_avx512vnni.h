@@ -1,0 +1,21 @@
+// AVX-512 VNNI kernels for Q8_0 weights (zmm vpdpbusd), GEMM and GEMV over ONE packed RHS.
+//
+//   GEMM matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusd   mr 8, nr 16, kr 4, sr 1
+//   GEMV matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusd   mr 1, nr 16, kr 4, sr 1
+//   m_step = mr, n_step = nr.
+// Packers: lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, rhs_pack_nxk_qau8c32pscalef16_qsi8c32 with nr = 16.
+//
+// Inner loop, per 32-block: the int32 accumulator of each row starts at −128·Σa (the zero
+// point of u = w + 128, from the LHS block sum); the block's 16 columns are 8 zmm of u8 (K chunk
+// v, one 32-bit lane per column), each one vpdpbusd per row with the row's 4-byte chunk
+// broadcast. Once per block: to F32 and one FMA with s_a·s_w. The GEMV does 1 row and 2 column
+// panels at once.
+#pragma once
+#include "kernels/ukernel.h"
+
+namespace qmm {
+
+extern const Ukernel matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusd;
+extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusd;
+
+}  // namespace qmm
