@@ -41,6 +41,18 @@ inline float32x4_t dup_pair(float32x4_t x, int h) {
   return vreinterpretq_f32_f64(h == 0 ? vdupq_laneq_f64(d, 0) : vdupq_laneq_f64(d, 1));
 }
 
+// 4x4 transpose: columns c[0..3] (rows in the lanes) -> rows r[0..3].
+inline void transpose4(const float32x4_t c[4], float32x4_t r[4]) {
+  const float64x2_t t0 = vreinterpretq_f64_f32(vtrn1q_f32(c[0], c[1]));
+  const float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(c[0], c[1]));
+  const float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(c[2], c[3]));
+  const float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(c[2], c[3]));
+  r[0] = vreinterpretq_f32_f64(vzip1q_f64(t0, t2));
+  r[1] = vreinterpretq_f32_f64(vzip1q_f64(t1, t3));
+  r[2] = vreinterpretq_f32_f64(vzip2q_f64(t0, t2));
+  r[3] = vreinterpretq_f32_f64(vzip2q_f64(t1, t3));
+}
+
 inline float32x4_t clamp(float32x4_t v, float32x4_t lo, float32x4_t hi) { return vminq_f32(vmaxq_f32(v, lo), hi); }
 
 // Stores the first `cols` (1..8) of a row held in two vectors.
