@@ -29,7 +29,14 @@ typedef enum qmm_status {
 } qmm_status;
 
 /* Weight types, numbered as GGML/GGUF number them. */
-typedef enum qmm_type { QMM_TYPE_F32 = 0, QMM_TYPE_F16 = 1, QMM_TYPE_Q4_0 = 2, QMM_TYPE_Q8_0 = 8 } qmm_type;
+/* (QMM_TYPE_FORCE_INT makes every int a valid value, so a wrong one is reported, not undefined.) */
+typedef enum qmm_type {
+  QMM_TYPE_F32 = 0,
+  QMM_TYPE_F16 = 1,
+  QMM_TYPE_Q4_0 = 2,
+  QMM_TYPE_Q8_0 = 8,
+  QMM_TYPE_FORCE_INT = 0x7fffffff
+} qmm_type;
 
 typedef struct qmm_weights qmm_weights;
 typedef struct qmm_context qmm_context;

@@ -4,6 +4,10 @@
 
 #include "core/cpu.h"
 #include "kernels/kernel_headers.h"
+#include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
@@ -29,7 +33,7 @@ const Ukernel* const kKernels[] = {
 };
 
 #if defined(__aarch64__)
-constexpr Isa kIsas[] = {Isa::sme2, Isa::i8mm, Isa::dotprod, Isa::scalar};
+constexpr Isa kIsas[] = {Isa::sme2, Isa::i8mm, Isa::dotprod, Isa::neon, Isa::scalar};
 #elif defined(__x86_64__)
 constexpr Isa kIsas[] = {Isa::avx512vnni, Isa::avxvnni, Isa::avx2, Isa::scalar};
 #else
@@ -59,6 +63,7 @@ const char* isa_name(Isa isa) {
     case Isa::dotprod: return "dotprod";
     case Isa::i8mm: return "i8mm";
     case Isa::sme2: return "sme2";
+    case Isa::neon: return "neon";
   }
   return "?";
 }
@@ -72,6 +77,7 @@ uint32_t isa_features(Isa isa) {
     case Isa::dotprod: return kFeatNEON | kFeatDotProd;
     case Isa::i8mm: return kFeatNEON | kFeatDotProd | kFeatI8MM;
     case Isa::sme2: return kFeatSME | kFeatSME2;
+    case Isa::neon: return kFeatNEON;
   }
   return 0;
 }
@@ -106,6 +112,33 @@ std::span<const LhsPacker* const> lhs_packer_list() {
 
 std::span<const RhsPacker* const> rhs_packer_list() {
   static const std::vector<const RhsPacker*> list = distinct<RhsPacker>([](const Ukernel& u) { return u.rhs; });
+  return list;
+}
+
+std::span<const PackerPreset> packer_presets() {
+  static const std::vector<PackerPreset> list = [] {
+    // The SME2 variants, described portably; where this build has the kernel, its own entry
+    // is used instead. Then the rest of this build's list.
+    std::vector<PackerPreset> out = {
+        {"matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_qsi8d32p1vlx4_qsi8c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemv_params},
+    };
+    for (PackerPreset& p : out) {
+      if (const Ukernel* u = find_kernel(p.kernel)) p = {u->name, u->isa, u->lhs, u->rhs, u->params};
+    }
+    for (const Ukernel* u : kKernels) {
+      bool seen = false;
+      for (const PackerPreset& p : out) seen = seen || std::string_view(p.kernel) == u->name;
+      if (!seen) out.push_back({u->name, u->isa, u->lhs, u->rhs, u->params});
+    }
+    return out;
+  }();
   return list;
 }
 

@@ -21,4 +21,16 @@ TileParams kernel_params(const Ukernel& u);
 std::span<const LhsPacker* const> lhs_packer_list();
 std::span<const RhsPacker* const> rhs_packer_list();
 
+// How each kernel packs, for tools that draw or check layouts (`qmm layout`): every variant of
+// this build's list, plus the SME2 variants on every architecture (their packers and params are
+// portable code, kernels/sme2_params.h), in priority order with SME2 first as in the Arm list.
+struct PackerPreset {
+  const char* kernel;
+  Isa isa;
+  const LhsPacker* lhs;
+  const RhsPacker* rhs;
+  TileParams (*params)(size_t svl_bytes);
+};
+std::span<const PackerPreset> packer_presets();
+
 }  // namespace qmm

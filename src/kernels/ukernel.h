@@ -13,7 +13,8 @@
 namespace qmm {
 
 // Instruction sets, in no particular order; the kernel list gives the priority.
-enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, dotprod, i8mm, sme2 };
+// neon: base Armv8-A Advanced SIMD (every aarch64 CPU), for kernels that need nothing newer.
+enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, dotprod, i8mm, sme2, neon };
 
 const char* isa_name(Isa isa);
 uint32_t isa_features(Isa isa);  // Feature bits (core/cpu.h) the ISA needs

@@ -51,6 +51,7 @@ qmm::WeightType to_type(qmm_type t) {
     case QMM_TYPE_F16: return qmm::WeightType::f16;
     case QMM_TYPE_Q4_0: return qmm::WeightType::q4_0;
     case QMM_TYPE_Q8_0: return qmm::WeightType::q8_0;
+    default: break;
   }
   qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(static_cast<int>(t)));
 }

@@ -118,8 +118,11 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
   }
   if (!pair.gemm) fail(Status::unsupported, std::string("no kernel for weight type ") + type_name(type));
+  // The GEMV: the best usable one reading the same packed RHS, of any ISA (e.g. the I8MM GEMM
+  // pairs with the DotProd GEMV: I8MM has no GEMV instruction of its own, and DotProd comes
+  // with every I8MM CPU).
   for (const Ukernel* u : kernel_list()) {
-    if (u->gemv && same_rhs(*u, *pair.gemm) && u->isa == pair.gemm->isa && usable(*u)) {
+    if (u->gemv && same_rhs(*u, *pair.gemm) && usable(*u)) {
       pair.gemv = u;
       break;
     }

@@ -11,6 +11,7 @@
 #include "bench_util.h"
 #include "bench_verbs.h"
 #include "core/buffer.h"
+#include "core/cpu.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
 #include "limits.h"
@@ -145,7 +146,9 @@ int bench_matmul(int argc, char** argv) {
   };
   const double t_sel = measure(filter, false);
   double t_scalar = 0;
-  if (!no_scalar) t_scalar = measure(parse_kernel_filter("scalar", ""), true);
+  const KernelPair chosen = select_kernels(type, filter, cpu_info());
+  const bool selected_is_scalar = (m == 1 ? chosen.gemv : chosen.gemm)->isa == Isa::scalar;
+  if (!no_scalar) t_scalar = selected_is_scalar ? t_sel : measure(parse_kernel_filter("scalar", ""), true);
 
   if (json) {
     std::printf("{\"type\": \"%s\", \"m\": %zu, \"n\": %zu, \"k\": %zu, \"threads\": %zu, \"limits\": ", type_s.c_str(), m, n,

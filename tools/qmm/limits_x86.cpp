@@ -132,7 +132,10 @@ __attribute__((target("avx512f"))) uint64_t read_sum_avx512(const uint8_t* p, si
       a1 = _mm512_add_epi64(a1, _mm512_load_si512(p + s * q + i + 64));
     }
   }
-  return static_cast<uint64_t>(_mm512_reduce_add_epi64(_mm512_add_epi64(a0, a1)));
+  // (Stored and summed by hand: GCC 12's _mm512_reduce_add_epi64 trips -Wuninitialized.)
+  alignas(64) uint64_t l[8];
+  _mm512_store_si512(l, _mm512_add_epi64(a0, a1));
+  return l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
 }
 
 // Four sequential streams (the quarters of the buffer) at once: a GEMV reads several column

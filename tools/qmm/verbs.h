@@ -5,5 +5,9 @@ namespace qmm::cli {
 
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_quantize(int argc, char** argv);
+int cmd_synth(int argc, char** argv);
+int cmd_run(int argc, char** argv);
+int cmd_layout(int argc, char** argv);
 
 }  // namespace qmm::cli

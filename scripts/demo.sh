@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The LLM demo: greedy text from the real stories260K model with --trace (the call path of
+# load, prefill and decode), then a short `qmm bench model` on a synthetic Llama-1B Q4_0.
+#   QMM=path/to/qmm      use this binary instead of building build-demo/
+#   THREADS=N            threads (default: all cores);  PP=N TG=N  bench sizes (default 64, 16)
+# Without ../shared/models the first part runs on a synthetic tiny model (random weights:
+# the text is noise, the trace is the point).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+THREADS=${THREADS:-$(nproc)}
+PP=${PP:-64}
+TG=${TG:-16}
+WORK=${TMPDIR:-/tmp}/qmm-demo
+mkdir -p "$WORK"
+
+if [ -z "${QMM:-}" ]; then
+  cmake -S "$ROOT" -B "$ROOT/build-demo" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQMM_BUILD_TESTS=OFF \
+        -DQMM_BUILD_BENCH=OFF >/dev/null
+  cmake --build "$ROOT/build-demo" --target qmm_cli -j 2 >/dev/null
+  QMM=$ROOT/build-demo/tools/qmm
+fi
+has_verb() { "$QMM" --help | grep -qE "^  $1 "; }
+
+STORIES=$ROOT/../shared/models/stories260K.gguf
+echo "== qmm run: greedy decoding from BOS, --trace"
+if [ -f "$STORIES" ]; then
+  "$QMM" run -m "$STORIES" --trace -n 60 --temp 0 -t "$THREADS"
+elif has_verb synth; then
+  echo "(../shared/models/stories260K.gguf is absent: a synthetic tiny model with random weights, the text is noise)"
+  "$QMM" synth tiny --type q8_0 -o "$WORK/tiny-q8_0.gguf" >/dev/null
+  "$QMM" run -m "$WORK/tiny-q8_0.gguf" --trace -n 60 --temp 0 -t "$THREADS"
+else
+  echo "skipped: no stories260K.gguf and this qmm has no 'synth' verb"
+fi
+
+echo
+echo "== qmm bench model: synthetic llama-1b Q4_0, pp$PP / tg$TG, $THREADS threads"
+if has_verb synth; then
+  MODEL=$WORK/llama-1b-q4_0.gguf
+  [ -f "$MODEL" ] || "$QMM" synth llama-1b --type q4_0 -o "$MODEL"
+  "$QMM" bench model -m "$MODEL" -p "$PP" -n "$TG" -t "$THREADS"
+else
+  echo "skipped: this qmm has no 'synth' verb to make the model"
+fi

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Fuzz the GGUF reader with libFuzzer + AddressSanitizer + UBSan for a bounded time.
+#   scripts/fuzz.sh [SECONDS]        (default 60; env JOBS=N runs N fuzzing processes)
+# Builds build-fuzz/ with clang-19 (installing clang-19 and its fuzzer runtime when absent),
+# writes the seed corpus (tests/fuzz/make_seeds.cpp) and keeps the growing corpus in
+# build-fuzz/corpus. A crash leaves its input in build-fuzz/artifacts/ and exits non-zero;
+# reproduce it with build-fuzz/tests/fuzz/fuzz_gguf build-fuzz/artifacts/crash-...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_TO_RUN=${1:-60}
+JOBS=${JOBS:-1}
+BUILD=build-fuzz
+
+need=()
+command -v clang++-19 >/dev/null || need+=(clang-19)
+[ -n "$(find /usr/lib/llvm-19/lib/clang -name 'libclang_rt.fuzzer*.a' 2>/dev/null | head -1)" ] || need+=(libclang-rt-19-dev)
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "fuzz.sh: installing ${need[*]}"
+  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${need[@]}"
+fi
+
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+  -DQMM_FUZZ=ON -DQMM_SANITIZE=address,undefined \
+  -DQMM_BUILD_TESTS=OFF -DQMM_BUILD_BENCH=OFF -DQMM_BUILD_TOOLS=OFF >/dev/null
+ninja -C "$BUILD" -j"${NINJA_JOBS:-2}" fuzz_gguf fuzz_make_seeds
+
+rm -rf "$BUILD/seeds" && mkdir -p "$BUILD/seeds" "$BUILD/corpus" "$BUILD/artifacts"
+"$BUILD/tests/fuzz/fuzz_make_seeds" "$BUILD/seeds"
+
+echo "fuzz.sh: fuzzing the GGUF reader for ${SECONDS_TO_RUN}s ($JOBS job(s))"
+"$BUILD/tests/fuzz/fuzz_gguf" "$BUILD/corpus" "$BUILD/seeds" \
+  -dict=tests/fuzz/gguf.dict -max_len=262144 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
+  -max_total_time="$SECONDS_TO_RUN" -jobs="$JOBS" -workers="$JOBS" -print_final_stats=1 \
+  -artifact_prefix="$BUILD/artifacts/"

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The README's test command: installs what it needs (Debian 12), builds and runs every test:
+#   1. native build (g++-12, warnings as errors): unit, kernel, driver, C API, CLI, LLM tests;
+#   2. the same suite built with clang-19 + AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the Arm build (clang-19 cross) under qemu-aarch64 at several SME vector lengths and
+#      feature sets (scripts/test-arm.sh), when its toolchain can be set up;
+#   4. extra stages contributed by parts of the tree (x86 emulation, fuzzing) when present.
+# Ends with one line "N passed, N failed, N skipped" over all stages; exits non-zero on failure.
+# QMM_TEST_STAGES="native sanitize arm x86emu fuzz" selects stages; QMM_JOBS sets parallelism.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+JOBS=${QMM_JOBS:-2}
+STAGES=${QMM_TEST_STAGES:-native sanitize arm x86emu fuzz}
+passed=0 failed=0 skipped=0 failed_stages=()
+
+scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev
+
+# Runs ctest in build dir $1 (extra ctest args after it), adds up the counts, prints why
+# every skipped test skipped.
+run_ctest() {
+  local dir=$1; shift
+  local log
+  log=$(mktemp)
+  set +e
+  ctest --test-dir "$dir" -j "$JOBS" --output-on-failure --timeout 900 "$@" 2>&1 | tee "$log" | grep -vE '^ *(Start|[0-9]+/[0-9]+ Test) ' 
+  set -e
+  local total fails skips
+  total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+  fails=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
+  skips=$(grep -c '(Skipped)' "$log" || true)
+  rm -f "$log"
+  if [ -z "$total" ]; then echo "stage: ctest in $dir did not finish"; failed=$((failed + 1)); return 1; fi
+  passed=$((passed + total - fails - skips)); failed=$((failed + fails)); skipped=$((skipped + skips))
+  if [ "$skips" -gt 0 ] && [ -f "$dir/Testing/Temporary/LastTest.log" ]; then
+    echo "why tests skipped ($dir):"
+    grep -h -A1 -E ': Skipped$' "$dir/Testing/Temporary/LastTest.log" | grep -vE ': Skipped$|^--$' | sort | uniq -c | sed 's/^/  /'
+  fi
+  [ "$fails" = 0 ]
+}
+
+stage() { echo; echo "===== $* ====="; }
+
+for s in $STAGES; do
+  case $s in
+    native)
+      stage "native build (g++, -Werror) and tests"
+      cmake -S . -B build-test -G Ninja -DCMAKE_BUILD_TYPE=Release -DQMM_WERROR=ON >/dev/null
+      cmake --build build-test -j "$JOBS"
+      run_ctest build-test || failed_stages+=(native) ;;
+    sanitize)
+      stage "clang-19 + AddressSanitizer + UndefinedBehaviorSanitizer build and tests"
+      CC=clang-19 CXX=clang++-19 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DQMM_WERROR=ON -DQMM_SANITIZE=address,undefined -DQMM_BUILD_BENCH=OFF >/dev/null
+      cmake --build build-asan -j "$JOBS"
+      ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 run_ctest build-asan || failed_stages+=(sanitize) ;;
+    arm|x86emu|fuzz)
+      script=scripts/test-$s.sh
+      if [ -x "$script" ]; then
+        stage "$s ($script)"
+        # Each stage script prints 'STAGE-RESULT <build dir>...' lines naming ctest dirs it ran.
+        if ! out=$("$script" "$JOBS"); then echo "$out"; failed_stages+=("$s"); failed=$((failed + 1)); continue; fi
+        echo "$out" | grep -v '^STAGE-RESULT ' || true
+        while read -r _ p f k; do
+          passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
+        done < <(echo "$out" | grep '^STAGE-RESULT ' || true)
+      else
+        stage "$s: no $script in this tree, stage not run"
+      fi ;;
+    *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;
+  esac
+done
+
+echo
+[ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ] && [ ${#failed_stages[@]} -eq 0 ]

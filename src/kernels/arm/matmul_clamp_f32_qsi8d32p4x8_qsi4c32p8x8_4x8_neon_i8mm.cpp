@@ -1,0 +1,89 @@
+#include "kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_i8mm.h"
+
+#include "kernels/arm/neon_common.h"
+#include "kernels/ref/lhs_quant_pack_qsi8d32pscalef16_f32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
+
+namespace qmm {
+namespace {
+
+constexpr size_t kMr = 4, kNr = 8;
+constexpr size_t kLhsBlock = kMr * (kBlock + 2);      // 4 f16 scales + 4 x 32 int8
+constexpr size_t kRhsBlock = kNr * (kBlock / 2 + 2);  // 8 f16 scales + 8 x 16 bytes
+
+TileParams params(size_t) { return {kMr, kNr, 16, 2, kMr, kNr}; }
+
+// One 4x8 tile over all blocks. acc[h][p] is a 2x2 block: rows 2h, 2h+1 x columns 2p, 2p+1,
+// lanes (2h, 2p), (2h, 2p+1), (2h+1, 2p), (2h+1, 2p+1).
+void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[2][4]) {
+  for (size_t h = 0; h < 2; ++h) {
+    for (size_t p = 0; p < 4; ++p) acc[h][p] = vdupq_n_f32(0.0f);
+  }
+  for (size_t b = 0; b < blocks; ++b, lhs += kLhsBlock, rhs += kRhsBlock) {
+    const uint8_t* a = lhs + kMr * 2;  // chunk c (elements 8c..8c+7), row pair h at c·32 + h·16
+    const uint8_t* w = rhs + kNr * 2;  // segment s, column pair p at s·64 + p·16
+    int32x4_t iacc[2][4];
+    for (size_t h = 0; h < 2; ++h) {
+      for (size_t p = 0; p < 4; ++p) iacc[h][p] = vdupq_n_s32(0);
+    }
+    for (size_t s = 0; s < 2; ++s) {
+      const int8x16_t a_lo0 = neon::load_s8(a + s * 32), a_lo1 = neon::load_s8(a + s * 32 + 16);
+      const int8x16_t a_hi0 = neon::load_s8(a + (2 + s) * 32), a_hi1 = neon::load_s8(a + (2 + s) * 32 + 16);
+      for (size_t p = 0; p < 4; ++p) {
+        const int8x16_t wv = neon::load_s8(w + s * 64 + p * 16);
+        const int8x16_t w_lo = neon::nibbles_lo(wv), w_hi = neon::nibbles_hi(wv);
+        iacc[0][p] = vmmlaq_s32(iacc[0][p], a_lo0, w_lo);
+        iacc[1][p] = vmmlaq_s32(iacc[1][p], a_lo1, w_lo);
+        iacc[0][p] = vmmlaq_s32(iacc[0][p], a_hi0, w_hi);
+        iacc[1][p] = vmmlaq_s32(iacc[1][p], a_hi1, w_hi);
+      }
+    }
+    // Scales in the 2x2 lane pattern: lhs (s0 s0 s1 s1), (s2 s2 s3 s3); rhs (t2p t2p+1 t2p t2p+1).
+    const float32x4_t s_lhs = neon::f16x4_to_f32(lhs);
+    const float32x4_t sl[2] = {vzip1q_f32(s_lhs, s_lhs), vzip2q_f32(s_lhs, s_lhs)};
+    const float64x2_t t0 = vreinterpretq_f64_f32(neon::f16x4_to_f32(rhs));
+    const float64x2_t t1 = vreinterpretq_f64_f32(neon::f16x4_to_f32(rhs + 8));
+    const float32x4_t sr[4] = {vreinterpretq_f32_f64(vdupq_laneq_f64(t0, 0)), vreinterpretq_f32_f64(vdupq_laneq_f64(t0, 1)),
+                               vreinterpretq_f32_f64(vdupq_laneq_f64(t1, 0)), vreinterpretq_f32_f64(vdupq_laneq_f64(t1, 1))};
+    for (size_t h = 0; h < 2; ++h) {
+      for (size_t p = 0; p < 4; ++p) {
+        acc[h][p] = vfmaq_f32(acc[h][p], vcvtq_n_f32_s32(iacc[h][p], 4), vmulq_f32(sl[h], sr[p]));
+      }
+    }
+  }
+}
+
+// Row 2h + odd of a 2x2-blocked tile: columns 0..3 from blocks p = 0, 1; 4..7 from p = 2, 3.
+float32x4_t tile_row(const float32x4_t x, const float32x4_t y, bool odd) {
+  const float64x2_t a = vreinterpretq_f64_f32(x), b = vreinterpretq_f64_f32(y);
+  return vreinterpretq_f32_f64(odd ? vzip2q_f64(a, b) : vzip1q_f64(a, b));
+}
+
+void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+         size_t dst_stride, float clamp_min, float clamp_max) {
+  const size_t blocks = k / kBlock;
+  const float32x4_t lo = vdupq_n_f32(clamp_min), hi = vdupq_n_f32(clamp_max);
+  for (size_t i0 = 0; i0 < m; i0 += kMr) {
+    const uint8_t* lhs = static_cast<const uint8_t*>(lhs_packed) + i0 / kMr * blocks * kLhsBlock;
+    for (size_t j = 0; j < n; j += kNr) {
+      const uint8_t* rhs = static_cast<const uint8_t*>(rhs_packed) + j / kNr * blocks * kRhsBlock;
+      float32x4_t acc[2][4];
+      tile(blocks, lhs, rhs, acc);
+      for (size_t i = 0; i < kMr && i0 + i < m; ++i) {
+        const size_t h = i / 2;
+        const bool odd = i % 2 != 0;
+        neon::store_row8(neon::row_ptr(dst, dst_stride, i0 + i) + j,
+                         neon::clamp(tile_row(acc[h][0], acc[h][1], odd), lo, hi),
+                         neon::clamp(tile_row(acc[h][2], acc[h][3], odd), lo, hi), n - j);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const Ukernel matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_i8mm = {
+    "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_i8mm", Isa::i8mm, WeightType::q4_0, false, params,
+    &lhs_quant_pack_qsi8d32pscalef16_f32, &rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0, run};
+
+}  // namespace qmm

@@ -1,0 +1,211 @@
+// The SME2 GEMM and GEMV loops shared by the Q4_0 and Q8_0 SME2 kernels (ACLE, clang >= 19).
+// Included only by the SME2 kernel sources (compiled with -march=armv8.2-a+sme2). Every
+// function here runs in streaming mode and is inlined into the kernel's one
+// __arm_locally_streaming entry point, so a kernel makes no call in streaming mode.
+//
+// Tiles. VL = SVL/32 (svcntw(): 32-bit lanes of a streaming vector; 16 at SVL 512).
+//  - GEMM: output tile VL × 4·VL. The four 32-bit ZA tiles ZA0.S..ZA3.S hold the int32 sums of
+//    one 32-block for output columns [t·VL, t·VL + VL) (tile t), one row per ZA slice.
+//  - GEMV: output 1 × 4·VL; the four ZA array vectors of vector group ZA.S[0, VGx4] hold the
+//    int32 sums of one 32-block, one vector per VL columns.
+// Both read the packed RHS one 4-K "quad" at a time: nr = 4·VL rows × kr = 4 values, which the
+// weight policy turns into four int8 vectors; vector t holds rows t·VL.. t·VL+VL-1, row r's
+// four K values in bytes 4r..4r+3 (exactly the operand layout SMOPA and SDOT want).
+#pragma once
+#include <arm_sme.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/blocks.h"
+
+namespace qmm::sme2 {
+
+// VL = SVL/32 for a given SVL in bytes; 0 (no SME) answers for the smallest SVL (128 bits) so
+// that layout tools can still draw the format.
+inline size_t lanes32(size_t svl_bytes) { return (svl_bytes ? svl_bytes : 16) / 4; }
+
+
+
+// Q4_0 weights, RHS qsi4c32ps1s0scalef16 (DESIGN.md §5): a quad is nr little-endian u16 of four
+// unsigned nibbles = 2 streaming vectors; LUTI4 (ZT0 = -8..7, zero point 8 folded into the
+// table) expands each vector into two int8 vectors, nibble i of the vector -> byte i.
+struct Q4Weights {
+  static constexpr size_t kQuadBytesPerRow = 2;  // bytes of one row's 4 values in a quad
+  static constexpr size_t kBlockBytesPerRow = kBlock / 2;
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {
+    static const int32_t lut[16] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7};
+    svldr_zt(0, lut);
+  }
+  // The four int8 vectors of the quad at `q` (nr·2 bytes).
+  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
+    const svuint8x2_t idx = svld1_u8_x2(svptrue_c8(), q);
+    const svint8x2_t lo = svluti4_lane_zt_s8_x2(0, svget2(idx, 0), 0);
+    const svint8x2_t hi = svluti4_lane_zt_s8_x2(0, svget2(idx, 1), 0);
+    return svcreate4(svget2(lo, 0), svget2(lo, 1), svget2(hi, 0), svget2(hi, 1));
+  }
+};
+
+// Q8_0 weights, RHS qsi8c32pscalef16 with kr = 4: a quad is nr·4 int8 = 4 vectors as they are.
+struct Q8Weights {
+  static constexpr size_t kQuadBytesPerRow = 4;
+  static constexpr size_t kBlockBytesPerRow = kBlock;
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
+  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
+    return svld1_s8_x4(svptrue_c8(), reinterpret_cast<const int8_t*>(q));
+  }
+};
+
+// n f16 scales (n <= VL) -> F32 lanes (FCVT of the low half of each 32-bit container).
+__attribute__((always_inline)) inline svfloat32_t load_scales(const uint8_t* p) __arm_streaming {
+  const svbool_t all = svptrue_b32();
+  return svcvt_f32_f16_x(all, svreinterpret_f16(svld1uh_u32(all, reinterpret_cast<const uint16_t*>(p))));
+}
+
+__attribute__((always_inline)) inline svfloat32x4_t to_f32(svint32x4_t v) __arm_streaming { return svcvt_f32_s32_x4(v); }
+
+// acc_t (+)= sums_t · scale_t, t = 0..3.
+__attribute__((always_inline)) inline svfloat32x4_t scale_acc(svfloat32x4_t acc, svfloat32x4_t sums, svfloat32_t s0, svfloat32_t s1,
+                                        svfloat32_t s2, svfloat32_t s3, bool first) __arm_streaming {
+  const svbool_t all = svptrue_b32();
+  if (first) {
+    return svcreate4(svmul_x(all, svget4(sums, 0), s0), svmul_x(all, svget4(sums, 1), s1),
+                     svmul_x(all, svget4(sums, 2), s2), svmul_x(all, svget4(sums, 3), s3));
+  }
+  return svcreate4(svmla_x(all, svget4(acc, 0), svget4(sums, 0), s0), svmla_x(all, svget4(acc, 1), svget4(sums, 1), s1),
+                   svmla_x(all, svget4(acc, 2), svget4(sums, 2), s2), svmla_x(all, svget4(acc, 3), svget4(sums, 3), s3));
+}
+
+__attribute__((always_inline)) inline float* row_ptr(float* dst, size_t stride, size_t i) __arm_streaming_compatible {
+  return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride);
+}
+
+// ---- GEMM: one VL × 4·VL tile, dst[rows, cols] = clamp(Σ_b s_lhs·s_rhs·Σ_block a·w) ----------
+//
+// LHS panel (qsi8d32p, mr = VL, kr = 4): quad c of the panel = VL rows × 4 int8 = one vector at
+// byte c·4·VL; f16 scales at VL·k + (b·VL + r)·2. RHS panel: quad c at c·nr·kQuadBytesPerRow,
+// f16 scales at nr·k·kBlockBytesPerRow/32 + (b·nr + r)·2.
+template <class W>
+__attribute__((always_inline)) inline void gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
+                               float* dst, size_t stride, float lo, float hi) __arm_streaming __arm_inout("za")
+    __arm_in("zt0") {
+  const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
+  const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+  const uint8_t* lhs_scales = lhs + vl * k;
+  const uint8_t* rhs_scales = rhs + nr * blocks * W::kBlockBytesPerRow;
+  const svfloat32_t vlo = svdup_f32(lo), vhi = svdup_f32(hi);
+  for (size_t b = 0; b < blocks; ++b) {
+    svzero_za();
+    // Steady state: per quad one LHS vector, the weight quad (LUTI4 for Q4), four SMOPA.
+    const uint8_t* a = lhs + b * kBlock * vl;
+    const uint8_t* w = rhs + b * 8 * nr * W::kQuadBytesPerRow;
+#pragma clang loop unroll(full)
+    for (size_t q = 0; q < 8; ++q) {
+      const svint8_t av = svld1_vnum_s8(all8, reinterpret_cast<const int8_t*>(a), static_cast<int64_t>(q));
+      const svint8x4_t wv = W::quad(w + q * nr * W::kQuadBytesPerRow);
+      svmopa_za32_s8_m(0, all8, all8, av, svget4(wv, 0));
+      svmopa_za32_s8_m(1, all8, all8, av, svget4(wv, 1));
+      svmopa_za32_s8_m(2, all8, all8, av, svget4(wv, 2));
+      svmopa_za32_s8_m(3, all8, all8, av, svget4(wv, 3));
+    }
+    // Epilogue: row i of the four tiles = ZA array rows 4i..4i+3 = ZA0.B slices 4i..4i+3.
+    const uint8_t* rs = rhs_scales + b * nr * 2;
+    const svfloat32_t r0 = load_scales(rs), r1 = load_scales(rs + vl * 2), r2 = load_scales(rs + vl * 4),
+                      r3 = load_scales(rs + vl * 6);
+    const svfloat32_t ls = load_scales(lhs_scales + b * vl * 2);
+    const bool first = b == 0, last = b + 1 == blocks;
+    for (size_t i = 0; i < rows; ++i) {
+      const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
+      const svfloat32x4_t sums = to_f32(svcreate4(svreinterpret_s32(svget4(za, 0)), svreinterpret_s32(svget4(za, 1)),
+                                                  svreinterpret_s32(svget4(za, 2)), svreinterpret_s32(svget4(za, 3))));
+      const svfloat32_t s = svdup_lane_f32(ls, static_cast<uint32_t>(i));
+      float* out = row_ptr(dst, stride, i);
+      const svfloat32x4_t old = first ? sums : svld1_f32_x4(cols, out);
+      svfloat32x4_t acc = scale_acc(old, sums, svmul_x(all32, r0, s), svmul_x(all32, r1, s), svmul_x(all32, r2, s),
+                                    svmul_x(all32, r3, s), first);
+      if (last) acc = svclamp_single_f32_x4(acc, vlo, vhi);
+      svst1_f32_x4(cols, out, acc);
+    }
+  }
+  if (blocks == 0) {  // k == 0: the empty sum, clamped
+    const svfloat32_t z = svclamp(svdup_f32(0.0f), vlo, vhi);
+    for (size_t i = 0; i < rows; ++i) svst1_f32_x4(cols, row_ptr(dst, stride, i), svcreate4(z, z, z, z));
+  }
+}
+
+template <class W>
+__attribute__((always_inline)) inline void gemm(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+                          size_t stride, float lo, float hi) __arm_streaming __arm_inout("za") __arm_inout("zt0") {
+  W::load_table();
+  const size_t vl = svcntw(), nr = 4 * vl;
+  const size_t lhs_panel = vl * (k / kBlock) * (kBlock + 2);
+  const size_t rhs_panel = nr * (k / kBlock) * (W::kBlockBytesPerRow + 2);
+  const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
+  for (size_t n0 = 0; n0 < n; n0 += nr, rhs += rhs_panel) {
+    const svcount_t cols = svwhilelt_c32(static_cast<uint64_t>(n0), static_cast<uint64_t>(n), 4);
+    const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
+    for (size_t m0 = 0; m0 < m; m0 += vl, lhs += lhs_panel) {
+      const size_t rows = m - m0 < vl ? m - m0 : vl;
+      gemm_tile<W>(rows, cols, k, lhs, rhs, row_ptr(dst, stride, m0) + n0, stride, lo, hi);
+    }
+  }
+}
+
+// ---- GEMV: one LHS row (mr = 1: the k int8 in order, then k/32 f16 scales) -------------------
+//
+// Per 16 LHS bytes (4 quads) one LD1RQ replicates them into every 128-bit segment; SDOT
+// ZA.S[0, VGx4] with lane index j then multiplies quad j with the four weight vectors.
+template <class W>
+__attribute__((always_inline)) inline void gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs, float* dst, float lo,
+                              float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
+  const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
+  const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+  const uint8_t* lhs_scales = lhs + k;
+  const uint8_t* rhs_scales = rhs + nr * blocks * W::kBlockBytesPerRow;
+  const svint32_t zero = svdup_s32(0);
+  const svfloat32_t fzero = svdup_f32(0.0f);
+  svfloat32x4_t acc = svcreate4(fzero, fzero, fzero, fzero);
+  for (size_t b = 0; b < blocks; ++b) {
+    svwrite_za32_s32_vg1x4(0, svcreate4(zero, zero, zero, zero));
+    const uint8_t* w = rhs + b * 8 * nr * W::kQuadBytesPerRow;
+#pragma clang loop unroll(full)
+    for (size_t h = 0; h < 2; ++h) {
+      const svint8_t a = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + b * kBlock + h * 16));
+      const uint8_t* wh = w + h * 4 * nr * W::kQuadBytesPerRow;
+      svdot_lane_za32_s8_vg1x4(0, W::quad(wh), a, 0);
+      svdot_lane_za32_s8_vg1x4(0, W::quad(wh + 1 * nr * W::kQuadBytesPerRow), a, 1);
+      svdot_lane_za32_s8_vg1x4(0, W::quad(wh + 2 * nr * W::kQuadBytesPerRow), a, 2);
+      svdot_lane_za32_s8_vg1x4(0, W::quad(wh + 3 * nr * W::kQuadBytesPerRow), a, 3);
+    }
+    const svfloat32x4_t sums = to_f32(svread_za32_s32_vg1x4(0));
+    uint16_t ls_bits;
+    __builtin_memcpy(&ls_bits, lhs_scales + b * 2, 2);
+    const svfloat32_t ls = svcvt_f32_f16_x(all32, svreinterpret_f16(svdup_u32(ls_bits)));
+    const uint8_t* rs = rhs_scales + b * nr * 2;
+    acc = scale_acc(acc, sums, svmul_x(all32, load_scales(rs), ls), svmul_x(all32, load_scales(rs + vl * 2), ls),
+                    svmul_x(all32, load_scales(rs + vl * 4), ls), svmul_x(all32, load_scales(rs + vl * 6), ls),
+                    false);
+  }
+  svst1_f32_x4(cols, dst, svclamp_single_f32_x4(acc, svdup_f32(lo), svdup_f32(hi)));
+}
+
+template <class W>
+__attribute__((always_inline)) inline void gemv(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+                          size_t stride, float lo, float hi) __arm_streaming __arm_inout("za") __arm_inout("zt0") {
+  W::load_table();
+  const size_t nr = 4 * svcntw();
+  const size_t lhs_row = (k / kBlock) * (kBlock + 2);
+  const size_t rhs_panel = nr * (k / kBlock) * (W::kBlockBytesPerRow + 2);
+  for (size_t i = 0; i < m; ++i) {
+    const auto* lhs = static_cast<const uint8_t*>(lhs_packed) + i * lhs_row;
+    const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
+    for (size_t n0 = 0; n0 < n; n0 += nr, rhs += rhs_panel) {
+      const svcount_t cols = svwhilelt_c32(static_cast<uint64_t>(n0), static_cast<uint64_t>(n), 4);
+      gemv_row<W>(cols, k, lhs, rhs, row_ptr(dst, stride, i) + n0, lo, hi);
+    }
+  }
+}
+
+
+
+}  // namespace qmm::sme2

@@ -1,0 +1,270 @@
+// Model loading: GGUF metadata -> Config, every 2-D weight packed once (model.h).
+#include "llm/model.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "core/error.h"
+
+namespace qmm::llm {
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string mib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+// Architectures whose tensors and keys are those of llama.cpp's LLM_ARCH_LLAMA.
+bool llama_like(std::string_view arch) { return arch == "llama" || arch == "mistral"; }
+
+// The weight types the kernels take as they are.
+std::optional<WeightType> native_type(uint32_t ggml) {
+  switch (ggml) {
+    case gguf::kF32: return WeightType::f32;
+    case gguf::kF16: return WeightType::f16;
+    case gguf::kQ4_0: return WeightType::q4_0;
+    case gguf::kQ8_0: return WeightType::q8_0;
+    default: return std::nullopt;
+  }
+}
+
+// Gives the mapped pages of [p, p + bytes) back to the kernel (they are reread from the page
+// cache if touched again), so the packed copy is the only one the process holds.
+void release_pages(const void* p, size_t bytes) {
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = (reinterpret_cast<uintptr_t>(p) + page - 1) / page * page;
+  const auto end = (reinterpret_cast<uintptr_t>(p) + bytes) / page * page;
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+class Loader {
+ public:
+  Loader(const gguf::File& f, const LoadOptions& opt, ThreadPool& pool, LoadStats& stats)
+      : f_(f), opt_(opt), pool_(pool), stats_(stats) {
+    for (const auto& t : f.tensors()) total_ += t.bytes;
+  }
+
+  // A 1-D F32 vector of `len` values (norm gains, RoPE factors).
+  std::vector<float> vec(const std::string& name, size_t len) {
+    const gguf::TensorInfo& t = f_.tensor(name);
+    check(t, t.shape.size() == 1 && t.shape[0] == len, "shape [" + std::to_string(len) + "]");
+    std::vector<float> v(len);
+    if (!gguf::ggml_can_dequantize(t.type)) unsupported(t);
+    gguf::dequantize_rows(t.type, t.data, v.data(), 1, len);
+    done(t);
+    return v;
+  }
+
+  // A matmul weight of n rows of k values, converted if needed and packed.
+  PackedWeights matrix(const gguf::TensorInfo& t, size_t n, size_t k) {
+    check(t, t.shape.size() == 2 && t.shape[0] == k && t.shape[1] == n,
+          "shape [" + std::to_string(k) + ", " + std::to_string(n) + "]");
+    const double t0 = now();
+    const std::optional<WeightType> native = native_type(t.type);
+    WeightType target;
+    const char* why = nullptr;
+    if (opt_.convert_to && (!is_block_type(*opt_.convert_to) || k % kBlock == 0)) {
+      target = *opt_.convert_to;
+      why = "converted";
+    } else if (native) {
+      target = *native;
+    } else if (gguf::ggml_can_dequantize(t.type)) {
+      target = k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
+      why = "dequantized";
+    } else {
+      unsupported(t);
+    }
+    PackedWeights w;
+    if (native && target == *native) {
+      w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
+    } else {
+      const AlignedBuffer rows = convert(t, target, n, k);
+      w = PackedWeights::pack(target, n, k, rows.data(), opt_.filter, &pool_);
+    }
+    release_pages(t.data, t.bytes);
+    stats_.pack_seconds += now() - t0;
+    stats_.packed_bytes += w.bytes();
+    const size_t ops = 2 * n * k;
+    stats_.matmul_ops += ops;
+    if (is_block_type(target)) stats_.int8_ops += ops;
+    if (opt_.trace) {
+      std::string line = "  " + t.name + "  " + gguf::ggml_type_name(t.type) + " [n=" + std::to_string(n) +
+                         " k=" + std::to_string(k) + "]";
+      if (why) line += std::string("  ") + why + " " + gguf::ggml_type_name(t.type) + " -> " + type_name(target);
+      line += std::string("  ") + w.gemm().rhs->name + "  " + mib(w.bytes());
+      opt_.trace(line);
+    }
+    done(t);
+    return w;
+  }
+
+  // Bytes counted for the progress bar without packing (the embedding, read on lookup).
+  void done(const gguf::TensorInfo& t) {
+    done_ += t.bytes;
+    if (opt_.progress) opt_.progress(done_, total_);
+  }
+
+ private:
+  [[noreturn]] void unsupported(const gguf::TensorInfo& t) {
+    fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
+                                  ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q6_K)");
+  }
+  void check(const gguf::TensorInfo& t, bool ok, const std::string& expected) {
+    if (ok) return;
+    std::string got;
+    for (uint64_t d : t.shape) got += (got.empty() ? "" : ", ") + std::to_string(d);
+    fail(Status::io, f_.path() + ": tensor '" + t.name + "' has shape [" + got + "], expected " + expected);
+  }
+
+  // GGUF rows of any supported type -> rows of `target`, in chunks of rows across the pool.
+  AlignedBuffer convert(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
+    const size_t in_row = gguf::ggml_row_bytes(t.type, k), out_row = row_bytes(target, k);
+    AlignedBuffer out(checked_mul(n, out_row, "converted weight"));
+    const size_t chunk = std::max<size_t>(1, (size_t{1} << 20) / k);  // 4 MiB of F32 per task
+    std::vector<std::vector<float>> tmp(static_cast<size_t>(pool_.threads()));
+    pool_.parallel_for((n + chunk - 1) / chunk, [&](size_t c, int tid) {
+      const size_t r0 = c * chunk, rows = std::min(chunk, n - r0);
+      std::vector<float>& f = tmp[static_cast<size_t>(tid)];
+      f.resize(chunk * k);
+      gguf::dequantize_rows(t.type, t.data + r0 * in_row, f.data(), rows, k);
+      quantize_rows(target, f.data(), out.data() + r0 * out_row, rows, k);
+    });
+    return out;
+  }
+
+  const gguf::File& f_;
+  const LoadOptions& opt_;
+  ThreadPool& pool_;
+  LoadStats& stats_;
+  size_t total_ = 0, done_ = 0;
+};
+
+size_t get_size(const gguf::File& f, const std::string& key) {
+  const uint64_t v = f.get_u64(key);
+  check_arg(v > 0 && v < (uint64_t{1} << 31), f.path() + ": " + key + " = " + std::to_string(v) + " is out of range");
+  return static_cast<size_t>(v);
+}
+
+Config read_config(const gguf::File& f) {
+  Config c;
+  c.arch = std::string(f.get_string("general.architecture"));
+  if (!llama_like(c.arch)) {
+    fail(Status::unsupported, f.path() + ": architecture '" + c.arch + "' is not supported (llama-family models only)");
+  }
+  const std::string a = c.arch + ".";
+  c.n_embd = get_size(f, a + "embedding_length");
+  c.n_layer = get_size(f, a + "block_count");
+  c.n_ff = get_size(f, a + "feed_forward_length");
+  c.n_head = get_size(f, a + "attention.head_count");
+  c.n_head_kv = f.has(a + "attention.head_count_kv") ? get_size(f, a + "attention.head_count_kv") : c.n_head;
+  c.n_ctx_train = f.has(a + "context_length") ? get_size(f, a + "context_length") : 2048;
+  auto bad = [&](const std::string& what) { fail(Status::io, f.path() + ": " + what); };
+  if (c.n_embd % c.n_head != 0) bad("embedding_length is not a multiple of head_count");
+  if (c.n_head % c.n_head_kv != 0) bad("head_count is not a multiple of head_count_kv");
+  c.head_dim = c.n_embd / c.n_head;
+  if (f.has(a + "attention.key_length") && f.get_u64(a + "attention.key_length") != c.head_dim) {
+    bad("attention.key_length differs from embedding_length / head_count (not supported)");
+  }
+  c.n_rot = f.has(a + "rope.dimension_count") ? get_size(f, a + "rope.dimension_count") : c.head_dim;
+  if (c.n_rot > c.head_dim || c.n_rot % 2 != 0) bad("rope.dimension_count must be even and at most the head size");
+  c.norm_eps = static_cast<float>(f.find_f64(a + "attention.layer_norm_rms_epsilon").value_or(1e-5));
+  c.rope_freq_base = static_cast<float>(f.find_f64(a + "rope.freq_base").value_or(10000.0));
+  if (auto type = f.find_string(a + "rope.scaling.type"); type && *type != "none") {
+    if (*type != "linear") bad("rope.scaling.type '" + std::string(*type) + "' is not supported (linear only)");
+    const double factor = f.find_f64(a + "rope.scaling.factor").value_or(1.0);
+    if (factor > 0) c.rope_freq_scale = static_cast<float>(1.0 / factor);
+  }
+  if (!(c.norm_eps > 0) || !(c.rope_freq_base > 0)) bad("layer_norm_rms_epsilon and rope.freq_base must be positive");
+  const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
+  if (emb.shape.size() != 2 || emb.shape[0] != c.n_embd) bad("token_embd.weight must have shape [embedding_length, n_vocab]");
+  c.n_vocab = static_cast<size_t>(emb.shape[1]);
+  return c;
+}
+
+}  // namespace
+
+Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& pool) {
+  const double t0 = now();
+  Model m(gguf::File::open(path));
+  const gguf::File& f = m.file_;
+  m.cfg_ = read_config(f);
+  const Config& c = m.cfg_;
+  m.stats_.file_bytes = f.file_size();
+  Loader ld(f, opt, pool, m.stats_);
+
+  // Token embedding: stays in the mapping, rows are dequantized on lookup.
+  m.tok_embd_ = &f.tensor("token_embd.weight");
+  if (!gguf::ggml_can_dequantize(m.tok_embd_->type)) {
+    fail(Status::unsupported, "tensor 'token_embd.weight' has type " + std::string(gguf::ggml_type_name(m.tok_embd_->type)) +
+                                  ", which qmm cannot load");
+  }
+  m.tok_row_bytes_ = gguf::ggml_row_bytes(m.tok_embd_->type, c.n_embd);
+  if (opt.trace) {
+    opt.trace("  token_embd.weight  " + std::string(gguf::ggml_type_name(m.tok_embd_->type)) + " [n=" +
+              std::to_string(c.n_vocab) + " k=" + std::to_string(c.n_embd) + "]  kept in the file mapping, rows dequantized on lookup");
+  }
+  ld.done(*m.tok_embd_);
+
+  const size_t q_dim = c.n_head * c.head_dim, kv_dim = c.kv_dim();
+  m.layers_.resize(c.n_layer);
+  for (size_t l = 0; l < c.n_layer; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    Layer& L = m.layers_[l];
+    L.attn_norm = ld.vec(b + "attn_norm.weight", c.n_embd);
+    L.wq = ld.matrix(f.tensor(b + "attn_q.weight"), q_dim, c.n_embd);
+    L.wk = ld.matrix(f.tensor(b + "attn_k.weight"), kv_dim, c.n_embd);
+    L.wv = ld.matrix(f.tensor(b + "attn_v.weight"), kv_dim, c.n_embd);
+    L.wo = ld.matrix(f.tensor(b + "attn_output.weight"), c.n_embd, q_dim);
+    L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
+    L.w_gate = ld.matrix(f.tensor(b + "ffn_gate.weight"), c.n_ff, c.n_embd);
+    L.w_up = ld.matrix(f.tensor(b + "ffn_up.weight"), c.n_ff, c.n_embd);
+    L.w_down = ld.matrix(f.tensor(b + "ffn_down.weight"), c.n_embd, c.n_ff);
+  }
+  m.output_norm_ = ld.vec("output_norm.weight", c.n_embd);
+  if (const gguf::TensorInfo* out = f.find_tensor("output.weight")) {
+    m.output_ = ld.matrix(*out, c.n_vocab, c.n_embd);
+  } else {
+    if (opt.trace) opt.trace("  output.weight absent: the output projection is tied to token_embd.weight");
+    m.output_ = ld.matrix(*m.tok_embd_, c.n_vocab, c.n_embd);
+  }
+
+  // RoPE: angle per position of pair i = base^(-2i/n_rot) · scale, divided by the Llama-3
+  // frequency factor of the pair when the model has them.
+  std::vector<float> factors(c.n_rot / 2, 1.0f);
+  if (f.find_tensor("rope_freqs.weight")) {
+    factors = ld.vec("rope_freqs.weight", c.n_rot / 2);
+    if (opt.trace) opt.trace("  rope_freqs.weight: Llama-3 RoPE frequency factors");
+  }
+  m.rope_freqs_.resize(c.n_rot / 2);
+  for (size_t i = 0; i < c.n_rot / 2; ++i) {
+    const double theta = std::pow(static_cast<double>(c.rope_freq_base), -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
+    m.rope_freqs_[i] = static_cast<float>(theta * c.rope_freq_scale / factors[i]);
+  }
+  m.stats_.load_seconds = now() - t0;
+  return m;
+}
+
+void Model::embed(int32_t token, float* out) const {
+  check_arg(token >= 0 && static_cast<size_t>(token) < cfg_.n_vocab,
+            "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
+  gguf::dequantize_rows(tok_embd_->type, tok_embd_->data + static_cast<size_t>(token) * tok_row_bytes_, out, 1, cfg_.n_embd);
+}
+
+std::vector<const PackedWeights*> Model::weights() const {
+  std::vector<const PackedWeights*> w;
+  for (const Layer& L : layers_) {
+    for (const PackedWeights* p : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) w.push_back(p);
+  }
+  w.push_back(&output_);
+  return w;
+}
+
+}  // namespace qmm::llm

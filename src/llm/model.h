@@ -1,0 +1,122 @@
+// A Llama-family model built from GGUF metadata (DESIGN.md §7): hyper-parameters from the
+// `<arch>.*` keys, every 2-D weight packed once at load through src/matmul (the GGUF bytes
+// stay in the file mapping, which is released page by page after packing), and the state of
+// one generation (KV cache + scratch, sized once) with the forward pass of forward.cpp.
+//
+// Weight types: F32, F16, Q4_0 and Q8_0 are packed as they are. Q4_1, Q5_0, Q5_1, Q4_K, Q6_K
+// and BF16 are dequantized at load and repacked as Q8_0 (F16 where k is not a multiple of 32)
+// and the trace says so. Anything else is an error naming the tensor and its type.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/buffer.h"
+#include "llm/gguf.h"
+#include "matmul/matmul.h"
+
+namespace qmm::llm {
+
+struct Config {
+  std::string arch;          // general.architecture ("llama", ...)
+  size_t n_embd = 0;         // model width
+  size_t n_layer = 0;
+  size_t n_head = 0;
+  size_t n_head_kv = 0;      // grouped-query attention: n_head / n_head_kv query heads share one K/V head
+  size_t head_dim = 0;       // n_embd / n_head
+  size_t n_ff = 0;           // SwiGLU hidden width
+  size_t n_vocab = 0;
+  size_t n_ctx_train = 0;    // context length the model was trained with
+  size_t n_rot = 0;          // RoPE dimensions per head (the first n_rot of head_dim)
+  float norm_eps = 1e-5f;    // RMSNorm epsilon
+  float rope_freq_base = 10000.0f;
+  float rope_freq_scale = 1.0f;  // linear RoPE scaling: positions are multiplied by this
+  size_t kv_dim() const { return n_head_kv * head_dim; }
+};
+
+// Optional hooks and choices of a load.
+struct LoadOptions {
+  KernelFilter filter;                                      // which kernels may be selected
+  std::optional<WeightType> convert_to;                     // re-quantize every 2-D weight (k % 32 == 0 for q4_0/q8_0)
+  std::function<void(const std::string& line)> trace;      // --trace: one line per packed weight
+  std::function<void(size_t done, size_t total)> progress;  // bytes of tensors processed so far
+};
+
+struct LoadStats {
+  double load_seconds = 0;     // whole load (parse + pack)
+  double pack_seconds = 0;     // time spent converting and packing weights
+  size_t file_bytes = 0;
+  size_t packed_bytes = 0;     // all packed weights
+  size_t matmul_ops = 0;       // 2·n·k summed over the matmuls of one token (output included)
+  size_t int8_ops = 0;         // the part of matmul_ops on quantized (int8-kernel) weights
+};
+
+struct Layer {
+  std::vector<float> attn_norm, ffn_norm;                  // RMSNorm gains [n_embd]
+  PackedWeights wq, wk, wv, wo;                            // attention projections
+  PackedWeights w_gate, w_up, w_down;                      // SwiGLU FFN
+};
+
+class Model {
+ public:
+  static Model load(const std::string& path, const LoadOptions& opt, ThreadPool& pool);
+
+  const Config& config() const { return cfg_; }
+  const gguf::File& file() const { return file_; }
+  const LoadStats& stats() const { return stats_; }
+  const std::vector<Layer>& layers() const { return layers_; }
+  const std::vector<float>& output_norm() const { return output_norm_; }
+  const PackedWeights& output() const { return output_; }
+  // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i.
+  const std::vector<float>& rope_freqs() const { return rope_freqs_; }
+  // Row `token` of the token embedding as F32 (dequantized from the mapped file).
+  void embed(int32_t token, float* out) const;
+  // Every packed weight of one forward token, in order (for statistics and benchmarks).
+  std::vector<const PackedWeights*> weights() const;
+
+ private:
+  explicit Model(gguf::File f) : file_(std::move(f)) {}
+  gguf::File file_;
+  Config cfg_;
+  LoadStats stats_;
+  const gguf::TensorInfo* tok_embd_ = nullptr;
+  size_t tok_row_bytes_ = 0;
+  std::vector<Layer> layers_;
+  std::vector<float> output_norm_;
+  PackedWeights output_;
+  std::vector<float> rope_freqs_;
+};
+
+// The state of one generation: the KV cache and every scratch buffer, sized once for
+// n_ctx positions and batches of up to n_batch tokens (no allocation per token).
+class State {
+ public:
+  // `ctx` (its thread pool and matmul scratch) must outlive the state.
+  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx);
+
+  size_t n_ctx() const { return n_ctx_; }
+  size_t n_batch() const { return n_batch_; }
+  size_t pos() const { return pos_; }   // tokens already in the KV cache
+  void reset() { pos_ = 0; }
+  size_t bytes() const;                 // KV cache + scratch
+  Context& ctx() { return *ctx_; }
+
+ private:
+  friend const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);
+  size_t n_ctx_, n_batch_, pos_ = 0;
+  Context* ctx_;
+  std::vector<float> x_, xb_, xb2_, q_, hb_, hb2_;  // activations of the batch, row-major [n_batch, width]
+  std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
+  std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [n_batch, n_rot]
+  std::vector<float> logits_;                       // [n_vocab] of the last token
+  std::vector<float> key_cache_, value_cache_;      // [n_layer, n_ctx, kv_dim]
+};
+
+// Runs tokens[0..n) at positions pos()..pos()+n-1 as one batch (n ≤ n_batch, pos()+n ≤ n_ctx),
+// appends them to the KV cache and returns the logits of the last one [n_vocab].
+const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);
+
+}  // namespace qmm::llm

@@ -1,0 +1,104 @@
+// Tokenizers from GGUF metadata (tokenizer.ggml.*):
+//  - SentencePiece-style (`model = llama`): the text gets a space prefix, spaces become "▁",
+//    UTF-8 characters are merged pairwise, best vocabulary score first (ties: leftmost), like
+//    llama.cpp's SPM tokenizer; characters outside the vocabulary fall back to <0xXX> tokens.
+//  - Byte-level BPE (`model = gpt2`): bytes are mapped to printable code points (GPT-2's
+//    byte↔unicode table), the text is split by the pre-tokenizer (Llama-3's regex or GPT-2's,
+//    by tokenizer.ggml.pre, matched by hand), and each piece is merged by merge rank.
+// Control and user-defined tokens written in the text (e.g. "<|eot_id|>") are recognised as
+// themselves, as llama-cli does. TextStream turns generated tokens into valid UTF-8 pieces.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace qmm::gguf {
+class File;
+}
+
+namespace qmm::llm {
+
+// tokenizer.ggml.token_type values
+enum class TokenType : int32_t { normal = 1, unknown = 2, control = 3, user_defined = 4, unused = 5, byte = 6 };
+
+class Tokenizer {
+ public:
+  enum class Kind { spm, bpe };
+  enum class Pre { gpt2, llama3 };  // BPE pre-tokenizer
+
+  static Tokenizer from_gguf(const gguf::File& f);
+  Tokenizer(Tokenizer&&) = default;
+  Tokenizer& operator=(Tokenizer&&) = default;
+  Tokenizer(const Tokenizer&) = delete;  // the id index points into tokens_
+  Tokenizer& operator=(const Tokenizer&) = delete;
+  // Direct construction (tests). `types` may be empty (all normal, "<0xXX>" byte tokens).
+  static Tokenizer spm(std::vector<std::string> tokens, std::vector<float> scores, std::vector<int32_t> types,
+                       int32_t bos, int32_t eos, bool add_space_prefix = true);
+  static Tokenizer bpe(std::vector<std::string> tokens, const std::vector<std::string>& merges,
+                       std::vector<int32_t> types, int32_t bos, int32_t eos, Pre pre = Pre::llama3);
+
+  // Text -> token ids, BOS first when add_bos.
+  std::vector<int32_t> encode(std::string_view text, bool add_bos) const;
+  // The bytes a token stands for ("" for control tokens); may be part of a UTF-8 sequence.
+  std::string piece(int32_t token) const;
+  // Concatenated pieces of `tokens` (BOS and the space prefix of the first word removed).
+  std::string decode(const std::vector<int32_t>& tokens) const;
+
+  Kind kind() const { return kind_; }
+  size_t n_vocab() const { return tokens_.size(); }
+  int32_t bos() const { return bos_; }
+  int32_t eos() const { return eos_; }
+  bool add_bos() const { return add_bos_; }
+  bool add_space_prefix() const { return kind_ == Kind::spm && add_space_prefix_; }
+  bool is_end_of_generation(int32_t token) const;  // EOS, EOT
+  const std::string& text(int32_t token) const { return tokens_.at(static_cast<size_t>(token)); }
+  int32_t find(std::string_view text) const;        // -1 if absent
+  std::string description() const;                 // "SentencePiece (llama), 512 tokens, ..." for traces
+
+ private:
+  Tokenizer() = default;
+  void index();
+  void encode_spm(std::string_view text, std::vector<int32_t>& out) const;
+  void encode_bpe(std::string_view text, std::vector<int32_t>& out) const;
+  void bpe_word(const std::string& word, std::vector<int32_t>& out) const;
+  TokenType type(int32_t token) const;
+
+  Kind kind_ = Kind::spm;
+  Pre pre_ = Pre::llama3;
+  std::vector<std::string> tokens_;
+  std::vector<float> scores_;
+  std::vector<int32_t> types_;
+  std::unordered_map<std::string_view, int32_t> ids_;
+  std::unordered_map<std::string, int32_t> merge_rank_;  // "left right" -> rank
+  std::vector<std::string> specials_;                    // control / user-defined texts, longest first
+  int32_t bos_ = -1, eos_ = -1, eot_ = -1, unk_ = -1;
+  int32_t byte_tokens_[256];                              // SPM <0xXX> ids (-1 if absent)
+  bool add_bos_ = true, add_space_prefix_ = true;
+};
+
+// Streams generated tokens as text: pieces are concatenated and only complete UTF-8
+// sequences are returned (an incomplete one waits for the next token; invalid bytes become
+// U+FFFD). With `strip_leading_space`, the space prefix of the first word is removed.
+class TextStream {
+ public:
+  explicit TextStream(const Tokenizer& tok, bool strip_leading_space = false)
+      : tok_(tok), strip_(strip_leading_space && tok.add_space_prefix()) {}
+  std::string push(int32_t token);
+  std::string flush();  // whatever is left (an incomplete sequence becomes U+FFFD)
+
+ private:
+  const Tokenizer& tok_;
+  bool strip_;
+  std::string pending_;
+};
+
+// The pre-tokenizer's split of `text` into words (views into `text`), by the regex of `pre`.
+std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre pre);
+
+// Splits `s` into the longest prefix of complete, valid UTF-8 (invalid bytes replaced by
+// U+FFFD) and an incomplete tail left in `s`.
+std::string take_valid_utf8(std::string& s);
+
+}  // namespace qmm::llm

@@ -1,0 +1,43 @@
+// What the emulated CPU reports and what selection picks there. CTest runs this suite under
+// qemu in several configurations (cmake/QmmGTest.cmake) and says in QMM_EXPECT_GEMM_ISA which
+// ISA the Q4_0 GEMM must come from, in QMM_EXPECT_SVL_BYTES the SVL qemu was asked for.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "core/cpu.h"
+#include "kernels/kernel_list.h"
+#include "matmul/select.h"
+
+namespace qmm {
+namespace {
+
+TEST(ArmSelection, PicksTheExpectedIsa) {
+  const char* want = std::getenv("QMM_EXPECT_GEMM_ISA");
+  if (!want || !*want) GTEST_SKIP() << "QMM_EXPECT_GEMM_ISA not set (only the emulated CTest runs set it)";
+  const KernelFilter filter = kernel_filter_from_env();
+  const KernelPair pair = select_kernels(WeightType::q4_0, filter, cpu_info());
+  // Whatever the build has, the pick must run here and be allowed by QMM_KERNELS/QMM_DISABLE.
+  EXPECT_EQ(unavailable_reason(*pair.gemm, cpu_info()), "") << pair.gemm->name;
+  EXPECT_TRUE(filter.permits(*pair.gemm)) << pair.gemm->name;
+  bool in_build = false;
+  for (const Ukernel* u : kernel_list()) {
+    in_build = in_build || (u->type == WeightType::q4_0 && !u->gemv && want == std::string(isa_name(u->isa)));
+  }
+  if (!in_build) GTEST_SKIP() << "this build has no " << want << " Q4_0 GEMM in its kernel list (picked " << pair.gemm->name << ")";
+  EXPECT_STREQ(isa_name(pair.gemm->isa), want) << pair.gemm->name;
+  EXPECT_EQ(pair.gemv->isa, pair.gemm->isa) << pair.gemv->name;
+  EXPECT_EQ(pair.gemv->rhs, pair.gemm->rhs);
+}
+
+TEST(ArmSelection, ReportsTheEmulatedSvl) {
+  const char* want = std::getenv("QMM_EXPECT_SVL_BYTES");
+  if (!want || !*want) GTEST_SKIP() << "QMM_EXPECT_SVL_BYTES not set (only the emulated CTest runs set it)";
+  const size_t svl = std::strtoul(want, nullptr, 10);
+  EXPECT_EQ(cpu_info().svl_bytes, svl);
+  EXPECT_EQ(cpu_info().has(kFeatSME | kFeatSME2), svl != 0);
+}
+
+}  // namespace
+}  // namespace qmm

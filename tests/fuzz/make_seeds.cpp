@@ -1,0 +1,66 @@
+// Writes the seed corpus of fuzz_gguf into a directory: small valid GGUF files with every
+// metadata value type, a tensor of every dequantizable type, other alignments, no tensors,
+// and a tiny synthetic model.
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "llm/gguf_writer.h"
+#include "llm/synth.h"
+
+using namespace qmm::gguf;
+
+namespace {
+
+void all_value_types(Writer& w) {
+  w.set_string("general.architecture", "llama");
+  w.set_u8("t.u8", 7);
+  w.set_i32("t.i32", -3);
+  w.set_u32("t.u32", 64);
+  w.set_u64("t.u64", 1ull << 40);
+  w.set_f32("t.f32", 0.5f);
+  w.set_bool("t.bool", true);
+  w.set_string_array("t.strings", std::vector<std::string>{"<unk>", "", "\xe2\x96\x81the"});
+  w.set_f32_array("t.f32s", {0.0f, -1.0f});
+  w.set_i32_array("t.i32s", {1, 2, 3});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seeds DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  try {
+    std::mt19937 rng(1);
+    std::vector<uint8_t> bytes(1 << 16);
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng() & 0x3b);  // small f16 scales, no NaN/inf exponents
+    const uint32_t types[] = {kF32, kF16, kBF16, kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0, kQ4_K, kQ6_K};
+    for (uint32_t align : {32u, 1u, 64u}) {
+      Writer w;
+      all_value_types(w);
+      if (align != 32) w.set_u32("general.alignment", align);
+      for (uint32_t t : types) {
+        const uint64_t k = ggml_block_size(t) == 256 ? 256 : 32;
+        w.add_tensor(std::string("w.") + ggml_type_name(t), t, {k, 2}, bytes.data(), ggml_row_bytes(t, k) * 2);
+      }
+      w.add_tensor("w.3d", kF32, {4, 3, 2}, bytes.data(), 96);
+      w.add_tensor("w.4d", kF16, {2, 2, 2, 2}, bytes.data(), 32);
+      w.write(dir + "/types_align" + std::to_string(align) + ".gguf");
+    }
+    Writer meta;
+    all_value_types(meta);
+    meta.write(dir + "/metadata_only.gguf");
+    Writer empty;
+    empty.write(dir + "/empty.gguf");
+    synth_model(*find_synth_shape("tiny"), qmm::WeightType::q4_0, 1, dir + "/tiny_q4_0.gguf", 1);
+  } catch (const qmm::Error& e) {
+    std::fprintf(stderr, "make_seeds: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,188 @@
+// The Llama forward pass against the real stories260K model: greedy decoding from BOS must
+// give the known story in F32, F16 and after qmm's own Q8_0 (same tokens as F32) and Q4_0
+// (still the story's opening) quantization; every available kernel path must give the
+// scalar path's logits within a tolerance; prefill must equal token-by-token decoding.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/cpu.h"
+#include "core/error.h"
+#include "kernels/kernel_list.h"
+#include "llm/model.h"
+#include "llm/tokenizer.h"
+#include "test_models.h"
+
+namespace qmm::llm {
+namespace {
+
+constexpr const char* kStory =
+    "Once upon a time, there was a little girl named Lily. She loved to play outside in the park.";
+
+LoadOptions options(std::optional<WeightType> convert, const KernelFilter& filter = {}) {
+  LoadOptions o;
+  o.convert_to = convert;
+  o.filter = filter;
+  return o;
+}
+
+struct Generation {
+  std::vector<int32_t> tokens;  // BOS first
+  std::string text;
+};
+
+// Greedy decoding of n tokens from BOS (stops early at EOS).
+Generation greedy(const LoadOptions& opt, size_t n, int threads = 1) {
+  Context ctx(threads);
+  const Model m = Model::load(test::stories260k_path(), opt, ctx.pool());
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  State s(m, 256, 64, ctx);
+  Generation g{{tok.bos()}, ""};
+  const float* logits = forward(m, s, g.tokens.data(), 1);
+  for (size_t i = 0; i < n; ++i) {
+    const auto next = static_cast<int32_t>(std::max_element(logits, logits + m.config().n_vocab) - logits);
+    if (tok.is_end_of_generation(next)) break;
+    g.tokens.push_back(next);
+    logits = forward(m, s, &next, 1);
+  }
+  g.text = tok.decode(g.tokens);
+  return g;
+}
+
+size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
+TEST(Stories260K, ConfigFromMetadata) {
+  QMM_REQUIRE_STORIES260K();
+  Context ctx(1);
+  const Model m = Model::load(test::stories260k_path(), {}, ctx.pool());
+  const Config& c = m.config();
+  EXPECT_EQ(c.arch, "llama");
+  EXPECT_EQ(c.n_embd, 64u);
+  EXPECT_EQ(c.n_layer, 5u);
+  EXPECT_EQ(c.n_head, 8u);
+  EXPECT_EQ(c.n_head_kv, 4u);
+  EXPECT_EQ(c.head_dim, 8u);
+  EXPECT_EQ(c.n_ff, 172u);
+  EXPECT_EQ(c.n_vocab, 512u);
+  EXPECT_EQ(m.layers()[0].w_down.k(), 172u);  // k not a multiple of 32: F32 kernels
+  EXPECT_EQ(m.output().n(), 512u);
+}
+
+TEST(Stories260K, GreedyF32TellsTheStory) {
+  QMM_REQUIRE_STORIES260K();
+  const Generation g = greedy(options(std::nullopt), 60);
+  EXPECT_TRUE(g.text.starts_with(kStory)) << g.text;
+}
+
+TEST(Stories260K, GreedyQ8_0MatchesF32For80Tokens) {
+  QMM_REQUIRE_STORIES260K();
+  const Generation f32 = greedy(options(std::nullopt), 100);
+  const Generation q8 = greedy(options(WeightType::q8_0), 100);
+  ASSERT_GE(f32.tokens.size(), 81u);
+  EXPECT_GE(common_prefix(f32.tokens, q8.tokens), 81u) << "f32: " << f32.text << "\nq8_0: " << q8.text;
+  EXPECT_TRUE(q8.text.starts_with(kStory)) << q8.text;
+}
+
+TEST(Stories260K, GreedyF16TellsTheStory) {
+  QMM_REQUIRE_STORIES260K();
+  const Generation g = greedy(options(WeightType::f16), 60);
+  EXPECT_TRUE(g.text.starts_with(kStory)) << g.text;
+}
+
+TEST(Stories260K, GreedyQ4_0StaysCoherent) {
+  QMM_REQUIRE_STORIES260K();
+  const Generation g = greedy(options(WeightType::q4_0), 60);
+  EXPECT_TRUE(g.text.starts_with("Once upon a time")) << g.text;
+}
+
+// Logits of a prompt (prefill: GEMM kernels) and of one more token (decode: GEMV kernels).
+std::pair<std::vector<float>, std::vector<float>> prompt_logits(const LoadOptions& opt, int threads = 1) {
+  Context ctx(threads);
+  const Model m = Model::load(test::stories260k_path(), opt, ctx.pool());
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  State s(m, 128, 64, ctx);
+  const std::vector<int32_t> prompt = tok.encode("Once upon a time, there was a little dog", true);
+  const float* l = forward(m, s, prompt.data(), prompt.size());
+  std::vector<float> prefill(l, l + m.config().n_vocab);
+  const int32_t next = 378;
+  l = forward(m, s, &next, 1);
+  return {prefill, std::vector<float>(l, l + m.config().n_vocab)};
+}
+
+// max |a - b| relative to max |a|.
+double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  double d = 0, mx = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    d = std::max(d, std::fabs(static_cast<double>(a[i]) - b[i]));
+    mx = std::max(mx, std::fabs(static_cast<double>(a[i])));
+  }
+  return d / std::max(mx, 1e-6);
+}
+
+TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
+  QMM_REQUIRE_STORIES260K();
+  // Tolerance: the paths differ only in F32 summation order (quantized LHS and RHS bytes are
+  // identical), which can flip an int8 rounding of a later layer's activations: 1e-3 of the
+  // largest logit.
+  constexpr double kTol = 1e-3;
+  const KernelFilter scalar = parse_kernel_filter("scalar", "");
+  int compared = 0;
+  for (Isa isa : isa_list()) {
+    if (isa == Isa::scalar || !unavailable_reason(isa, cpu_info()).empty()) continue;
+    const KernelFilter only = parse_kernel_filter(isa_name(isa), "");
+    for (WeightType t : {WeightType::f32, WeightType::f16, WeightType::q8_0, WeightType::q4_0}) {
+      const KernelPair pair = select_kernels(t, only, cpu_info());
+      if (pair.gemm->isa == Isa::scalar && pair.gemv->isa == Isa::scalar) continue;  // this ISA has no kernel for t
+      const auto ref = prompt_logits(options(t, scalar));
+      const auto got = prompt_logits(options(t, only));
+      EXPECT_LE(rel_diff(ref.first, got.first), kTol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
+      EXPECT_LE(rel_diff(ref.second, got.second), kTol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
+      ++compared;
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "no non-scalar kernel in this build runs on this CPU";
+}
+
+TEST(Stories260K, PrefillEqualsTokenByTokenDecode) {
+  QMM_REQUIRE_STORIES260K();
+  Context ctx(1);
+  const Model m = Model::load(test::stories260k_path(), {}, ctx.pool());
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  const std::vector<int32_t> prompt = tok.encode("Once upon a time, there was a little dog named Max", true);
+  State batch(m, 64, 64, ctx), single(m, 64, 1, ctx);
+  const float* a = forward(m, batch, prompt.data(), prompt.size());
+  const std::vector<float> la(a, a + m.config().n_vocab);
+  const float* b = nullptr;
+  for (int32_t t : prompt) b = forward(m, single, &t, 1);
+  const std::vector<float> lb(b, b + m.config().n_vocab);
+  EXPECT_LE(rel_diff(la, lb), 1e-5);
+  EXPECT_EQ(batch.pos(), prompt.size());
+}
+
+TEST(Stories260K, ThreadCountDoesNotChangeTheBits) {
+  QMM_REQUIRE_STORIES260K();
+  const auto one = prompt_logits(options(WeightType::q8_0), 1);
+  const auto two = prompt_logits(options(WeightType::q8_0), 2);
+  EXPECT_EQ(one.first, two.first);
+  EXPECT_EQ(one.second, two.second);
+}
+
+TEST(Stories260K, BadInputsAreErrors) {
+  QMM_REQUIRE_STORIES260K();
+  Context ctx(1);
+  const Model m = Model::load(test::stories260k_path(), {}, ctx.pool());
+  State s(m, 4, 4, ctx);
+  const int32_t five[5] = {1, 2, 3, 4, 5};
+  EXPECT_THROW(forward(m, s, five, 5), Error);  // larger than the batch and the context
+  const int32_t bad = 512;
+  EXPECT_THROW(forward(m, s, &bad, 1), Error);  // outside the vocabulary
+  EXPECT_THROW(Model::load(test::stories260k_path() + ".missing", {}, ctx.pool()), Error);
+}
+
+}  // namespace
+}  // namespace qmm::llm

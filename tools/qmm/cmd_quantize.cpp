@@ -1,0 +1,48 @@
+// qmm quantize IN OUT TYPE: requantize a GGUF model (see src/llm/quantize.h for the rules).
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+#include "args.h"
+#include "core/blocks.h"
+#include "llm/gguf.h"
+#include "llm/quantize.h"
+#include "verbs.h"
+
+namespace qmm::cli {
+
+int cmd_quantize(int argc, char** argv) {
+  std::string in, out, type_s;
+  size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  bool verbose = false;
+  Args args("quantize",
+            "Requantize a GGUF model: 2-D weights whose rows are a multiple of 32 become TYPE (token_embd\n"
+            "included), 1-D tensors stay F32, others keep their type; ggml-exact rounding, metadata copied.",
+            argc - 1, argv + 1);
+  args.positional("IN", &in, "input GGUF file")
+      .positional("OUT", &out, "output GGUF file")
+      .positional("TYPE", &type_s, "q4_0, q8_0, f16 or f32")
+      .size("-t,--threads", &threads, "threads (default: all cores)")
+      .flag("-v,--verbose", &verbose, "print every tensor");
+  args.parse();
+  WeightType target;
+  if (!parse_type(type_s.c_str(), &target)) throw UsageError("TYPE must be q4_0, q8_0, f16 or f32, not '" + type_s + "'");
+  if (threads > 1024) throw UsageError("-t must be at most 1024");
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const gguf::File f = gguf::File::open(in);
+  if (verbose) {
+    for (const auto& t : f.tensors()) {
+      const uint32_t to = gguf::quantized_type(t, target);
+      std::printf("  %-32s %-5s -> %-5s\n", t.name.c_str(), gguf::ggml_type_name(t.type), gguf::ggml_type_name(to));
+    }
+  }
+  const gguf::QuantizeStats s = gguf::quantize_file(f, out, target, static_cast<int>(threads));
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%s -> %s (%s): %zu tensors converted, %zu kept; tensor data %.2f MB -> %.2f MB; %.2f s\n", in.c_str(),
+              out.c_str(), type_name(target), s.converted, s.kept, s.in_bytes / 1e6, s.out_bytes / 1e6, secs);
+  return 0;
+}
+
+}  // namespace qmm::cli

@@ -1,0 +1,69 @@
+#include "llm_util.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace qmm::cli {
+
+void MatmulTrace::begin(const char* stage) {
+  stage_ = stage;
+  entries_.clear();
+  set_matmul_trace(&MatmulTrace::observe, this);
+}
+
+void MatmulTrace::observe(void* self, const PackedWeights& w, size_t m) {
+  auto* t = static_cast<MatmulTrace*>(self);
+  const Ukernel& u = w.kernel_for(m);
+  for (Entry& e : t->entries_) {
+    if (e.kernel == u.name && e.lhs == u.lhs->name && e.m == m && e.n == w.n() && e.k == w.k()) {
+      ++e.count;
+      return;
+    }
+  }
+  t->entries_.push_back({u.lhs->name, u.name, m, w.n(), w.k(), 1});
+}
+
+void MatmulTrace::end() {
+  set_matmul_trace(nullptr, nullptr);
+  std::fprintf(stderr, "trace %s: %zu distinct matmul%s\n", stage_, entries_.size(), entries_.size() == 1 ? "" : "s");
+  for (const Entry& e : entries_) {
+    std::fprintf(stderr, "  %s -> %s  m=%zu n=%zu k=%zu  x%zu\n", e.lhs, e.kernel, e.m, e.n, e.k, e.count);
+  }
+}
+
+ProgressBar::ProgressBar(const char* label) : label_(label), tty_(isatty(STDERR_FILENO) != 0) {}
+
+void ProgressBar::update(size_t done, size_t total) {
+  if (!tty_ || total == 0) return;
+  const int pct = static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total));
+  if (pct == shown_) return;
+  shown_ = pct;
+  constexpr int kWidth = 40;
+  char bar[kWidth + 1];
+  const int filled = pct * kWidth / 100;
+  for (int i = 0; i < kWidth; ++i) bar[i] = i < filled ? '=' : (i == filled ? '>' : ' ');
+  bar[kWidth] = '\0';
+  std::fprintf(stderr, "\r%s [%s] %3d%%", label_, bar, pct);
+  std::fflush(stderr);
+}
+
+void ProgressBar::finish() {
+  if (tty_ && shown_ >= 0) std::fprintf(stderr, "\r\033[K");
+  shown_ = -1;
+}
+
+size_t peak_rss_bytes() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<size_t>(ru.ru_maxrss) * 1024;  // Linux: KiB
+}
+
+std::string mib(size_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+}  // namespace qmm::cli

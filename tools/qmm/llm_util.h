@@ -1,0 +1,47 @@
+// Pieces shared by `qmm run` and `qmm bench model`: the --trace collector of matmul calls,
+// the load progress bar and the peak-memory figure.
+#pragma once
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "matmul/matmul.h"
+
+namespace qmm::cli {
+
+// Collects the matmuls of one stage (set_matmul_trace) and prints each distinct
+// (packer, kernel, m, n, k) once with its count, in first-seen order.
+class MatmulTrace {
+ public:
+  void begin(const char* stage);  // starts collecting (installs the observer)
+  void end();                     // prints the stage and stops collecting
+
+ private:
+  struct Entry {
+    const char* lhs;
+    const char* kernel;
+    size_t m, n, k, count;
+  };
+  static void observe(void* self, const PackedWeights& w, size_t m);
+  const char* stage_ = "";
+  std::vector<Entry> entries_;
+};
+
+// "\r[=====>     ]  45%" on stderr while a model loads, only when stderr is a terminal.
+class ProgressBar {
+ public:
+  explicit ProgressBar(const char* label);
+  void update(size_t done, size_t total);
+  void finish();  // erases the bar
+
+ private:
+  const char* label_;
+  bool tty_;
+  int shown_ = -1;
+};
+
+size_t peak_rss_bytes();  // getrusage maxrss
+std::string mib(size_t bytes);
+
+}  // namespace qmm::cli
