@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# x86 emulation stage of scripts/test.sh: the AVX-512 (VNNI, F) and AVX-VNNI kernels, which
+# this kind of host (Zen 3) cannot run and qemu-x86_64 cannot emulate (its TCG has neither
+# ISA), compiled over SIMDe's portable intrinsics with a CPU detection that reports them
+# (tests/x86/CMakeLists.txt), then the generated kernel and packer tests run on every one.
+# Usage: scripts/test-x86emu.sh [jobs]. Prints "STAGE-RESULT <passed> <failed> <skipped>".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${1:-2}
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "x86emu: not an x86-64 host, stage skipped"
+  echo "STAGE-RESULT 0 0 1"
+  exit 0
+fi
+scripts/deps.sh libsimde-dev
+B=build-x86emu
+cmake -S . -B $B -G Ninja -DCMAKE_BUILD_TYPE=Release -DQMM_WERROR=ON -DQMM_X86_EMULATED_TESTS=ON \
+  -DQMM_BUILD_TOOLS=OFF -DQMM_BUILD_BENCH=OFF -DQMM_BUILD_LLM=OFF >/dev/null
+cmake --build $B -j "$JOBS" --target qmm_x86_emulated_tests >/dev/null
+set +e
+out=$($B/tests/x86/qmm_x86_emulated_tests --gtest_brief=1 2>&1)
+rc=$?
+set -e
+echo "$out" | grep -E '^\[  (FAILED|SKIPPED) |^\[==========\]|Failure|Skipped' || true
+count() { echo "$out" | sed -n "s/^\[  $1 *\] \([0-9]*\) tests\{0,1\}[.,].*/\1/p" | head -1; }
+p=$(count PASSED); f=$(count FAILED); k=$(count SKIPPED)
+p=${p:-0} f=${f:-0} k=${k:-0}
+[ "$rc" = 0 ] || [ "$f" != 0 ] || f=1
+echo "STAGE-RESULT $p $f $k"
+[ "$f" = 0 ]
