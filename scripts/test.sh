@@ -2,16 +2,17 @@
 # The README's test command: installs what it needs (Debian 12), builds and runs every test:
 #   1. native build (g++-12, warnings as errors): unit, kernel, driver, C API, CLI, LLM tests;
 #   2. the same suite built with clang-19 + AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the Arm build (clang-19 cross) under qemu-aarch64 at several SME vector lengths and
+#   3. the AVX-512 / AVX-VNNI kernels compiled over SIMDe (no AVX-512 on this CPU or in QEMU);
+#   4. the Arm build (clang-19 cross) under qemu-aarch64 at several SME vector lengths and
 #      feature sets;
-#   4. a bounded libFuzzer run on the GGUF reader.
+#   5. a bounded libFuzzer run on the GGUF reader.
 # Ends with one line "N passed, N failed, N skipped" over all stages; exits non-zero on failure.
-# QMM_TEST_STAGES="native sanitize arm fuzz" selects stages; QMM_JOBS sets parallelism.
+# QMM_TEST_STAGES="native sanitize x86emu arm fuzz" selects stages; QMM_JOBS sets parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=${QMM_JOBS:-2}
-STAGES=${QMM_TEST_STAGES:-native sanitize arm fuzz}
+STAGES=${QMM_TEST_STAGES:-native sanitize x86emu arm fuzz}
 passed=0 failed=0 skipped=0 failed_stages=()
 
 scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev
@@ -61,6 +62,13 @@ for s in $STAGES; do
         -DCMAKE_BUILD_TYPE=Release -DQMM_WERROR=ON -DQMM_BUILD_BENCH=OFF >/dev/null
       cmake --build build-arm -j "$JOBS"
       QMM_TEST_SHAPES=small run_ctest build-arm || failed_stages+=(arm) ;;
+    x86emu)
+      stage "AVX-512 / AVX-VNNI kernels over SIMDe (this CPU and QEMU cannot run them natively)"
+      set +e; out=$(scripts/test-x86emu.sh "$JOBS"); rc=$?; set -e
+      echo "$out" | grep -v '^STAGE-RESULT '
+      read -r _ p f k < <(echo "$out" | grep '^STAGE-RESULT ' || echo "STAGE-RESULT 0 1 0")
+      passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
+      [ "$rc" = 0 ] || failed_stages+=(x86emu) ;;
     fuzz)
       stage "libFuzzer on the GGUF reader (clang-19, ASan + UBSan), 60 s"
       if scripts/fuzz.sh 60; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi ;;
