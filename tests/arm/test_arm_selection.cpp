@@ -25,7 +25,9 @@ TEST(ArmSelection, PicksTheExpectedIsa) {
   for (const Ukernel* u : kernel_list()) {
     in_build = in_build || (u->type == WeightType::q4_0 && !u->gemv && want == std::string(isa_name(u->isa)));
   }
-  if (!in_build) GTEST_SKIP() << "this build has no " << want << " Q4_0 GEMM in its kernel list (picked " << pair.gemm->name << ")";
+  if (!in_build) {
+    GTEST_SKIP() << "this build has no " << want << " Q4_0 GEMM in its kernel list (picked " << pair.gemm->name << ")";
+  }
   EXPECT_STREQ(isa_name(pair.gemm->isa), want) << pair.gemm->name;
   // The GEMV reads the GEMM's packed RHS; it may come from a lesser ISA with the same layout
   // (e.g. the DotProd GEMV beside the I8MM GEMM), but SME2 has its own.
