@@ -16,3 +16,4 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod.h"
 #include "kernels/arm/matmul_clamp_f32_f32p8x1_f16p8x1_8x8_neon.h"
 #include "kernels/arm/matmul_clamp_f32_f32p1x1_f16p8x1_1x8_neon.h"
+#include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"

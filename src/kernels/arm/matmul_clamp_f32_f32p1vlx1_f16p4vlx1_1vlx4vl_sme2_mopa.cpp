@@ -3,14 +3,10 @@
 #include <arm_sme.h>
 
 #include "kernels/ref/pack_float_panels.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
-
-TileParams params(size_t svl_bytes) {
-  const size_t vl = (svl_bytes ? svl_bytes : 16) / 4;
-  return {vl, 4 * vl, 1, 1, vl, 4 * vl};
-}
 
 __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs_packed,
                                                   const void* rhs_packed, float* dst, size_t stride, float lo,
@@ -52,7 +48,7 @@ __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, c
 }  // namespace
 
 const Ukernel matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa = {
-    "matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::f16, false, params,
+    "matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::f16, false, sme2_f16_gemm_params,
     &lhs_pack_f32p_f32, &rhs_pack_nxk_f16p_f16, run};
 
 }  // namespace qmm

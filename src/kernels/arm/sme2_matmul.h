@@ -21,10 +21,6 @@
 
 namespace qmm::sme2 {
 
-// VL = SVL/32 for a given SVL in bytes; 0 (no SME) answers for the smallest SVL (128 bits) so
-// that layout tools can still draw the format.
-inline size_t lanes32(size_t svl_bytes) { return (svl_bytes ? svl_bytes : 16) / 4; }
-
 // Q4_0 weights, RHS qsi4c32ps1s0scalef16 (DESIGN.md §5): a quad is nr little-endian u16 of four
 // unsigned nibbles = 2 streaming vectors; LUTI4 (ZT0 = -8..7, zero point 8 folded into the
 // table) expands each vector into two int8 vectors, nibble i of the vector -> byte i.
