@@ -55,12 +55,14 @@ if(CMAKE_CROSSCOMPILING AND DEFINED QMM_QEMU_AARCH64)
   _qmm_expected_gemm_isa(_qmm_all sme2 i8mm dotprod)
   _qmm_expected_gemm_isa(_qmm_nosme i8mm dotprod)
   _qmm_expected_gemm_isa(_qmm_dotprod dotprod)
-  # name|qemu -cpu value|SVL bytes|QMM_DISABLE|expected Q4_0 GEMM ISA
+  # name|qemu -cpu value|SVL bytes|QMM_DISABLE|expected Q4_0 GEMM ISA|gtest filter
+  # The dotprod run is about selection under QMM_DISABLE (kernels are covered by the others):
+  # only the selection, driver and C API tests.
   set(QMM_EMU_CONFIGS
-      "svl128|${QMM_QEMU_CPU}|16||${_qmm_all}"
-      "svl256|${QMM_QEMU_CPU}|32||${_qmm_all}"
-      "nosme|max,sme=off|0||${_qmm_nosme}"
-      "dotprod|${QMM_QEMU_CPU}|16|sme2,i8mm|${_qmm_dotprod}")
+      "svl128|${QMM_QEMU_CPU}|16||${_qmm_all}|*"
+      "svl256|${QMM_QEMU_CPU}|32||${_qmm_all}|*"
+      "nosme|max,sme=off|0||${_qmm_nosme}|*"
+      "dotprod|${QMM_QEMU_CPU}|16|sme2,i8mm|${_qmm_dotprod}|*Select*:Driver.*:CApi.*")
   set(QMM_EMU_DEFAULT_GEMM_ISA ${_qmm_all})
   message(STATUS "qmm: emulated test runs (name|cpu|svl|QMM_DISABLE|expected GEMM ISA): default SVL "
                  "${QMM_QEMU_SME_VL}|${_qmm_all}; ${QMM_EMU_CONFIGS}")
@@ -79,19 +81,21 @@ function(qmm_add_gtest target)
   foreach(cfg IN LISTS QMM_EMU_CONFIGS)
     string(REPLACE "|" ";" f "${cfg}")
     list(LENGTH f len)
-    if(NOT len EQUAL 5)
-      message(FATAL_ERROR "QMM_EMU_CONFIGS entry '${cfg}': want name|cpu|svl_bytes|QMM_DISABLE|isa")
+    if(NOT len EQUAL 6)
+      message(FATAL_ERROR "QMM_EMU_CONFIGS entry '${cfg}': want name|cpu|svl_bytes|QMM_DISABLE|isa|filter")
     endif()
     list(GET f 0 name)
     list(GET f 1 cpu)
     list(GET f 2 svl)
     list(GET f 3 disable)
     list(GET f 4 isa)
+    list(GET f 5 filter)
     set(cpu_arg "${cpu}")
     if(svl)
       string(APPEND cpu_arg ",sme-default-vector-length=${svl}")
     endif()
-    add_test(NAME ${target}.${name} COMMAND ${QMM_QEMU_AARCH64} -cpu ${cpu_arg} $<TARGET_FILE:${target}>)
+    add_test(NAME ${target}.${name} COMMAND ${QMM_QEMU_AARCH64} -cpu ${cpu_arg} $<TARGET_FILE:${target}>
+             --gtest_filter=${filter})
     # Whole-suite runs under slow emulation: the small shape set of tests/test_kernels.cpp.
     set(env "QMM_EXPECT_GEMM_ISA=${isa}" "QMM_EXPECT_SVL_BYTES=${svl}" "QMM_TEST_SHAPES=small")
     if(disable)

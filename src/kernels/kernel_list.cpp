@@ -5,6 +5,7 @@
 #include "core/cpu.h"
 #include "kernels/kernel_headers.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
+#include "kernels/ref/pack_float_panels.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 #include "kernels/sme2_params.h"
@@ -128,6 +129,10 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
          &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemv_params},
+        {"matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_pack_f32p_f32,
+         &rhs_pack_nxk_f16p_f16, sme2_f16_gemm_params},
+        {"matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla", Isa::sme2, &lhs_pack_f32p_f32, &rhs_pack_nxk_f16p_f16,
+         sme2_f16_gemv_params},
     };
     for (PackerPreset& p : out) {
       if (const Ukernel* u = find_kernel(p.kernel)) p = {u->name, u->isa, u->lhs, u->rhs, u->params};

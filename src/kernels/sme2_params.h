@@ -33,4 +33,14 @@ inline TileParams sme2_q8_gemv_params(size_t svl_bytes) {
   return {1, 4 * vl, 4, 1, 1, 4 * vl};
 }
 
+// F16 weights (F32 FMOPA GEMM, FMLA-into-ZA GEMV): f32p LHS / f16p RHS panels with kr = 1.
+inline TileParams sme2_f16_gemm_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {vl, 4 * vl, 1, 1, vl, 4 * vl};
+}
+inline TileParams sme2_f16_gemv_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {1, 4 * vl, 1, 1, 1, 4 * vl};
+}
+
 }  // namespace qmm

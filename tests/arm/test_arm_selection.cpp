@@ -25,11 +25,15 @@ TEST(ArmSelection, PicksTheExpectedIsa) {
   for (const Ukernel* u : kernel_list()) {
     in_build = in_build || (u->type == WeightType::q4_0 && !u->gemv && want == std::string(isa_name(u->isa)));
   }
-  if (!in_build) GTEST_SKIP() << "this build has no " << want << " Q4_0 GEMM in its kernel list (picked " << pair.gemm->name << ")";
+  if (!in_build) {
+    GTEST_SKIP() << "this build has no " << want << " Q4_0 GEMM in its kernel list (picked " << pair.gemm->name << ")";
+  }
   EXPECT_STREQ(isa_name(pair.gemm->isa), want) << pair.gemm->name;
-  // The GEMV reads the GEMM's packed RHS (it may be of another ISA: I8MM GEMM + DotProd GEMV).
+  // The GEMV reads the GEMM's packed RHS; it may come from a lesser ISA with the same layout
+  // (e.g. the DotProd GEMV beside the I8MM GEMM), but SME2 has its own.
   EXPECT_EQ(pair.gemv->rhs, pair.gemm->rhs) << pair.gemv->name;
   EXPECT_EQ(unavailable_reason(*pair.gemv, cpu_info()), "") << pair.gemv->name;
+  if (pair.gemm->isa == Isa::sme2) EXPECT_EQ(pair.gemv->isa, Isa::sme2) << pair.gemv->name;
 }
 
 TEST(ArmSelection, ReportsTheEmulatedSvl) {

@@ -3,14 +3,10 @@
 #include <arm_sme.h>
 
 #include "kernels/ref/pack_float_panels.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
-
-TileParams params(size_t svl_bytes) {
-  const size_t vl = (svl_bytes ? svl_bytes : 16) / 4;
-  return {vl, 4 * vl, 1, 1, vl, 4 * vl};
-}
 
 __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs_packed,
                                                   const void* rhs_packed, float* dst, size_t stride, float lo,
@@ -37,8 +33,10 @@ __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, c
       for (size_t i = 0; i < rows; ++i) {
         // Row i of the four tiles (ZA array rows 4i..4i+3), columns back in order by ZIP.
         const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
-        const svfloat32x2_t lo2 = svzip_f32_x2(svcreate2(svreinterpret_f32(svget4(za, 0)), svreinterpret_f32(svget4(za, 1))));
-        const svfloat32x2_t hi2 = svzip_f32_x2(svcreate2(svreinterpret_f32(svget4(za, 2)), svreinterpret_f32(svget4(za, 3))));
+        const svfloat32x2_t lo2 =
+            svzip_f32_x2(svcreate2(svreinterpret_f32(svget4(za, 0)), svreinterpret_f32(svget4(za, 1))));
+        const svfloat32x2_t hi2 =
+            svzip_f32_x2(svcreate2(svreinterpret_f32(svget4(za, 2)), svreinterpret_f32(svget4(za, 3))));
         const svfloat32x4_t acc = svcreate4(svget2(lo2, 0), svget2(lo2, 1), svget2(hi2, 0), svget2(hi2, 1));
         float* out = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + (m0 + i) * stride) + n0;
         svst1_f32_x4(cols, out, svclamp_single_f32_x4(acc, vlo, vhi));
@@ -50,7 +48,7 @@ __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, c
 }  // namespace
 
 const Ukernel matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa = {
-    "matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::f16, false, params,
+    "matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::f16, false, sme2_f16_gemm_params,
     &lhs_pack_f32p_f32, &rhs_pack_nxk_f16p_f16, run};
 
 }  // namespace qmm

@@ -3,14 +3,10 @@
 #include <arm_sme.h>
 
 #include "kernels/ref/pack_float_panels.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
-
-TileParams params(size_t svl_bytes) {
-  const size_t vl = (svl_bytes ? svl_bytes : 16) / 4;
-  return {1, 4 * vl, 1, 1, 1, 4 * vl};
-}
 
 // The 4·VL weights of column c as F32: even columns (FCVT), odd columns (FCVTLT) per half.
 __attribute__((always_inline)) inline svfloat32x4_t weights(const float16_t* w) __arm_streaming {
@@ -54,7 +50,7 @@ __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, c
 }  // namespace
 
 const Ukernel matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla = {
-    "matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla", Isa::sme2, WeightType::f16, true, params,
+    "matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla", Isa::sme2, WeightType::f16, true, sme2_f16_gemv_params,
     &lhs_pack_f32p_f32, &rhs_pack_nxk_f16p_f16, run};
 
 }  // namespace qmm

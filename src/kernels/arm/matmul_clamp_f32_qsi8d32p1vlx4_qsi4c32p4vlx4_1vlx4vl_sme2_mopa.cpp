@@ -3,14 +3,10 @@
 #include "kernels/arm/sme2_matmul.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
-
-TileParams params(size_t svl_bytes) {
-  const size_t vl = sme2::lanes32(svl_bytes);
-  return {vl, 4 * vl, 4, 2, vl, 4 * vl};
-}
 
 // The one streaming entry point: SMSTART/SMSTOP and the lazy-save of a caller's live ZA/ZT0
 // are done by the compiler (__arm_locally_streaming, __arm_new).
@@ -23,7 +19,7 @@ __arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size
 }  // namespace
 
 const Ukernel matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa = {
-    "matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::q4_0, false, params,
+    "matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::q4_0, false, sme2_q4_gemm_params,
     &lhs_quant_pack_qsi8d32p_f32, &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, run};
 
 }  // namespace qmm

@@ -3,14 +3,10 @@
 #include "kernels/arm/sme2_matmul.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
+#include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
-
-TileParams params(size_t svl_bytes) {
-  const size_t vl = sme2::lanes32(svl_bytes);
-  return {1, 4 * vl, 4, 1, 1, 4 * vl};
-}
 
 __arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs,
                                                          const void* rhs, float* dst, size_t stride, float lo,
@@ -21,7 +17,7 @@ __arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size
 }  // namespace
 
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot = {
-    "matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, WeightType::q8_0, true, params,
+    "matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, WeightType::q8_0, true, sme2_q8_gemv_params,
     &lhs_quant_pack_qsi8d32p_f32, &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, run};
 
 }  // namespace qmm

@@ -21,24 +21,20 @@
 
 namespace qmm::sme2 {
 
-// VL = SVL/32 for a given SVL in bytes; 0 (no SME) answers for the smallest SVL (128 bits) so
-// that layout tools can still draw the format.
-inline size_t lanes32(size_t svl_bytes) { return (svl_bytes ? svl_bytes : 16) / 4; }
-
-
-
 // Q4_0 weights, RHS qsi4c32ps1s0scalef16 (DESIGN.md §5): a quad is nr little-endian u16 of four
 // unsigned nibbles = 2 streaming vectors; LUTI4 (ZT0 = -8..7, zero point 8 folded into the
 // table) expands each vector into two int8 vectors, nibble i of the vector -> byte i.
 struct Q4Weights {
   static constexpr size_t kQuadBytesPerRow = 2;  // bytes of one row's 4 values in a quad
   static constexpr size_t kBlockBytesPerRow = kBlock / 2;
-  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za")
+      __arm_inout("zt0") {
     static const int32_t lut[16] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7};
     svldr_zt(0, lut);
   }
   // The four int8 vectors of the quad at `q` (nr·2 bytes).
-  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
+  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming
+      __arm_preserves("za") __arm_in("zt0") {
     const svuint8x2_t idx = svld1_u8_x2(svptrue_c8(), q);
     const svint8x2_t lo = svluti4_lane_zt_s8_x2(0, svget2(idx, 0), 0);
     const svint8x2_t hi = svluti4_lane_zt_s8_x2(0, svget2(idx, 1), 0);
@@ -50,8 +46,10 @@ struct Q4Weights {
 struct Q8Weights {
   static constexpr size_t kQuadBytesPerRow = 4;
   static constexpr size_t kBlockBytesPerRow = kBlock;
-  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
-  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za")
+      __arm_inout("zt0") {}
+  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming
+      __arm_preserves("za") __arm_in("zt0") {
     return svld1_s8_x4(svptrue_c8(), reinterpret_cast<const int8_t*>(q));
   }
 };
@@ -64,14 +62,11 @@ __attribute__((always_inline)) inline svfloat32_t load_scales(const uint8_t* p) 
 
 __attribute__((always_inline)) inline svfloat32x4_t to_f32(svint32x4_t v) __arm_streaming { return svcvt_f32_s32_x4(v); }
 
-// acc_t (+)= sums_t · scale_t, t = 0..3.
-__attribute__((always_inline)) inline svfloat32x4_t scale_acc(svfloat32x4_t acc, svfloat32x4_t sums, svfloat32_t s0, svfloat32_t s1,
-                                        svfloat32_t s2, svfloat32_t s3, bool first) __arm_streaming {
+// acc_t + sums_t · scale_t, t = 0..3.
+__attribute__((always_inline)) inline svfloat32x4_t scale_acc(svfloat32x4_t acc, svfloat32x4_t sums, svfloat32_t s0,
+                                                              svfloat32_t s1, svfloat32_t s2,
+                                                              svfloat32_t s3) __arm_streaming {
   const svbool_t all = svptrue_b32();
-  if (first) {
-    return svcreate4(svmul_x(all, svget4(sums, 0), s0), svmul_x(all, svget4(sums, 1), s1),
-                     svmul_x(all, svget4(sums, 2), s2), svmul_x(all, svget4(sums, 3), s3));
-  }
   return svcreate4(svmla_x(all, svget4(acc, 0), svget4(sums, 0), s0), svmla_x(all, svget4(acc, 1), svget4(sums, 1), s1),
                    svmla_x(all, svget4(acc, 2), svget4(sums, 2), s2), svmla_x(all, svget4(acc, 3), svget4(sums, 3), s3));
 }
@@ -112,8 +107,9 @@ __attribute__((always_inline)) inline void gemm_row(size_t i, svcount_t cols, fl
 }
 
 template <class W>
-__attribute__((always_inline)) inline void gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
-                               float* dst, size_t stride, float lo, float hi) __arm_streaming __arm_inout("za")
+__attribute__((always_inline)) inline void
+gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
+    float* dst, size_t stride, float lo, float hi) __arm_streaming __arm_inout("za")
     __arm_in("zt0") {
   const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
   const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
@@ -157,8 +153,9 @@ __attribute__((always_inline)) inline void gemm_tile(size_t rows, svcount_t cols
 }
 
 template <class W>
-__attribute__((always_inline)) inline void gemm(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
-                          size_t stride, float lo, float hi) __arm_streaming __arm_inout("za") __arm_inout("zt0") {
+__attribute__((always_inline)) inline void
+gemm(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+    size_t stride, float lo, float hi) __arm_streaming __arm_inout("za") __arm_inout("zt0") {
   W::load_table();
   const size_t vl = svcntw(), nr = 4 * vl;
   const size_t lhs_panel = vl * (k / kBlock) * (kBlock + 2);
@@ -179,8 +176,9 @@ __attribute__((always_inline)) inline void gemm(size_t m, size_t n, size_t k, co
 // Per 16 LHS bytes (4 quads) one LD1RQ replicates them into every 128-bit segment; SDOT
 // ZA.S[0, VGx4] with lane index j then multiplies quad j with the four weight vectors.
 template <class W>
-__attribute__((always_inline)) inline void gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs, float* dst, float lo,
-                              float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
+__attribute__((always_inline)) inline void
+gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs, float* dst, float lo,
+    float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
   const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
   const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
   const uint8_t* lhs_scales = lhs + k;
@@ -206,15 +204,15 @@ __attribute__((always_inline)) inline void gemv_row(svcount_t cols, size_t k, co
     const svfloat32_t ls = svcvt_f32_f16_x(all32, svreinterpret_f16(svdup_u32(ls_bits)));
     const uint8_t* rs = rhs_scales + b * nr * 2;
     acc = scale_acc(acc, sums, svmul_x(all32, load_scales(rs), ls), svmul_x(all32, load_scales(rs + vl * 2), ls),
-                    svmul_x(all32, load_scales(rs + vl * 4), ls), svmul_x(all32, load_scales(rs + vl * 6), ls),
-                    false);
+                    svmul_x(all32, load_scales(rs + vl * 4), ls), svmul_x(all32, load_scales(rs + vl * 6), ls));
   }
   svst1_f32_x4(cols, dst, svclamp_single_f32_x4(acc, svdup_f32(lo), svdup_f32(hi)));
 }
 
 template <class W>
-__attribute__((always_inline)) inline void gemv(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
-                          size_t stride, float lo, float hi) __arm_streaming __arm_inout("za") __arm_inout("zt0") {
+__attribute__((always_inline)) inline void
+gemv(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+    size_t stride, float lo, float hi) __arm_streaming __arm_inout("za") __arm_inout("zt0") {
   W::load_table();
   const size_t nr = 4 * svcntw();
   const size_t lhs_row = (k / kBlock) * (kBlock + 2);
