@@ -103,7 +103,34 @@ using v8i = int32_t __attribute__((vector_size(32)));
   }
 }
 
+// x[i] = e^(x[i] - mx); returns Σ x[i].
+[[gnu::always_inline]] inline float exp_minus(float* x, size_t n, float mx) {
+  v8 sums{};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v8 e = exp8(load8(x + i) - mx);
+    store8(x + i, e);
+    sums += e;
+  }
+  float sum = hsum(sums);
+  for (; i < n; ++i) sum += (x[i] = std::exp(x[i] - mx));
+  return sum;
+}
+
+// gate[i] = gate[i] / (1 + e^-gate[i]) · up[i]
+[[gnu::always_inline]] inline void silu_mul(float* gate, const float* up, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v8 g = load8(gate + i);
+    store8(gate + i, g / (1.0f + exp8(-g)) * load8(up + i));
+  }
+  for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
 }  // namespace
+
+// The exported functions below only pass pointers and scalars: vectors stay inside the
+// inlined helpers (no vector crosses a call between differently compiled functions).
 
 QMM_VECTOR_CLONES
 void attend_head(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t hd,
@@ -121,15 +148,7 @@ void attend_head(const float* q, size_t q_stride, const float* k, const float* v
     // Softmax numerators (the 1/sum is applied to the output)
     float mx = -INFINITY;
     for (size_t p = 0; p < len; ++p) mx = std::max(mx, att[p]);
-    v8 sums{};
-    size_t p = 0;
-    for (; p + 8 <= len; p += 8) {
-      const v8 e = exp8(load8(att + p) - mx);
-      store8(att + p, e);
-      sums += e;
-    }
-    float sum = hsum(sums);
-    for (; p < len; ++p) sum += (att[p] = std::exp(att[p] - mx));
+    const float sum = exp_minus(att, len, mx);
     // out = Σ_p softmax_p · v_p
     if (hd % 8 == 0) {
       weighted_values(att, v, kv_stride, hd, len, 1.0f / sum, o);
@@ -150,13 +169,6 @@ void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps)
 }
 
 QMM_VECTOR_CLONES
-void swiglu(float* gate, const float* up, size_t n) {
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const v8 g = load8(gate + i);
-    store8(gate + i, g / (1.0f + exp8(-g)) * load8(up + i));
-  }
-  for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
-}
+void swiglu(float* gate, const float* up, size_t n) { silu_mul(gate, up, n); }
 
 }  // namespace qmm::llm
