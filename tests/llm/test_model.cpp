@@ -170,6 +170,11 @@ TEST(Stories260K, PrefillEqualsTokenByTokenDecode) {
   const std::vector<float> lb(b, b + m.config().n_vocab);
   EXPECT_LE(rel_diff(la, lb), 1e-5);
   EXPECT_EQ(batch.pos(), prompt.size());
+  // And in batches of 4 (a prompt longer than the batch is prefilled in pieces).
+  State chunked(m, 64, 4, ctx);
+  const float* c = nullptr;
+  for (size_t i = 0; i < prompt.size(); i += 4) c = forward(m, chunked, prompt.data() + i, std::min<size_t>(4, prompt.size() - i));
+  EXPECT_LE(rel_diff(la, std::vector<float>(c, c + m.config().n_vocab)), 1e-5);
 }
 
 TEST(Stories260K, ThreadCountDoesNotChangeTheBits) {
