@@ -141,9 +141,13 @@ int bench_model(int argc, char** argv) {
   };
   row("pp", n_prompt, pp, pp_bound, "int8 / FP32 peak");
   row("tg", n_gen, tg, tg_bound, "DRAM bandwidth");
-  if (n_gen) {
-    std::printf("  %-8s %12.2f %14s %8.1f%%  (from the median token time: wall time less other processes' turns)\n",
-                "tg-med", tg_median, "", tg_bound > 0 ? 100.0 * tg_median / tg_bound : 0.0);
+  if (n_gen) {  // the median token: wall time less the turns other processes took
+    std::printf("  %-8s %12.2f %14s", "tg-med", tg_median, "");
+    if (tg_bound > 0) {
+      std::printf(" %8.1f%%  (median token time)\n", 100.0 * tg_median / tg_bound);
+    } else {
+      std::printf(" %9s  (median token time)\n", "-");
+    }
   }
   std::printf("  peak RSS %s (model, KV cache of %zu tokens and scratch)\n", mib(model_rss).c_str(), n_ctx);
   return 0;
