@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The LLM demo: greedy text from the real stories260K model with --trace (the call path of
-# load, prefill and decode), then a short `qmm bench model` on a synthetic Llama-1B Q4_0.
+# load, prefill and decode; F32 as shipped, then requantized to Q8_0 with a prompt so the
+# prefill shows the int8 GEMM), then a short `qmm bench model` on a synthetic Llama-1B Q4_0.
 #   QMM=path/to/qmm      use this binary instead of building build-demo/
 #   THREADS=N            threads (default: all cores);  PP=N TG=N  bench sizes (default 64, 16)
 # Without ../shared/models the first part runs on a synthetic tiny model (random weights:
@@ -26,6 +27,10 @@ STORIES=$ROOT/../shared/models/stories260K.gguf
 echo "== qmm run: greedy decoding from BOS, --trace"
 if [ -f "$STORIES" ]; then
   "$QMM" run -m "$STORIES" --trace -n 60 --temp 0 -t "$THREADS"
+  echo
+  echo "== the same model requantized to Q8_0 at load, with a prompt: prefill runs the int8 GEMM"
+  "$QMM" run -m "$STORIES" --convert q8_0 -p "Once upon a time" --trace -n 40 --temp 0 -t "$THREADS" 2>&1 |
+    grep -v '^  blk\.\|^    -> '
 elif has_verb synth; then
   echo "(../shared/models/stories260K.gguf is absent: a synthetic tiny model with random weights, the text is noise)"
   "$QMM" synth tiny --type q8_0 -o "$WORK/tiny-q8_0.gguf" >/dev/null

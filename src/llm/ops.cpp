@@ -1,7 +1,9 @@
 #include "llm/ops.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 
 // x86-64 ELF: an x86-64-v3 (AVX2, FMA) clone and a baseline clone of each function, chosen at
@@ -24,6 +26,27 @@ using v8 = float __attribute__((vector_size(32)));
   return v;
 }
 [[gnu::always_inline]] inline void store8(float* p, v8 v) { std::memcpy(p, &v, sizeof v); }
+using v8i = int32_t __attribute__((vector_size(32)));
+
+// e^x for eight floats (relative error < 1e-7): x = n·ln2 + r with |r| ≤ ln2/2, e^r by the
+// Cephes polynomial, 2^n put into the exponent bits. x is clamped to [-87, 88].
+[[gnu::always_inline]] inline v8 exp8(v8 x) {
+  constexpr float kRound = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer
+  x = x < -87.0f ? v8{} - 87.0f : x;
+  x = x > 88.0f ? v8{} + 88.0f : x;
+  const v8 t = x * 1.44269504088896341f + kRound;
+  const v8 n = t - kRound;
+  const v8 r = (x - n * 0.693359375f) - n * -2.12194440e-4f;
+  v8 p = r * 1.9875691500e-4f + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const v8 e = p * (r * r) + r + 1.0f;
+  const v8i two_n = (std::bit_cast<v8i>(t) - std::bit_cast<v8i>(v8{} + kRound) + 127) << 23;
+  return e * std::bit_cast<v8>(two_n);
+}
+
 [[gnu::always_inline]] inline float hsum(v8 v) { return ((v[0] + v[4]) + (v[1] + v[5])) + ((v[2] + v[6]) + (v[3] + v[7])); }
 
 // Σ a[i]·b[i] in eight independent partial sums.
@@ -80,7 +103,34 @@ using v8 = float __attribute__((vector_size(32)));
   }
 }
 
+// x[i] = e^(x[i] - mx); returns Σ x[i].
+[[gnu::always_inline]] inline float exp_minus(float* x, size_t n, float mx) {
+  v8 sums{};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v8 e = exp8(load8(x + i) - mx);
+    store8(x + i, e);
+    sums += e;
+  }
+  float sum = hsum(sums);
+  for (; i < n; ++i) sum += (x[i] = std::exp(x[i] - mx));
+  return sum;
+}
+
+// gate[i] = gate[i] / (1 + e^-gate[i]) · up[i]
+[[gnu::always_inline]] inline void silu_mul(float* gate, const float* up, size_t n) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v8 g = load8(gate + i);
+    store8(gate + i, g / (1.0f + exp8(-g)) * load8(up + i));
+  }
+  for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
 }  // namespace
+
+// The exported functions below only pass pointers and scalars: vectors stay inside the
+// inlined helpers (no vector crosses a call between differently compiled functions).
 
 QMM_VECTOR_CLONES
 void attend_head(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t hd,
@@ -98,15 +148,14 @@ void attend_head(const float* q, size_t q_stride, const float* k, const float* v
     // Softmax numerators (the 1/sum is applied to the output)
     float mx = -INFINITY;
     for (size_t p = 0; p < len; ++p) mx = std::max(mx, att[p]);
-    float sum = 0.0f;
-    for (size_t p = 0; p < len; ++p) sum += (att[p] = std::exp(att[p] - mx));
+    const float sum = exp_minus(att, len, mx);
     // out = Σ_p softmax_p · v_p
     if (hd % 8 == 0) {
       weighted_values(att, v, kv_stride, hd, len, 1.0f / sum, o);
     } else {
       std::fill(o, o + hd, 0.0f);
-      for (size_t p = 0; p < len; ++p) {
-        for (size_t d = 0; d < hd; ++d) o[d] += att[p] * v[p * kv_stride + d];
+      for (size_t j = 0; j < len; ++j) {
+        for (size_t d = 0; d < hd; ++d) o[d] += att[j] * v[j * kv_stride + d];
       }
       for (size_t d = 0; d < hd; ++d) o[d] /= sum;
     }
@@ -120,8 +169,6 @@ void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps)
 }
 
 QMM_VECTOR_CLONES
-void swiglu(float* gate, const float* up, size_t n) {
-  for (size_t i = 0; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
-}
+void swiglu(float* gate, const float* up, size_t n) { silu_mul(gate, up, n); }
 
 }  // namespace qmm::llm

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 
@@ -130,10 +131,10 @@ double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
 
 TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
   QMM_REQUIRE_STORIES260K();
-  // Tolerance: the paths differ only in F32 summation order (quantized LHS and RHS bytes are
-  // identical), which can flip an int8 rounding of a later layer's activations: 1e-3 of the
-  // largest logit.
-  constexpr double kTol = 1e-3;
+  // Tolerance: the paths differ only in F32 summation order (and FMA), which can also flip an
+  // int8 rounding of a later layer's activations: 1e-4 of the largest logit (AVX2 measured
+  // ~1e-6 for F32/F16 and ~1e-7 for Q8_0/Q4_0).
+  constexpr double kTol = 1e-4;
   const KernelFilter scalar = parse_kernel_filter("scalar", "");
   int compared = 0;
   for (Isa isa : isa_list()) {
@@ -144,8 +145,11 @@ TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
       if (pair.gemm->isa == Isa::scalar && pair.gemv->isa == Isa::scalar) continue;  // this ISA has no kernel for t
       const auto ref = prompt_logits(options(t, scalar));
       const auto got = prompt_logits(options(t, only));
-      EXPECT_LE(rel_diff(ref.first, got.first), kTol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
-      EXPECT_LE(rel_diff(ref.second, got.second), kTol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
+      const double d_prefill = rel_diff(ref.first, got.first), d_decode = rel_diff(ref.second, got.second);
+      EXPECT_LE(d_prefill, kTol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
+      EXPECT_LE(d_decode, kTol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
+      std::printf("  %s %s: max |logit - scalar| / max |logit| = %.2g (prefill), %.2g (decode)\n", isa_name(isa),
+                  type_name(t), d_prefill, d_decode);
       ++compared;
     }
   }
@@ -166,6 +170,11 @@ TEST(Stories260K, PrefillEqualsTokenByTokenDecode) {
   const std::vector<float> lb(b, b + m.config().n_vocab);
   EXPECT_LE(rel_diff(la, lb), 1e-5);
   EXPECT_EQ(batch.pos(), prompt.size());
+  // And in batches of 4 (a prompt longer than the batch is prefilled in pieces).
+  State chunked(m, 64, 4, ctx);
+  const float* c = nullptr;
+  for (size_t i = 0; i < prompt.size(); i += 4) c = forward(m, chunked, prompt.data() + i, std::min<size_t>(4, prompt.size() - i));
+  EXPECT_LE(rel_diff(la, std::vector<float>(c, c + m.config().n_vocab)), 1e-5);
 }
 
 TEST(Stories260K, ThreadCountDoesNotChangeTheBits) {

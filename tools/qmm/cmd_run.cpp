@@ -2,6 +2,7 @@
 // prefilled as one batch (GEMM kernels), then tokens are decoded one at a time (GEMV kernels)
 // and streamed to stdout; timings and peak memory go to stderr at the end.
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -21,7 +22,7 @@ namespace qmm::cli {
 int cmd_run(int argc, char** argv) {
   std::string model_path, prompt, kernels, disable, convert;
   long long n_predict = -1, seed = -1;
-  size_t threads = std::max(1u, std::thread::hardware_concurrency()), n_ctx = 0, n_batch = 512, top_k = 40, last_n = 64;
+  size_t threads = 0, n_ctx = 0, n_batch = 512, top_k = 40, last_n = 64;
   double temp = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0;
   bool trace = false;
   Args args("run",
@@ -31,7 +32,7 @@ int cmd_run(int argc, char** argv) {
   args.str("-m,--model", &model_path, "FILE", "GGUF model (required)")
       .str("-p,--prompt", &prompt, "TEXT", "prompt (default: empty, start from BOS)")
       .integer("-n,--n-predict", &n_predict, "tokens to generate (default -1: until EOS or the context is full)")
-      .size("-t,--threads", &threads, "threads (default: all cores)")
+      .count("-t,--threads", &threads, "threads (default 0: all cores; one for models under 16 MiB)")
       .count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
       .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)")
       .real("--temp", &temp, "temperature; 0 = greedy (default 0.8)")
@@ -49,6 +50,11 @@ int cmd_run(int argc, char** argv) {
   args.parse();
   if (model_path.empty()) throw UsageError("-m/--model is required");
   if (threads > 1024) throw UsageError("-t must be at most 1024");
+  if (threads == 0) {  // a tiny model's matmuls are shorter than waking the other threads
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(model_path, ec);
+    threads = !ec && bytes < (16u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  }
   if (n_predict < -1) throw UsageError("-n must be -1 or more");
   if (!(temp >= 0)) throw UsageError("--temp must be >= 0");
   if (!(top_p > 0 && top_p <= 1)) throw UsageError("--top-p must be in (0, 1]");
