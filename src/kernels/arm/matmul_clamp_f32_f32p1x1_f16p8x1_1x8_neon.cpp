@@ -21,7 +21,8 @@ void dot_panel(size_t k, const float* lhs, const uint16_t* rhs, float32x4_t* c0,
   size_t c = 0;
   for (; c + 4 <= k; c += 4, lhs += 4, rhs += 4 * kNr) {
     const float32x4_t a = vld1q_f32(lhs);
-    const float16x8_t w0 = load_f16x8(rhs), w1 = load_f16x8(rhs + 8), w2 = load_f16x8(rhs + 16), w3 = load_f16x8(rhs + 24);
+    const float16x8_t w0 = load_f16x8(rhs), w1 = load_f16x8(rhs + 8);
+    const float16x8_t w2 = load_f16x8(rhs + 16), w3 = load_f16x8(rhs + 24);
     acc[0][0] = vfmaq_laneq_f32(acc[0][0], lo_f32(w0), a, 0);
     acc[0][1] = vfmaq_laneq_f32(acc[0][1], hi_f32(w0), a, 0);
     acc[1][0] = vfmaq_laneq_f32(acc[1][0], lo_f32(w1), a, 1);

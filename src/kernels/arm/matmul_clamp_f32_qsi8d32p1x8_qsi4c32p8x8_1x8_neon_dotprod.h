@@ -1,6 +1,6 @@
 // Q4_0 GEMV for NEON DotProd: dst[1, n] = clamp(lhs · rhsᵀ) with int8 activations and int4
 // weights, one 8-column panel at a time.
-//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32, mr = 1, kr = 16, sr = 2 (per block: the f16 scale,
+//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32_neon, mr = 1, kr = 16, sr = 2 (per block: the f16 scale,
 //        then 32 int8 in 8-byte chunks).
 //   RHS: rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0, nr = 8, kr = 16, sr = 2 (shared with the
 //        DotProd and I8MM Q4_0 GEMMs of this family).

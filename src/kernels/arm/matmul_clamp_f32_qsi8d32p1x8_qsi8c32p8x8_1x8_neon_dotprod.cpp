@@ -1,7 +1,7 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod.h"
 
 #include "kernels/arm/neon_common.h"
-#include "kernels/ref/lhs_quant_pack_qsi8d32pscalef16_f32.h"
+#include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 
 namespace qmm {
@@ -55,6 +55,6 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
 
 const Ukernel matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod = {
     "matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod", Isa::dotprod, WeightType::q8_0, true, params,
-    &lhs_quant_pack_qsi8d32pscalef16_f32, &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, run};
+    &lhs_quant_pack_qsi8d32pscalef16_f32_neon, &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, run};
 
 }  // namespace qmm

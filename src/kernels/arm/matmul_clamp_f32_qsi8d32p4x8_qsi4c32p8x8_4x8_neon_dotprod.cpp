@@ -1,7 +1,7 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod.h"
 
 #include "kernels/arm/neon_common.h"
-#include "kernels/ref/lhs_quant_pack_qsi8d32pscalef16_f32.h"
+#include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
 
 namespace qmm {
@@ -13,38 +13,44 @@ constexpr size_t kRhsBlock = kNr * (kBlock / 2 + 2);  // 8 f16 scales + 8 x 16 b
 
 TileParams params(size_t) { return {kMr, kNr, 16, 2, kMr, kNr}; }
 
-// One 4x8 tile over all blocks: acc[i][h] = row i, columns 4h..4h+3 (unclamped).
-void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[kMr][2]) {
-  for (size_t i = 0; i < kMr; ++i) acc[i][0] = acc[i][1] = vdupq_n_f32(0.0f);
+// One 4x8 tile over all blocks: acc[j] = column j, rows 0..3 in the lanes (unclamped).
+void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[kNr]) {
+  for (size_t j = 0; j < kNr; ++j) acc[j] = vdupq_n_f32(0.0f);
   for (size_t b = 0; b < blocks; ++b, lhs += kLhsBlock, rhs += kRhsBlock) {
-    // iacc[i][p]: row i, columns 2p and 2p+1, two partial-sum lanes per column.
-    int32x4_t iacc[kMr][4];
-    for (size_t i = 0; i < kMr; ++i) {
-      for (size_t p = 0; p < 4; ++p) iacc[i][p] = vdupq_n_s32(0);
+    // a[g]: the 4 rows' k-group g (elements 4g..4g+3), one row per lane: chunk c holds groups
+    // 2c, 2c+1 of rows 0,1 (16 bytes) then of rows 2,3; UZP1/UZP2 on 32-bit lanes sort them.
+    int8x16_t a[8];
+    for (size_t c = 0; c < 4; ++c) {
+      const int32x4_t x0 = vreinterpretq_s32_u8(vld1q_u8(lhs + kMr * 2 + c * 32));
+      const int32x4_t x1 = vreinterpretq_s32_u8(vld1q_u8(lhs + kMr * 2 + c * 32 + 16));
+      a[2 * c] = vreinterpretq_s8_s32(vuzp1q_s32(x0, x1));
+      a[2 * c + 1] = vreinterpretq_s8_s32(vuzp2q_s32(x0, x1));
     }
-    const uint8_t* a = lhs + kMr * 2;
+    int32x4_t iacc[kNr];
+    for (size_t j = 0; j < kNr; ++j) iacc[j] = vdupq_n_s32(0);
     const uint8_t* w = rhs + kNr * 2;
-    for (size_t s = 0; s < 2; ++s) {  // segment s: elements 8s..8s+7 (low) and 16+8s.. (high)
-      int8x16_t wv[4];
-      for (size_t p = 0; p < 4; ++p) wv[p] = neon::load_s8(w + s * 64 + p * 16);
-      for (size_t i = 0; i < kMr; ++i) {
-        const int8x16_t a_lo = neon::load_dup8(a + s * 32 + i * 8);
-        for (size_t p = 0; p < 4; ++p) iacc[i][p] = vdotq_s32(iacc[i][p], neon::nibbles_lo(wv[p]), a_lo);
-      }
-      for (size_t i = 0; i < kMr; ++i) {
-        const int8x16_t a_hi = neon::load_dup8(a + (2 + s) * 32 + i * 8);
-        for (size_t p = 0; p < 4; ++p) iacc[i][p] = vdotq_s32(iacc[i][p], neon::nibbles_hi(wv[p]), a_hi);
+#pragma GCC unroll 2
+    for (size_t s = 0; s < 2; ++s) {
+      for (size_t p = 0; p < 4; ++p) {
+        // lanes: column 2p groups 2s, 2s+1 | column 2p+1 groups 2s, 2s+1 (high nibbles: +4 groups)
+        const int8x16_t wv = neon::load_s8(w + s * 64 + p * 16);
+        const int8x16_t lo = neon::nibbles_lo(wv), hi = neon::nibbles_hi(wv);
+        iacc[2 * p] = vdotq_laneq_s32(iacc[2 * p], a[2 * s], lo, 0);
+        iacc[2 * p] = vdotq_laneq_s32(iacc[2 * p], a[2 * s + 1], lo, 1);
+        iacc[2 * p + 1] = vdotq_laneq_s32(iacc[2 * p + 1], a[2 * s], lo, 2);
+        iacc[2 * p + 1] = vdotq_laneq_s32(iacc[2 * p + 1], a[2 * s + 1], lo, 3);
+        iacc[2 * p] = vdotq_laneq_s32(iacc[2 * p], a[4 + 2 * s], hi, 0);
+        iacc[2 * p] = vdotq_laneq_s32(iacc[2 * p], a[5 + 2 * s], hi, 1);
+        iacc[2 * p + 1] = vdotq_laneq_s32(iacc[2 * p + 1], a[4 + 2 * s], hi, 2);
+        iacc[2 * p + 1] = vdotq_laneq_s32(iacc[2 * p + 1], a[5 + 2 * s], hi, 3);
       }
     }
-    float s_lhs[kMr];
-    vst1q_f32(s_lhs, neon::f16x4_to_f32(lhs));
-    const float32x4_t s_rhs0 = neon::f16x4_to_f32(rhs), s_rhs1 = neon::f16x4_to_f32(rhs + 8);
-    for (size_t i = 0; i < kMr; ++i) {
-      const float32x4_t sum0 = vcvtq_n_f32_s32(vpaddq_s32(iacc[i][0], iacc[i][1]), 4);
-      const float32x4_t sum1 = vcvtq_n_f32_s32(vpaddq_s32(iacc[i][2], iacc[i][3]), 4);
-      const float s = s_lhs[i];
-      acc[i][0] = vfmaq_f32(acc[i][0], sum0, vmulq_n_f32(s_rhs0, s));
-      acc[i][1] = vfmaq_f32(acc[i][1], sum1, vmulq_n_f32(s_rhs1, s));
+    const float32x4_t s_lhs = neon::f16x4_to_f32(lhs);
+    float s_rhs[kNr];
+    vst1q_f32(s_rhs, neon::f16x4_to_f32(rhs));
+    vst1q_f32(s_rhs + 4, neon::f16x4_to_f32(rhs + 8));
+    for (size_t j = 0; j < kNr; ++j) {
+      acc[j] = vfmaq_f32(acc[j], vcvtq_n_f32_s32(iacc[j], 4), vmulq_n_f32(s_lhs, s_rhs[j]));
     }
   }
 }
@@ -57,11 +63,13 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
     const uint8_t* lhs = static_cast<const uint8_t*>(lhs_packed) + i0 / kMr * blocks * kLhsBlock;
     for (size_t j = 0; j < n; j += kNr) {
       const uint8_t* rhs = static_cast<const uint8_t*>(rhs_packed) + j / kNr * blocks * kRhsBlock;
-      float32x4_t acc[kMr][2];
+      float32x4_t acc[kNr], r0[4], r1[4];
       tile(blocks, lhs, rhs, acc);
+      neon::transpose4(acc, r0);
+      neon::transpose4(acc + 4, r1);
       for (size_t i = 0; i < kMr && i0 + i < m; ++i) {
-        neon::store_row8(neon::row_ptr(dst, dst_stride, i0 + i) + j, neon::clamp(acc[i][0], lo, hi),
-                         neon::clamp(acc[i][1], lo, hi), n - j);
+        neon::store_row8(neon::row_ptr(dst, dst_stride, i0 + i) + j, neon::clamp(r0[i], lo, hi),
+                         neon::clamp(r1[i], lo, hi), n - j);
       }
     }
   }
@@ -71,6 +79,6 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
 
 const Ukernel matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod = {
     "matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod", Isa::dotprod, WeightType::q4_0, false, params,
-    &lhs_quant_pack_qsi8d32pscalef16_f32, &rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0, run};
+    &lhs_quant_pack_qsi8d32pscalef16_f32_neon, &rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0, run};
 
 }  // namespace qmm

@@ -1,6 +1,6 @@
 // Q4_0 GEMM for NEON I8MM: dst[m, n] = clamp(lhs · rhsᵀ) with int8 activations and int4
 // weights, in 4x8 output tiles of 2x2 SMMLA blocks.
-//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32, mr = 4, kr = 16, sr = 2 (per block: 4 f16 scales,
+//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32_neon, mr = 4, kr = 16, sr = 2 (per block: 4 f16 scales,
 //        then 4 chunks of 8 columns x 4 rows: a 16-byte load is SMMLA's 2x8 LHS operand).
 //   RHS: rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0, nr = 8, kr = 16, sr = 2 (the same packed
 //        weights as the DotProd GEMV/GEMM of Q4_0: a 16-byte load of one segment and two rows

@@ -1,7 +1,7 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_i8mm.h"
 
 #include "kernels/arm/neon_common.h"
-#include "kernels/ref/lhs_quant_pack_qsi8d32pscalef16_f32.h"
+#include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 
 namespace qmm {
@@ -36,10 +36,10 @@ void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc
     // Scales in the 2x2 lane pattern: lhs (s0 s0 s1 s1), (s2 s2 s3 s3); rhs (t2p t2p+1 t2p t2p+1).
     const float32x4_t s_lhs = neon::f16x4_to_f32(lhs);
     const float32x4_t sl[2] = {vzip1q_f32(s_lhs, s_lhs), vzip2q_f32(s_lhs, s_lhs)};
-    const float64x2_t t0 = vreinterpretq_f64_f32(neon::f16x4_to_f32(scales));
-    const float64x2_t t1 = vreinterpretq_f64_f32(neon::f16x4_to_f32(scales + 8));
-    const float32x4_t sr[4] = {vreinterpretq_f32_f64(vdupq_laneq_f64(t0, 0)), vreinterpretq_f32_f64(vdupq_laneq_f64(t0, 1)),
-                               vreinterpretq_f32_f64(vdupq_laneq_f64(t1, 0)), vreinterpretq_f32_f64(vdupq_laneq_f64(t1, 1))};
+    const float32x4_t t0 = neon::f16x4_to_f32(scales);
+    const float32x4_t t1 = neon::f16x4_to_f32(scales + 8);
+    const float32x4_t sr[4] = {neon::dup_pair(t0, 0), neon::dup_pair(t0, 1), neon::dup_pair(t1, 0),
+                               neon::dup_pair(t1, 1)};
     for (size_t h = 0; h < 2; ++h) {
       for (size_t p = 0; p < 4; ++p) {
         acc[h][p] = vfmaq_f32(acc[h][p], vcvtq_f32_s32(iacc[h][p]), vmulq_f32(sl[h], sr[p]));
@@ -80,6 +80,6 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
 
 const Ukernel matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_i8mm = {
     "matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_i8mm", Isa::i8mm, WeightType::q8_0, false, params,
-    &lhs_quant_pack_qsi8d32pscalef16_f32, &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, run};
+    &lhs_quant_pack_qsi8d32pscalef16_f32_neon, &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, run};
 
 }  // namespace qmm

@@ -1,6 +1,6 @@
 // Q8_0 GEMM for NEON I8MM: dst[m, n] = clamp(lhs · rhsᵀ) with int8 activations and int8
 // weights, in 4x8 output tiles of 2x2 SMMLA blocks.
-//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32, mr = 4, kr = 8, sr = 1 (per block: 4 f16 scales,
+//   LHS: lhs_quant_pack_qsi8d32pscalef16_f32_neon, mr = 4, kr = 8, sr = 1 (per block: 4 f16 scales,
 //        then 4 chunks of 8 columns x 4 rows: a 16-byte load is SMMLA's 2x8 LHS operand).
 //   RHS: rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, nr = 8, kr = 8 (a 16-byte load of one chunk
 //        and two rows is SMMLA's 2x8 RHS operand; shared with the Q8_0 DotProd GEMV/GEMM).

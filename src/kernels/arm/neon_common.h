@@ -31,7 +31,27 @@ inline float f16_to_f32(const uint8_t* p) {
   std::memcpy(&h, p, 2);
   return vgetq_lane_f32(vcvt_f32_f16(vreinterpret_f16_u16(vdup_n_u16(h))), 0);
 }
-inline float32x4_t f16x4_to_f32(const uint8_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(p)))); }
+inline float32x4_t f16x4_to_f32(const uint8_t* p) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(reinterpret_cast<const uint16_t*>(p))));
+}
+
+// (x[2h], x[2h+1], x[2h], x[2h+1]): a pair of lanes repeated (the column pattern of a 2x2 SMMLA block).
+inline float32x4_t dup_pair(float32x4_t x, int h) {
+  const float64x2_t d = vreinterpretq_f64_f32(x);
+  return vreinterpretq_f32_f64(h == 0 ? vdupq_laneq_f64(d, 0) : vdupq_laneq_f64(d, 1));
+}
+
+// 4x4 transpose: columns c[0..3] (rows in the lanes) -> rows r[0..3].
+inline void transpose4(const float32x4_t c[4], float32x4_t r[4]) {
+  const float64x2_t t0 = vreinterpretq_f64_f32(vtrn1q_f32(c[0], c[1]));
+  const float64x2_t t1 = vreinterpretq_f64_f32(vtrn2q_f32(c[0], c[1]));
+  const float64x2_t t2 = vreinterpretq_f64_f32(vtrn1q_f32(c[2], c[3]));
+  const float64x2_t t3 = vreinterpretq_f64_f32(vtrn2q_f32(c[2], c[3]));
+  r[0] = vreinterpretq_f32_f64(vzip1q_f64(t0, t2));
+  r[1] = vreinterpretq_f32_f64(vzip1q_f64(t1, t3));
+  r[2] = vreinterpretq_f32_f64(vzip2q_f64(t0, t2));
+  r[3] = vreinterpretq_f32_f64(vzip2q_f64(t1, t3));
+}
 
 inline float32x4_t clamp(float32x4_t v, float32x4_t lo, float32x4_t hi) { return vminq_f32(vmaxq_f32(v, lo), hi); }
 

@@ -40,7 +40,9 @@ if(QMM_HAVE_SME2)
     kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa.cpp
     kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot.cpp
     kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_qsi8c32p4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot.cpp)
+    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot.cpp
+    kernels/arm/matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa.cpp
+    kernels/arm/matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla.cpp)
 else()
   message(STATUS "qmm: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} cannot build SME2 "
                  "(needs clang >= 19 or GCC >= 14 with the SME ABI routines): SME2 kernels left out")
@@ -58,4 +60,5 @@ qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
 # Base Armv8-A (F16 weights widened with FCVTL, F32 FMLA): no extra flags.
 qmm_isa_sources(qmm FLAGS -march=armv8-a SOURCES
   kernels/arm/matmul_clamp_f32_f32p8x1_f16p8x1_8x8_neon.cpp
-  kernels/arm/matmul_clamp_f32_f32p1x1_f16p8x1_1x8_neon.cpp)
+  kernels/arm/matmul_clamp_f32_f32p1x1_f16p8x1_1x8_neon.cpp
+  kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.cpp)
