@@ -283,7 +283,7 @@ void File::parse() {
     }
     const double v = numeric(a, "u32");
     if (!(v >= 1 && v <= static_cast<double>(kMaxAlignment)) || (static_cast<size_t>(v) & (static_cast<size_t>(v) - 1))) {
-      bad("general.alignment " + std::to_string(static_cast<long long>(v)) + " is not a power of two in [1, 2^20]");
+      bad("general.alignment " + number(v) + " is not a power of two in [1, 2^20]");
     }
     alignment_ = static_cast<size_t>(v);
   }

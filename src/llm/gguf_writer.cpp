@@ -1,5 +1,7 @@
 #include "llm/gguf_writer.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -57,10 +59,13 @@ std::vector<uint8_t> numeric_array(ValueType t, const std::vector<T>& v) {
 
 size_t pad_to(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-// A FILE* that is closed (and the temporary removed) unless committed.
+// A FILE* that is closed (and the temporary removed) unless committed. A path that exists
+// and is not a regular file (/dev/null, a pipe) is written directly, never renamed over.
 class OutFile {
  public:
   explicit OutFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) tmp_ = path;
     f_ = std::fopen(tmp_.c_str(), "wb");
     if (!f_) fail(Status::io, path + ": cannot create: " + std::strerror(errno));
     std::setvbuf(f_, nullptr, _IOFBF, 1 << 20);
@@ -68,7 +73,7 @@ class OutFile {
   ~OutFile() {
     if (f_) {
       std::fclose(f_);
-      std::remove(tmp_.c_str());
+      if (tmp_ != path_) std::remove(tmp_.c_str());
     }
   }
   void write(const void* p, size_t n) {
@@ -85,11 +90,12 @@ class OutFile {
   }
   void commit() {
     FILE* f = std::exchange(f_, nullptr);
+    const bool direct = tmp_ == path_;
     if (std::fclose(f) != 0) {
-      std::remove(tmp_.c_str());
+      if (!direct) std::remove(tmp_.c_str());
       fail(Status::io, path_ + ": write failed: " + std::strerror(errno));
     }
-    if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    if (!direct && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
       std::remove(tmp_.c_str());
       fail(Status::io, path_ + ": cannot rename the temporary file: " + std::strerror(errno));
     }

@@ -5,7 +5,8 @@
 // callback that write() calls, tensor by tensor and in chunks of whole rows (≤ 64 MiB), to
 // produce the bytes into an I/O buffer — so a large model is generated and streamed to the
 // file without ever being held in memory.
-// write() goes to PATH.tmp and renames it to PATH on success (no half-written PATH).
+// write() goes to PATH.tmp and renames it to PATH on success (no half-written PATH); a PATH
+// that exists and is not a regular file (/dev/null) is written directly.
 #pragma once
 #include <cstddef>
 #include <cstdint>

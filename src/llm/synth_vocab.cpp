@@ -1,5 +1,6 @@
 #include "llm/synth_vocab.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unordered_set>
 
@@ -19,6 +20,11 @@ struct Rng {
     return z ^ (z >> 31);
   }
   size_t below(size_t n) { return static_cast<size_t>(next() % n); }
+  // Skewed towards 0 (density ~ x^-2/3): early entries — frequent letters, short pieces — win.
+  size_t skewed(size_t n) {
+    const double u = static_cast<double>(next() >> 11) * 0x1p-53;
+    return std::min(n - 1, static_cast<size_t>(static_cast<double>(n) * u * u * u));
+  }
 };
 
 std::string utf8(uint32_t cp) {
@@ -47,13 +53,12 @@ void grow(std::vector<std::string>& starts, std::vector<std::string>& conts, siz
   size_t made = 0, attempts = 0;
   while (made < target) {
     if (++attempts > 200 * (target + 100)) fail(Status::internal, "synthetic vocabulary: cannot make enough tokens");
-    // Prefer recent, short pieces: pick from the newest quarter half of the time.
+    // Join a word start (or a piece) with a continuation, both skewed to early entries: the
+    // letters are in English frequency order, so pieces like "th", "▁t", "▁the" come first.
     const bool word = rng.below(2) == 0;
     std::vector<std::string>& from = word ? starts : conts;
-    const size_t n = from.size();
-    const size_t i = rng.below(2) ? rng.below(n) : n - 1 - rng.below(std::max<size_t>(1, n / 4));
-    const std::string& left = from[i];
-    const std::string& right = conts[rng.below(std::min<size_t>(conts.size(), 64 + made / 4))];
+    const std::string& left = from[rng.skewed(from.size())];
+    const std::string& right = conts[rng.skewed(conts.size())];
     std::string tok = left + right;
     if (tok.size() > max_bytes || !seen.insert(tok).second) continue;
     on_new(left, right, tok);

@@ -279,6 +279,11 @@ TEST(Gguf, MalformedFilesThrowNamedErrors) {
       {"alignment 48", [](auto& b) { poke<uint32_t>(b, after(b, "general.alignment") + 4, 48); }, "not a power of two"},
       {"alignment 2^31", [](auto& b) { poke<uint32_t>(b, after(b, "general.alignment") + 4, 1u << 31); },
        "not a power of two"},
+      {"alignment u64 huge", [](auto& b) {  // found by the fuzzer: the message cast 2^64 to long long
+         const size_t at = after(b, "general.alignment");
+         poke<uint32_t>(b, at, 10);
+         poke<uint64_t>(b, at + 4, ~0ull);  // overwrites the first tensor name's length too
+       }, "general.alignment 1.844674407e+19 is not a power of two"},
       {"alignment as float", [](auto& b) { poke<uint32_t>(b, after(b, "general.alignment"), 6); }, "expected u32"},
       {"alignment 64 (offsets misaligned)", [](auto& b) { poke<uint32_t>(b, after(b, "general.alignment") + 4, 64); },
        "not a multiple of the alignment 64"},

@@ -1,5 +1,6 @@
 // GGUF writer: round trips through the reader.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "core/error.h"
 #include "gguf_test_util.h"
@@ -99,6 +100,17 @@ TEST(GgufWriter, ChunkedFill) {
   const float* d = reinterpret_cast<const float*>(f.tensor("big").data);
   EXPECT_EQ(d[4199 * k + 17], 4199.0f);
   std::remove(path.c_str());
+}
+
+TEST(GgufWriter, DevNullIsWrittenNotReplaced) {
+  struct stat before {}, after {};
+  ASSERT_EQ(::stat("/dev/null", &before), 0);
+  Writer w;
+  w.set_u32("x", 1);
+  w.write("/dev/null");
+  ASSERT_EQ(::stat("/dev/null", &after), 0);
+  EXPECT_TRUE(S_ISCHR(after.st_mode));
+  EXPECT_EQ(before.st_rdev, after.st_rdev);
 }
 
 TEST(GgufWriter, RejectsBadTensors) {
