@@ -34,18 +34,36 @@ else()
 endif()
 
 if(CMAKE_CROSSCOMPILING AND DEFINED QMM_QEMU_AARCH64)
+  # The ISA the Q4_0 GEMM selection must pick on a CPU that has `isas` (best first): the first
+  # of them with a Q4_0 GEMM in this build's Arm kernel list (so a tree without the NEON
+  # kernels expects scalar on a CPU without SME), else scalar.
+  file(STRINGS ${PROJECT_SOURCE_DIR}/src/kernels/arm/kernel_list_arm.inc _qmm_arm_list REGEX "^ *&matmul_clamp_f32_")
+  function(_qmm_expected_gemm_isa out)
+    foreach(isa IN LISTS ARGN)
+      if(isa STREQUAL "sme2" AND NOT QMM_HAVE_SME2)
+        continue()
+      endif()
+      foreach(line IN LISTS _qmm_arm_list)
+        if(line MATCHES "qsi4c32p" AND line MATCHES "_${isa}(_|,|$)" AND NOT line MATCHES "_1x")
+          set(${out} ${isa} PARENT_SCOPE)
+          return()
+        endif()
+      endforeach()
+    endforeach()
+    set(${out} scalar PARENT_SCOPE)
+  endfunction()
+  _qmm_expected_gemm_isa(_qmm_all sme2 i8mm dotprod)
+  _qmm_expected_gemm_isa(_qmm_nosme i8mm dotprod)
+  _qmm_expected_gemm_isa(_qmm_dotprod dotprod)
   # name|qemu -cpu value|SVL bytes|QMM_DISABLE|expected Q4_0 GEMM ISA
-  set(_qmm_gemm_isa i8mm)
-  if(QMM_HAVE_SME2)
-    set(_qmm_gemm_isa sme2)
-  endif()
   set(QMM_EMU_CONFIGS
-      "svl128|${QMM_QEMU_CPU}|16||${_qmm_gemm_isa}"
-      "svl256|${QMM_QEMU_CPU}|32||${_qmm_gemm_isa}"
-      "nosme|max,sme=off|16||i8mm"
-      "dotprod|${QMM_QEMU_CPU}|64|sme2,i8mm|dotprod"
-      CACHE STRING "Extra emulated runs of every test executable: name|cpu|svl_bytes|QMM_DISABLE|expected GEMM ISA")
-  set(QMM_EMU_DEFAULT_GEMM_ISA ${_qmm_gemm_isa} CACHE STRING "GEMM ISA expected under the default emulator")
+      "svl128|${QMM_QEMU_CPU}|16||${_qmm_all}"
+      "svl256|${QMM_QEMU_CPU}|32||${_qmm_all}"
+      "nosme|max,sme=off|0||${_qmm_nosme}"
+      "dotprod|${QMM_QEMU_CPU}|16|sme2,i8mm|${_qmm_dotprod}")
+  set(QMM_EMU_DEFAULT_GEMM_ISA ${_qmm_all})
+  message(STATUS "qmm: emulated test runs (name|cpu|svl|QMM_DISABLE|expected GEMM ISA): default SVL "
+                 "${QMM_QEMU_SME_VL}|${_qmm_all}; ${QMM_EMU_CONFIGS}")
 endif()
 
 function(qmm_add_gtest target)
@@ -70,14 +88,12 @@ function(qmm_add_gtest target)
     list(GET f 3 disable)
     list(GET f 4 isa)
     set(cpu_arg "${cpu}")
-    if(NOT cpu MATCHES "sme=off")
+    if(svl)
       string(APPEND cpu_arg ",sme-default-vector-length=${svl}")
     endif()
     add_test(NAME ${target}.${name} COMMAND ${QMM_QEMU_AARCH64} -cpu ${cpu_arg} $<TARGET_FILE:${target}>)
-    set(env "QMM_EXPECT_GEMM_ISA=${isa}" "QMM_EXPECT_SVL_BYTES=${svl}")
-    if(cpu MATCHES "sme=off")
-      set(env "QMM_EXPECT_GEMM_ISA=${isa}" "QMM_EXPECT_SVL_BYTES=0")
-    endif()
+    # Whole-suite runs under slow emulation: the small shape set of tests/test_kernels.cpp.
+    set(env "QMM_EXPECT_GEMM_ISA=${isa}" "QMM_EXPECT_SVL_BYTES=${svl}" "QMM_TEST_SHAPES=small")
     if(disable)
       list(APPEND env "QMM_DISABLE=${disable}")
     endif()

@@ -31,8 +31,10 @@ ninja -C "$BUILD" -j"${NINJA_JOBS:-2}" fuzz_gguf fuzz_make_seeds
 rm -rf "$BUILD/seeds" && mkdir -p "$BUILD/seeds" "$BUILD/corpus" "$BUILD/artifacts"
 "$BUILD/tests/fuzz/fuzz_make_seeds" "$BUILD/seeds"
 
+parallel=()
+[ "$JOBS" -le 1 ] || parallel=(-jobs="$JOBS" -workers="$JOBS")  # logs: $BUILD/fuzz-N.log
 echo "fuzz.sh: fuzzing the GGUF reader for ${SECONDS_TO_RUN}s ($JOBS job(s))"
-"$BUILD/tests/fuzz/fuzz_gguf" "$BUILD/corpus" "$BUILD/seeds" \
-  -dict=tests/fuzz/gguf.dict -max_len=262144 -rss_limit_mb=2048 -malloc_limit_mb=1024 -timeout=10 \
-  -max_total_time="$SECONDS_TO_RUN" -jobs="$JOBS" -workers="$JOBS" -print_final_stats=1 \
-  -artifact_prefix="$BUILD/artifacts/"
+cd "$BUILD"
+tests/fuzz/fuzz_gguf corpus seeds -dict=../tests/fuzz/gguf.dict -max_len=262144 -rss_limit_mb=2048 \
+  -malloc_limit_mb=1024 -timeout=10 -max_total_time="$SECONDS_TO_RUN" -print_final_stats=1 \
+  -artifact_prefix=artifacts/ "${parallel[@]}"

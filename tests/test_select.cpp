@@ -1,5 +1,6 @@
 // Kernel selection and user overrides.
 #include <cstdlib>
+#include <string>
 
 #include "core/error.h"
 #include "test_util.h"
@@ -53,15 +54,40 @@ TEST(Select, UnknownNamesAreErrorsListingValidNames) {
   EXPECT_THROW(parse_kernel_filter("", "scalar,nope"), Error);
 }
 
+// Sets an environment variable for one scope, then puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    ::setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_.empty()) {
+      ::unsetenv(name_);
+    } else {
+      ::setenv(name_, old_.c_str(), 1);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
 TEST(Select, EnvironmentOverrides) {
-  ::setenv("QMM_KERNELS", "scalar", 1);
-  EXPECT_EQ(select_kernels(WeightType::q8_0, kernel_filter_from_env(), cpu_info()).gemm->isa, Isa::scalar);
-  ::setenv("QMM_KERNELS", "bogus", 1);
-  EXPECT_THROW(kernel_filter_from_env(), Error);
-  ::unsetenv("QMM_KERNELS");
-  ::setenv("QMM_DISABLE", "bogus", 1);
-  EXPECT_THROW(kernel_filter_from_env(), Error);
-  ::unsetenv("QMM_DISABLE");
+  {
+    ScopedEnv k("QMM_KERNELS", "scalar");
+    ScopedEnv d("QMM_DISABLE", "");
+    EXPECT_EQ(select_kernels(WeightType::q8_0, kernel_filter_from_env(), cpu_info()).gemm->isa, Isa::scalar);
+  }
+  {
+    ScopedEnv k("QMM_KERNELS", "bogus");
+    EXPECT_THROW(kernel_filter_from_env(), Error);
+  }
+  {
+    ScopedEnv d("QMM_DISABLE", "bogus");
+    EXPECT_THROW(kernel_filter_from_env(), Error);
+  }
 }
 
 // Under emulation the CI asks which ISA must win (QMM_EXPECT_GEMM_ISA=sme2|i8mm|dotprod|...).

@@ -6,6 +6,7 @@
 #include "kernels/kernel_headers.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 #include "kernels/sme2_params.h"
 
 namespace qmm {
@@ -116,13 +117,21 @@ std::span<const RhsPacker* const> rhs_packer_list() {
 
 std::span<const PackerPreset> packer_presets() {
   static const std::vector<PackerPreset> list = [] {
-    // The SME2 Q4_0 pair, described portably (an Arm build with SME2 also has them in kKernels).
+    // The SME2 variants, described portably; where this build has the kernel, its own entry
+    // is used instead. Then the rest of this build's list.
     std::vector<PackerPreset> out = {
         {"matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
-         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_gemm_params},
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
-         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_gemv_params},
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_qsi8d32p1vlx4_qsi8c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemv_params},
     };
+    for (PackerPreset& p : out) {
+      if (const Ukernel* u = find_kernel(p.kernel)) p = {u->name, u->isa, u->lhs, u->rhs, u->params};
+    }
     for (const Ukernel* u : kKernels) {
       bool seen = false;
       for (const PackerPreset& p : out) seen = seen || std::string_view(p.kernel) == u->name;

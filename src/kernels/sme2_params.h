@@ -1,7 +1,8 @@
-// Tile parameters of the SME2 Q4_0 kernels (DESIGN.md §5), as portable code: the SME2 kernels
-// use them as their `params`, and kernel_list's packer_presets() uses them on every
-// architecture, so tools (`qmm layout`) can draw SME2 layouts at any SVL even where the SME2
-// kernels are not compiled. svl_bytes: the streaming vector length in bytes (64 at 512 bits).
+// Tile parameters of the SME2 kernels (DESIGN.md §5), as portable code, so that kernel_list's
+// packer_presets() can describe the SME2 variants on every architecture and tools (`qmm layout`)
+// can draw their layouts at any SVL even where the SME2 kernels are not compiled. The SME2
+// kernels should use these functions as their `params`, so that there is one description.
+// svl_bytes: the streaming vector length in bytes (64 at 512 bits); 0 (no SME) counts as 16.
 #pragma once
 #include <cstddef>
 
@@ -9,13 +10,27 @@
 
 namespace qmm {
 
-// GEMM (SMOPA): a 1VL x 4VL tile of 32-bit lanes: mr = SVL/32 rows, nr = 4·SVL/32 columns.
-inline TileParams sme2_gemm_params(size_t svl_bytes) {
-  const size_t mr = svl_bytes / 4, nr = svl_bytes;
-  return {mr, nr, 4, 2, mr, nr};
+inline size_t sme2_lanes32(size_t svl_bytes) { return (svl_bytes ? svl_bytes : 16) / 4; }
+
+// GEMM (SMOPA): a 1VL x 4VL tile of 32-bit lanes: mr = SVL/32 rows, nr = 4·SVL/32 columns; kr = 4.
+// Q4_0 weights are qsi4c32ps1s0 (sr = 2), Q8_0 weights qsi8c32p (sr = 1).
+inline TileParams sme2_q4_gemm_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {vl, 4 * vl, 4, 2, vl, 4 * vl};
+}
+inline TileParams sme2_q8_gemm_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {vl, 4 * vl, 4, 1, vl, 4 * vl};
 }
 
-// GEMV (multi-vector SDOT): m == 1, the same packed RHS as the GEMM (nr = 4·SVL/32).
-inline TileParams sme2_gemv_params(size_t svl_bytes) { return {1, svl_bytes, 4, 2, 1, svl_bytes}; }
+// GEMV (multi-vector SDOT): m == 1, reading the same packed RHS as the GEMM.
+inline TileParams sme2_q4_gemv_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {1, 4 * vl, 4, 2, 1, 4 * vl};
+}
+inline TileParams sme2_q8_gemv_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {1, 4 * vl, 4, 1, 1, 4 * vl};
+}
 
 }  // namespace qmm

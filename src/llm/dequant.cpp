@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/blocks.h"
 #include "core/error.h"
@@ -209,12 +210,21 @@ void dequantize_rows(uint32_t type, const void* src, float* dst, size_t rows, si
   }
   const size_t rb = ggml_row_bytes(type, row_len);
   const auto* in = static_cast<const uint8_t*>(src);
+  // The core row functions read 2-byte fields in place; a file with general.alignment 1 can
+  // put a row at an odd address, so such a row is copied first.
+  std::vector<uint16_t> aligned;
+  auto row16 = [&](const uint8_t* p) -> const void* {
+    if (reinterpret_cast<uintptr_t>(p) % 2 == 0) return p;
+    aligned.resize((rb + 1) / 2);
+    std::memcpy(aligned.data(), p, rb);
+    return aligned.data();
+  };
   for (size_t r = 0; r < rows; ++r, in += rb, dst += row_len) {
     switch (type) {
       case kF32: std::memcpy(dst, in, row_len * 4); break;
-      case kF16: dequantize_row(WeightType::f16, in, dst, row_len); break;
-      case kQ4_0: dequantize_row(WeightType::q4_0, in, dst, row_len); break;
-      case kQ8_0: dequantize_row(WeightType::q8_0, in, dst, row_len); break;
+      case kF16: dequantize_row(WeightType::f16, row16(in), dst, row_len); break;
+      case kQ4_0: dequantize_row(WeightType::q4_0, row16(in), dst, row_len); break;
+      case kQ8_0: dequantize_row(WeightType::q8_0, row16(in), dst, row_len); break;
       case kBF16: row_bf16(in, dst, row_len); break;
       default: {
         const BlockFn fn = block_fn(type);

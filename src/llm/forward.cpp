@@ -7,27 +7,10 @@
 
 #include "core/error.h"
 #include "llm/model.h"
+#include "llm/ops.h"
 
 namespace qmm::llm {
 namespace {
-
-// Σ a[i]·b[i] in eight independent partial sums, so the compiler can vectorize it.
-inline float dot(const float* a, const float* b, size_t n) {
-  float acc[8] = {};
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    for (size_t j = 0; j < 8; ++j) acc[j] += a[i + j] * b[i + j];
-  }
-  float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-
-// out = x / sqrt(mean(x²) + eps) · gain
-inline void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps) {
-  const float inv = 1.0f / std::sqrt(dot(x, x, n) / static_cast<float>(n) + eps);
-  for (size_t i = 0; i < n; ++i) out[i] = x[i] * inv * gain[i];
-}
 
 // Rotates the first n_rot dimensions of each head of a row in consecutive pairs (2i, 2i+1):
 // llama.cpp's "normal" RoPE, which GGUF's permuted Q/K weights of the llama arch expect.
@@ -65,6 +48,16 @@ inline void linear(const PackedWeights& w, size_t m, const float* src, size_t sr
   matmul(w, m, src, src_stride * sizeof(float), dst, dst_stride * sizeof(float), -INFINITY, INFINITY, ctx);
 }
 
+// The same for weights side by side: each part writes its columns of dst.
+inline void linear(const Fused& w, size_t m, const float* src, size_t src_stride, float* dst, size_t dst_stride,
+                   Context& ctx) {
+  size_t col = 0;
+  for (const PackedWeights& part : w.parts) {
+    linear(part, m, src, src_stride, dst + col, dst_stride, ctx);
+    col += part.n();
+  }
+}
+
 }  // namespace
 
 State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx)
@@ -76,9 +69,8 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx)
   x_.resize(b * c.n_embd);
   xb_.resize(b * c.n_embd);
   xb2_.resize(b * c.n_embd);
-  q_.resize(b * c.n_embd);
-  hb_.resize(b * c.n_ff);
-  hb2_.resize(b * c.n_ff);
+  qkv_.resize(b * (c.n_embd + 2 * c.kv_dim()));
+  hb_.resize(b * 2 * c.n_ff);
   att_.resize(static_cast<size_t>(ctx.threads()) * n_ctx);
   rope_.resize(b * c.n_rot);
   logits_.resize(c.n_vocab);
@@ -89,21 +81,23 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx)
 
 size_t State::bytes() const {
   size_t floats = 0;
-  for (const auto* v : {&x_, &xb_, &xb2_, &q_, &hb_, &hb2_, &att_, &rope_, &logits_, &key_cache_, &value_cache_}) floats += v->size();
+  for (const auto* v : {&x_, &xb_, &xb2_, &qkv_, &hb_, &att_, &rope_, &logits_, &key_cache_, &value_cache_}) floats += v->size();
   return floats * sizeof(float);
 }
 
 const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n) {
   const Config& c = model.config();
-  check_arg(n >= 1 && n <= s.n_batch_, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
-  check_arg(s.pos_ + n <= s.n_ctx_, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
+  if (n < 1 || n > s.n_batch_) {  // (messages built only on failure: no allocation per token)
+    fail(Status::invalid_argument, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
+  }
+  if (s.pos_ + n > s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
   Context& ctx = *s.ctx_;
   ThreadPool& pool = ctx.pool();
   const size_t m = n, pos = s.pos_, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff;
   const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
   const float att_scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *q = s.q_.data();
-  float *hb = s.hb_.data(), *hb2 = s.hb2_.data();
+  const size_t qkv_dim = dim + 2 * kv_dim;
+  float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *qkv = s.qkv_.data(), *hb = s.hb_.data();
 
   // Token embeddings: x[i] = token_embd[tokens[i]]
   for (size_t i = 0; i < m; ++i) model.embed(tokens[i], x + i * dim);
@@ -127,16 +121,18 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
       for (size_t i = b; i < e; ++i) rmsnorm(xb + i * dim, x + i * dim, L.attn_norm.data(), dim, c.norm_eps);
     });
 
-    // Q, K, V projections; K and V are written straight into the cache rows pos..pos+m-1.
-    linear(L.wq, m, xb, dim, q, dim, ctx);
-    linear(L.wk, m, xb, dim, k_cache + pos * kv_dim, kv_dim, ctx);
-    linear(L.wv, m, xb, dim, v_cache + pos * kv_dim, kv_dim, ctx);
+    // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i
+    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx);
 
-    // RoPE on the queries and the new keys.
+    // RoPE on the queries and keys; keys and values go to the cache rows pos..pos+m-1.
     parallel_range(pool, m, 4, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
-        rope(q + i * dim, c.n_head, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
-        rope(k_cache + (pos + i) * kv_dim, c.n_head_kv, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
+        float* row = qkv + i * qkv_dim;
+        float* k_row = k_cache + (pos + i) * kv_dim;
+        std::copy(row + dim, row + dim + kv_dim, k_row);
+        std::copy(row + dim + kv_dim, row + qkv_dim, v_cache + (pos + i) * kv_dim);
+        rope(row, c.n_head, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
+        rope(k_row, c.n_head_kv, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
       }
     });
 
@@ -146,38 +142,13 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
     const size_t row_tasks = (m + rows_per_task - 1) / rows_per_task;
     auto attend = [&](size_t t, int tid) {
       const size_t h = t % c.n_head, i0 = t / c.n_head * rows_per_task;
-      const float* kh = k_cache + h / group * hd;
-      const float* vh = v_cache + h / group * hd;
-      float* att = s.att_.data() + static_cast<size_t>(tid) * s.n_ctx_;
-      for (size_t i = i0; i < std::min(m, i0 + rows_per_task); ++i) {
-        const float* qh = q + i * dim + h * hd;
-        const size_t len = pos + i + 1;
-        // Scores: att[t] = q · k[t] / sqrt(head_dim)
-        float mx = -INFINITY;
-        for (size_t p = 0; p < len; ++p) {
-          att[p] = dot(qh, kh + p * kv_dim, hd) * att_scale;
-          mx = std::max(mx, att[p]);
-        }
-        // Softmax
-        float sum = 0.0f;
-        for (size_t p = 0; p < len; ++p) {
-          att[p] = std::exp(att[p] - mx);
-          sum += att[p];
-        }
-        // Weighted sum of the values
-        float* out = xb + i * dim + h * hd;
-        std::fill(out, out + hd, 0.0f);
-        const float inv = 1.0f / sum;
-        for (size_t p = 0; p < len; ++p) {
-          const float a = att[p] * inv;
-          const float* v = vh + p * kv_dim;
-          for (size_t d = 0; d < hd; ++d) out[d] += a * v[d];
-        }
-      }
+      attend_head(qkv + i0 * qkv_dim + h * hd, qkv_dim, k_cache + h / group * hd, v_cache + h / group * hd, kv_dim, hd, pos + i0,
+                  std::min(rows_per_task, m - i0), att_scale, s.att_.data() + static_cast<size_t>(tid) * s.n_ctx_,
+                  xb + i0 * dim + h * hd, dim);
     };
     // Small work (short contexts, tiny models) is not worth waking the pool for.
     const size_t work = c.n_head * m * (pos + m) * hd;
-    if (work < (size_t{1} << 16)) {
+    if (work < (size_t{1} << 20)) {
       for (size_t t = 0; t < c.n_head * row_tasks; ++t) attend(t, 0);
     } else {
       pool.parallel_for(c.n_head * row_tasks, attend);
@@ -192,15 +163,19 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
       for (size_t i = b; i < e; ++i) rmsnorm(xb + i * dim, x + i * dim, L.ffn_norm.data(), dim, c.norm_eps);
     });
 
-    // SwiGLU: hb = silu(xb · Wgateᵀ) ⊙ (xb · Wupᵀ)
-    linear(L.w_gate, m, xb, dim, hb, ff, ctx);
-    linear(L.w_up, m, xb, dim, hb2, ff, ctx);
-    parallel_range(pool, m * ff, 2048, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) hb[i] = hb[i] / (1.0f + std::exp(-hb[i])) * hb2[i];
+    // SwiGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = silu(gate) ⊙ up
+    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx);
+    parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
+        const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
+        float* gate = hb + row * 2 * ff + col;
+        swiglu(gate, gate + ff, len);
+        i += len;
+      }
     });
 
-    // Down projection and residual: x += hb · Wdownᵀ
-    linear(L.w_down, m, hb, ff, xb, dim, ctx);
+    // Down projection and residual: x += gate · Wdownᵀ
+    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
 

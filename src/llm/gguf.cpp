@@ -234,7 +234,7 @@ void File::parse() {
   if (n_tensors > c.left() / 32) bad("tensor count " + std::to_string(n_tensors) + " is too large for the file size");
 
   // Metadata.
-  kvs_.reserve(static_cast<size_t>(n_kv));
+  kvs_.reserve(static_cast<size_t>(std::min<uint64_t>(n_kv, 1024)));  // counts are untrusted: grow as read
   for (uint64_t i = 0; i < n_kv; ++i) {
     const std::string ctx = "metadata entry " + std::to_string(i);
     Kv kv{};
@@ -258,7 +258,12 @@ void File::parse() {
         bad(name + " has " + std::to_string(kv.count) + " elements, past the end of the file");
       }
       if (kv.elem_type == ValueType::string) {
-        for (uint64_t j = 0; j < kv.count; ++j) c.string((name + " element " + std::to_string(j)).c_str());
+        for (uint64_t j = 0; j < kv.count; ++j) {
+          if (c.left() < 8 || load<uint64_t>(base_ + c.pos()) > c.left() - 8) {  // name the element only on error
+            c.string((name + " element " + std::to_string(j)).c_str());
+          }
+          c.skip(8 + static_cast<size_t>(load<uint64_t>(base_ + c.pos())), "string");
+        }
       } else {
         c.skip(static_cast<size_t>(kv.count) * min_elem, (name + " array data").c_str());
       }
@@ -285,7 +290,7 @@ void File::parse() {
 
   // Tensor infos.
   if (n_tensors > c.left() / 32) bad("tensor count " + std::to_string(n_tensors) + " is too large for the file size");
-  tensors_.reserve(static_cast<size_t>(n_tensors));
+  tensors_.reserve(static_cast<size_t>(std::min<uint64_t>(n_tensors, 1024)));
   for (uint64_t i = 0; i < n_tensors; ++i) {
     const std::string ctx = "tensor " + std::to_string(i);
     TensorInfo ti;

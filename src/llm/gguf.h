@@ -35,7 +35,8 @@ struct TensorInfo {
   uint32_t type = 0;              // ggml type id (see dequant.h)
   std::vector<uint64_t> shape;    // ne[0] first: ne[0] = row length (k), ne[1] = rows (n)
   uint64_t offset = 0;            // relative to the data section
-  const uint8_t* data = nullptr;  // into the mmap
+  const uint8_t* data = nullptr;  // into the mmap; aligned to min(alignment(), page size) — real
+                                  // files use 32, but general.alignment 1 or 2 is legal GGUF
   size_t bytes = 0;
   uint64_t rows() const;          // product of shape[1..] (1 for a 1-D tensor)
   uint64_t elements() const;      // product of all of shape

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "core/error.h"
 
@@ -63,47 +64,54 @@ class Loader {
     return v;
   }
 
-  // A matmul weight of n rows of k values, converted if needed and packed.
-  PackedWeights matrix(const gguf::TensorInfo& t, size_t n, size_t k) {
-    check(t, t.shape.size() == 2 && t.shape[0] == k && t.shape[1] == n,
-          "shape [" + std::to_string(k) + ", " + std::to_string(n) + "]");
+  // Matmul weights of k columns applied to the same input, each [n_i, k], packed as one matrix
+  // over their concatenated rows when they end up in one type (else one per part).
+  Fused matrices(const std::vector<const gguf::TensorInfo*>& ts, const std::vector<size_t>& ns, size_t k) {
     const double t0 = now();
-    const std::optional<WeightType> native = native_type(t.type);
-    WeightType target;
-    const char* why = nullptr;
-    if (opt_.convert_to && (!is_block_type(*opt_.convert_to) || k % kBlock == 0)) {
-      target = *opt_.convert_to;
-      why = "converted";
-    } else if (native) {
-      target = *native;
-    } else if (gguf::ggml_can_dequantize(t.type)) {
-      target = k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
-      why = "dequantized";
-    } else {
-      unsupported(t);
+    std::vector<WeightType> targets;
+    for (size_t i = 0; i < ts.size(); ++i) {
+      const gguf::TensorInfo& t = *ts[i];
+      check(t, t.shape.size() == 2 && t.shape[0] == k && t.shape[1] == ns[i],
+            "shape [" + std::to_string(k) + ", " + std::to_string(ns[i]) + "]");
+      targets.push_back(target_type(t, k));
     }
-    PackedWeights w;
-    if (native && target == *native) {
-      w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
+    Fused f;
+    const bool one_type = std::all_of(targets.begin(), targets.end(), [&](WeightType t) { return t == targets[0]; });
+    if (ts.size() == 1 || !one_type) {
+      for (size_t i = 0; i < ts.size(); ++i) f.parts.push_back(pack_rows(*ts[i], targets[i], ns[i], k));
     } else {
-      const AlignedBuffer rows = convert(t, target, n, k);
-      w = PackedWeights::pack(target, n, k, rows.data(), opt_.filter, &pool_);
+      size_t n = 0;
+      for (size_t rows : ns) n += rows;
+      const size_t row = row_bytes(targets[0], k);
+      AlignedBuffer all(checked_mul(n, row, "fused weight"));
+      size_t r = 0;
+      for (size_t i = 0; i < ts.size(); ++i) {
+        trace_tensor(*ts[i], targets[0], ns[i], k);
+        rows_into(*ts[i], targets[0], ns[i], k, all.data() + r * row);
+        r += ns[i];
+      }
+      f.parts.push_back(PackedWeights::pack(targets[0], n, k, all.data(), opt_.filter, &pool_));
+      if (opt_.trace) {
+        opt_.trace("    -> fused [n=" + std::to_string(n) + " k=" + std::to_string(k) + "] " + type_name(targets[0]) +
+                   "  " + f.parts[0].gemm().rhs->name + "  " + mib(f.parts[0].bytes()));
+      }
     }
-    release_pages(t.data, t.bytes);
+    for (size_t i = 0; i < ts.size(); ++i) {
+      release_pages(ts[i]->data, ts[i]->bytes);
+      done(*ts[i]);
+    }
+    for (const PackedWeights& w : f.parts) {
+      stats_.packed_bytes += w.bytes();
+      stats_.matmul_ops += 2 * w.n() * w.k();
+      if (is_block_type(w.type())) stats_.int8_ops += 2 * w.n() * w.k();
+    }
     stats_.pack_seconds += now() - t0;
-    stats_.packed_bytes += w.bytes();
-    const size_t ops = 2 * n * k;
-    stats_.matmul_ops += ops;
-    if (is_block_type(target)) stats_.int8_ops += ops;
-    if (opt_.trace) {
-      std::string line = "  " + t.name + "  " + gguf::ggml_type_name(t.type) + " [n=" + std::to_string(n) +
-                         " k=" + std::to_string(k) + "]";
-      if (why) line += std::string("  ") + why + " " + gguf::ggml_type_name(t.type) + " -> " + type_name(target);
-      line += std::string("  ") + w.gemm().rhs->name + "  " + mib(w.bytes());
-      opt_.trace(line);
-    }
-    done(t);
-    return w;
+    return f;
+  }
+
+  PackedWeights matrix(const gguf::TensorInfo& t, size_t n, size_t k) {
+    Fused f = matrices({&t}, {n}, k);
+    return std::move(f.parts[0]);
   }
 
   // Bytes counted for the progress bar without packing (the embedding, read on lookup).
@@ -113,6 +121,61 @@ class Loader {
   }
 
  private:
+  // The type a weight is packed in: the --convert type where it fits, else its own type
+  // when the kernels take it, else (dequantized) Q8_0, or F16 when k is not a multiple of 32.
+  WeightType target_type(const gguf::TensorInfo& t, size_t k) {
+    if (opt_.convert_to && (!is_block_type(*opt_.convert_to) || k % kBlock == 0)) return *opt_.convert_to;
+    if (const std::optional<WeightType> native = native_type(t.type)) return *native;
+    if (gguf::ggml_can_dequantize(t.type)) return k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
+    unsupported(t);
+  }
+
+  void trace_tensor(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
+    if (!opt_.trace) return;
+    std::string line = "  " + t.name + "  " + gguf::ggml_type_name(t.type) + " [n=" + std::to_string(n) + " k=" +
+                       std::to_string(k) + "]";
+    const std::optional<WeightType> native = native_type(t.type);
+    if (!native || *native != target) {
+      line += std::string("  ") + (native ? "converted " : "dequantized ") + gguf::ggml_type_name(t.type) + " -> " +
+              type_name(target);
+    }
+    opt_.trace(line);
+  }
+
+  // One weight packed alone (straight from the mapping when no conversion is needed).
+  PackedWeights pack_rows(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
+    trace_tensor(t, target, n, k);
+    PackedWeights w;
+    if (native_type(t.type) == target) {
+      w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
+    } else {
+      AlignedBuffer rows(checked_mul(n, row_bytes(target, k), "converted weight"));
+      rows_into(t, target, n, k, rows.data());
+      w = PackedWeights::pack(target, n, k, rows.data(), opt_.filter, &pool_);
+    }
+    if (opt_.trace) opt_.trace(std::string("    -> ") + w.gemm().rhs->name + "  " + mib(w.bytes()));
+    return w;
+  }
+
+  // The rows of t as rows of `target` at dst: copied when the type is the same, else
+  // dequantized and requantized in chunks of rows across the pool.
+  void rows_into(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k, uint8_t* dst) {
+    if (native_type(t.type) == target) {
+      std::memcpy(dst, t.data, n * row_bytes(target, k));
+      return;
+    }
+    const size_t in_row = gguf::ggml_row_bytes(t.type, k), out_row = row_bytes(target, k);
+    const size_t chunk = std::max<size_t>(1, (size_t{1} << 20) / k);  // 4 MiB of F32 per task
+    std::vector<std::vector<float>> tmp(static_cast<size_t>(pool_.threads()));
+    pool_.parallel_for((n + chunk - 1) / chunk, [&](size_t c, int tid) {
+      const size_t r0 = c * chunk, rows = std::min(chunk, n - r0);
+      std::vector<float>& f = tmp[static_cast<size_t>(tid)];
+      f.resize(chunk * k);
+      gguf::dequantize_rows(t.type, t.data + r0 * in_row, f.data(), rows, k);
+      quantize_rows(target, f.data(), dst + r0 * out_row, rows, k);
+    });
+  }
+
   [[noreturn]] void unsupported(const gguf::TensorInfo& t) {
     fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
                                   ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q6_K)");
@@ -122,22 +185,6 @@ class Loader {
     std::string got;
     for (uint64_t d : t.shape) got += (got.empty() ? "" : ", ") + std::to_string(d);
     fail(Status::io, f_.path() + ": tensor '" + t.name + "' has shape [" + got + "], expected " + expected);
-  }
-
-  // GGUF rows of any supported type -> rows of `target`, in chunks of rows across the pool.
-  AlignedBuffer convert(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
-    const size_t in_row = gguf::ggml_row_bytes(t.type, k), out_row = row_bytes(target, k);
-    AlignedBuffer out(checked_mul(n, out_row, "converted weight"));
-    const size_t chunk = std::max<size_t>(1, (size_t{1} << 20) / k);  // 4 MiB of F32 per task
-    std::vector<std::vector<float>> tmp(static_cast<size_t>(pool_.threads()));
-    pool_.parallel_for((n + chunk - 1) / chunk, [&](size_t c, int tid) {
-      const size_t r0 = c * chunk, rows = std::min(chunk, n - r0);
-      std::vector<float>& f = tmp[static_cast<size_t>(tid)];
-      f.resize(chunk * k);
-      gguf::dequantize_rows(t.type, t.data + r0 * in_row, f.data(), rows, k);
-      quantize_rows(target, f.data(), out.data() + r0 * out_row, rows, k);
-    });
-    return out;
   }
 
   const gguf::File& f_;
@@ -219,13 +266,11 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     const std::string b = "blk." + std::to_string(l) + ".";
     Layer& L = m.layers_[l];
     L.attn_norm = ld.vec(b + "attn_norm.weight", c.n_embd);
-    L.wq = ld.matrix(f.tensor(b + "attn_q.weight"), q_dim, c.n_embd);
-    L.wk = ld.matrix(f.tensor(b + "attn_k.weight"), kv_dim, c.n_embd);
-    L.wv = ld.matrix(f.tensor(b + "attn_v.weight"), kv_dim, c.n_embd);
+    L.qkv = ld.matrices({&f.tensor(b + "attn_q.weight"), &f.tensor(b + "attn_k.weight"), &f.tensor(b + "attn_v.weight")},
+                        {q_dim, kv_dim, kv_dim}, c.n_embd);
     L.wo = ld.matrix(f.tensor(b + "attn_output.weight"), c.n_embd, q_dim);
     L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
-    L.w_gate = ld.matrix(f.tensor(b + "ffn_gate.weight"), c.n_ff, c.n_embd);
-    L.w_up = ld.matrix(f.tensor(b + "ffn_up.weight"), c.n_ff, c.n_embd);
+    L.gate_up = ld.matrices({&f.tensor(b + "ffn_gate.weight"), &f.tensor(b + "ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
     L.w_down = ld.matrix(f.tensor(b + "ffn_down.weight"), c.n_embd, c.n_ff);
   }
   m.output_norm_ = ld.vec("output_norm.weight", c.n_embd);
@@ -253,15 +298,20 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
 }
 
 void Model::embed(int32_t token, float* out) const {
-  check_arg(token >= 0 && static_cast<size_t>(token) < cfg_.n_vocab,
-            "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
+  if (token < 0 || static_cast<size_t>(token) >= cfg_.n_vocab) {
+    fail(Status::invalid_argument,
+         "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
+  }
   gguf::dequantize_rows(tok_embd_->type, tok_embd_->data + static_cast<size_t>(token) * tok_row_bytes_, out, 1, cfg_.n_embd);
 }
 
 std::vector<const PackedWeights*> Model::weights() const {
   std::vector<const PackedWeights*> w;
   for (const Layer& L : layers_) {
-    for (const PackedWeights* p : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) w.push_back(p);
+    for (const PackedWeights& p : L.qkv.parts) w.push_back(&p);
+    w.push_back(&L.wo);
+    for (const PackedWeights& p : L.gate_up.parts) w.push_back(&p);
+    w.push_back(&L.w_down);
   }
   w.push_back(&output_);
   return w;

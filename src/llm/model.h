@@ -54,10 +54,24 @@ struct LoadStats {
   size_t int8_ops = 0;         // the part of matmul_ops on quantized (int8-kernel) weights
 };
 
+// Weights applied to the same input whose outputs sit side by side (Q|K|V, gate|up): one
+// packed matrix over the concatenated rows when the parts end up in one type (one matmul
+// instead of three), else one per part writing its columns of the same output rows.
+struct Fused {
+  std::vector<PackedWeights> parts;
+  size_t n() const {
+    size_t n = 0;
+    for (const PackedWeights& p : parts) n += p.n();
+    return n;
+  }
+};
+
 struct Layer {
-  std::vector<float> attn_norm, ffn_norm;                  // RMSNorm gains [n_embd]
-  PackedWeights wq, wk, wv, wo;                            // attention projections
-  PackedWeights w_gate, w_up, w_down;                      // SwiGLU FFN
+  std::vector<float> attn_norm, ffn_norm;  // RMSNorm gains [n_embd]
+  Fused qkv;                               // [Wq; Wk; Wv]: n_embd -> n_embd + 2·kv_dim
+  PackedWeights wo;                        // attention output projection
+  Fused gate_up;                           // [Wgate; Wup]: n_embd -> 2·n_ff
+  PackedWeights w_down;                    // SwiGLU down projection
 };
 
 class Model {
@@ -108,7 +122,7 @@ class State {
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);
   size_t n_ctx_, n_batch_, pos_ = 0;
   Context* ctx_;
-  std::vector<float> x_, xb_, xb2_, q_, hb_, hb2_;  // activations of the batch, row-major [n_batch, width]
+  std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
   std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [n_batch, n_rot]
   std::vector<float> logits_;                       // [n_vocab] of the last token

@@ -53,7 +53,8 @@ TEST_P(Sme2Kernels, MatchScalarReference) {
   const size_t nr = p.nr, mr = p.mr;
   const size_t ms[] = {1, mr - 1, mr + 1, 2 * mr};
   const size_t ns[] = {3, nr, nr + 5};
-  const size_t ks[] = {32, 96};
+  const bool blocks = is_block_type(u.type);
+  const size_t ks[] = {32, 96, blocks ? 64u : 37u};  // float paths: any k (tails)
   uint32_t seed = 1;
   for (size_t m : ms) {
     if (m == 0 || (u.gemv && m != 1)) continue;

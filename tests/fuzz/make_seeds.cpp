@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
       Writer w;
       all_value_types(w);
       if (align != 32) w.set_u32("general.alignment", align);
+      if (align == 1) w.set_string("t.odd", "xy");  // with alignment 1: data at an odd offset
       for (uint32_t t : types) {
         const uint64_t k = ggml_block_size(t) == 256 ? 256 : 32;
         w.add_tensor(std::string("w.") + ggml_type_name(t), t, {k, 2}, bytes.data(), ggml_row_bytes(t, k) * 2);

@@ -191,6 +191,21 @@ TEST(Dequant, Q6_K) {
   }
 }
 
+// general.alignment 1 can place rows at odd addresses: same values as from aligned rows.
+TEST(Dequant, OddAddresses) {
+  std::mt19937 rng(3);
+  std::vector<uint8_t> raw(2 * 210 + 1);
+  for (auto& b : raw) b = static_cast<uint8_t>(rng() & 0x3b);  // finite f16 scales
+  for (uint32_t t : {kF16, kBF16, kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0, kQ4_K, kQ6_K}) {
+    const size_t k = ggml_block_size(t) == 256 ? 256 : 64, rb = ggml_row_bytes(t, k);
+    std::vector<uint8_t> even(raw.begin() + 1, raw.begin() + 1 + static_cast<std::ptrdiff_t>(2 * rb));
+    std::vector<float> a(2 * k), b(2 * k);
+    dequantize_rows(t, even.data(), a.data(), 2, k);
+    dequantize_rows(t, raw.data() + 1, b.data(), 2, k);
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * 4), 0) << ggml_type_name(t);
+  }
+}
+
 TEST(Dequant, ManyRows) {
   std::vector<uint8_t> b(3 * 210, 0);
   for (int r = 0; r < 3; ++r) {

@@ -188,6 +188,14 @@ TEST(Gguf, SmallFileAllValueTypes) {
   EXPECT_EQ(out[11], 11.0f);
 }
 
+TEST(Gguf, Version2IsAccepted) {  // v2 has v3's layout (64-bit counts); v1 is rejected
+  auto b = small_gguf();
+  poke<uint32_t>(b, 4, 2);
+  const File f = File::from_memory(b.data(), b.size());
+  EXPECT_EQ(f.version(), 2u);
+  EXPECT_EQ(f.tensors().size(), 3u);
+}
+
 TEST(Gguf, OpenErrors) {
   EXPECT_NE(error_of([] { File::open("/nonexistent/x.gguf"); }).find("/nonexistent/x.gguf: cannot open"),
             std::string::npos);
@@ -218,6 +226,18 @@ TEST(Gguf, EveryTruncationThrows) {
     } else {
       EXPECT_NO_THROW(File::from_memory(t.data(), t.size())) << "truncated to " << n << " bytes (padding only)";
     }
+  }
+}
+
+// The real model cut at every offset of its header, metadata and tensor-info region (and a
+// sample of the data section): always a clean error.
+TEST(Gguf, Stories260KTruncations) {
+  const std::string path = test::stories_path();
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "model absent: " << path;
+  const auto b = test::read_bytes(path);
+  const size_t data_offset = File::from_memory(b.data(), b.size()).data_offset();
+  for (size_t n = 0; n < b.size(); n += n < data_offset ? 1 : 4099) {
+    EXPECT_THROW(File::from_memory(b.data(), n), Error) << "truncated to " << n << " bytes";
   }
 }
 

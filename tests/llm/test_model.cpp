@@ -6,11 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 
 #include "core/cpu.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
+#include "llm/gguf_writer.h"
 #include "llm/model.h"
+#include "llm/synth.h"
 #include "llm/tokenizer.h"
 #include "test_models.h"
 
@@ -170,6 +174,118 @@ TEST(Stories260K, ThreadCountDoesNotChangeTheBits) {
   const auto two = prompt_logits(options(WeightType::q8_0), 2);
   EXPECT_EQ(one.first, two.first);
   EXPECT_EQ(one.second, two.second);
+}
+
+// stories260K rewritten with its 2-D weights in `type` (bytes from `convert`, F32 row -> row) where
+// the type's blocks fit the row length k (the others stay F32).
+std::string rewrite_stories(const std::string& name, uint32_t type,
+                            const std::function<void(const float*, uint8_t*, size_t)>& convert) {
+  const gguf::File f = gguf::File::open(test::stories260k_path());
+  gguf::Writer w;
+  for (std::string_view key : f.keys()) w.copy_kv(f, key);
+  static std::vector<std::vector<uint8_t>> keep;  // tensor bytes must live until write()
+  keep.clear();
+  keep.reserve(f.tensors().size());
+  for (const gguf::TensorInfo& t : f.tensors()) {
+    if (t.shape.size() != 2 || t.shape[0] % gguf::ggml_block_size(type) != 0) {
+      w.add_tensor(t.name, t.type, t.shape, t.data, t.bytes);
+      continue;
+    }
+    const size_t k = t.shape[0], n = t.shape[1];
+    const size_t rb = gguf::ggml_row_bytes(type, k);
+    std::vector<uint8_t>& out = keep.emplace_back(n * rb);
+    for (size_t r = 0; r < n; ++r) convert(reinterpret_cast<const float*>(t.data) + r * k, out.data() + r * rb, k);
+    w.add_tensor(t.name, type, t.shape, out.data(), out.size());
+  }
+  const std::string path = ::testing::TempDir() + name;
+  w.write(path);
+  return path;
+}
+
+TEST(Stories260K, OtherTypesAreDequantizedAndRepacked) {
+  QMM_REQUIRE_STORIES260K();
+  // BF16: the upper half of each F32.
+  const std::string path = rewrite_stories("stories_bf16.gguf", gguf::kBF16, [](const float* x, uint8_t* y, size_t k) {
+    for (size_t i = 0; i < k; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, &x[i], 4);
+      const uint16_t hi = static_cast<uint16_t>(bits >> 16);
+      std::memcpy(y + 2 * i, &hi, 2);
+    }
+  });
+  std::vector<std::string> lines;
+  LoadOptions opt;
+  opt.trace = [&](const std::string& l) { lines.push_back(l); };
+  Context ctx(1);
+  const Model m = Model::load(path, opt, ctx.pool());
+  EXPECT_EQ(m.layers()[0].qkv.parts[0].type(), WeightType::q8_0);      // k = 64: Q8_0
+  EXPECT_EQ(m.layers()[0].w_down.type(), WeightType::f16);   // k = 172: F16
+  bool said_q8 = false, said_f16 = false, fused = false;
+  for (const std::string& l : lines) {
+    said_q8 |= l.find("blk.0.attn_q.weight") != std::string::npos && l.find("dequantized bf16 -> q8_0") != std::string::npos;
+    fused |= l.find("-> fused [n=128 k=64] q8_0") != std::string::npos;
+    said_f16 |= l.find("blk.0.ffn_down.weight") != std::string::npos && l.find("dequantized bf16 -> f16") != std::string::npos;
+  }
+  EXPECT_TRUE(said_q8 && said_f16 && fused);
+  EXPECT_EQ(m.layers()[0].qkv.parts.size(), 1u);  // Q, K, V in one matrix
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  State s(m, 64, 8, ctx);
+  std::vector<int32_t> toks{tok.bos()};
+  const float* logits = forward(m, s, toks.data(), 1);
+  for (int i = 0; i < 24; ++i) {
+    const auto next = static_cast<int32_t>(std::max_element(logits, logits + m.config().n_vocab) - logits);
+    toks.push_back(next);
+    logits = forward(m, s, &next, 1);
+  }
+  EXPECT_TRUE(tok.decode(toks).starts_with("Once upon a time, there was a little girl named Lily")) << tok.decode(toks);
+}
+
+TEST(Stories260K, UnsupportedTypeNamesTheTensor) {
+  QMM_REQUIRE_STORIES260K();
+  // Q8_1 (36-byte blocks of 32) is a ggml type qmm does not load.
+  const std::string path = rewrite_stories("stories_q8_1.gguf", gguf::kQ8_1, [](const float*, uint8_t* y, size_t k) {
+    std::memset(y, 0, k / 32 * 36);
+  });
+  Context ctx(1);
+  try {
+    Model::load(path, {}, ctx.pool());
+    FAIL() << "loaded a q8_1 model";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor 'token_embd.weight' has type q8_1, which qmm cannot load"), std::string::npos) << e.what();
+  }
+}
+
+// A synthetic Llama-3-style model (BPE vocabulary, rope_freqs, tied output) loads, uses the
+// frequency factors and the tied embedding, and its prefill agrees with token-by-token decoding.
+TEST(SynthLlama3, TiedOutputRopeFactorsAndBpe) {
+  const gguf::SynthShape* shape = gguf::find_synth_shape("tiny-llama3");
+  ASSERT_NE(shape, nullptr);
+  const std::string path = ::testing::TempDir() + "tiny_llama3_q8_0.gguf";
+  gguf::synth_model(*shape, WeightType::q8_0, 7, path, 1);
+  std::vector<std::string> lines;
+  LoadOptions opt;
+  opt.trace = [&](const std::string& l) { lines.push_back(l); };
+  Context ctx(1);
+  const Model m = Model::load(path, opt, ctx.pool());
+  const Tokenizer tok = Tokenizer::from_gguf(m.file());
+  EXPECT_EQ(tok.kind(), Tokenizer::Kind::bpe);
+  EXPECT_EQ(m.output().n(), m.config().n_vocab);
+  bool tied = false, factors = false;
+  for (const std::string& l : lines) {
+    tied |= l.find("tied to token_embd.weight") != std::string::npos;
+    factors |= l.find("rope_freqs.weight") != std::string::npos;
+  }
+  EXPECT_TRUE(tied && factors);
+  const std::vector<int32_t> prompt = tok.encode("Hello world, this is a test of the tokenizer", true);
+  ASSERT_GT(prompt.size(), 4u);
+  State batch(m, 64, 64, ctx), single(m, 64, 1, ctx);
+  const float* a = forward(m, batch, prompt.data(), prompt.size());
+  const std::vector<float> la(a, a + m.config().n_vocab);
+  const float* b = nullptr;
+  for (int32_t t : prompt) b = forward(m, single, &t, 1);
+  // Q8_0 activations are quantized per matmul: GEMM and GEMV round identically, so only the
+  // F32 summation order differs.
+  EXPECT_LE(rel_diff(la, std::vector<float>(b, b + m.config().n_vocab)), 1e-3);
 }
 
 TEST(Stories260K, BadInputsAreErrors) {

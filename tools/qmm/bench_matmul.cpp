@@ -10,6 +10,7 @@
 #include "args.h"
 #include "bench_util.h"
 #include "bench_verbs.h"
+#include "core/buffer.h"
 #include "core/cpu.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
@@ -27,6 +28,11 @@ std::vector<float> random_floats(size_t count, uint64_t seed) {
 }
 
 namespace {
+
+// --cpu-time: seconds of process CPU time per thread, which leaves out the time slices other
+// processes held the cores (a shared machine), not the time a thread waits on memory.
+double g_cpu_threads = 1;
+double cpu_clock() { return process_cpu_seconds() / g_cpu_threads; }
 
 struct Row {
   std::string kernel, mode;
@@ -48,7 +54,7 @@ int bench_matmul(int argc, char** argv) {
   std::string type_s = "q4_0", kernel, disable;
   size_t m = 1, n = 4096, k = 4096, threads = 1, rotate_mib = 256;
   double min_time = 1.0;
-  bool json = false, no_scalar = false, no_limits = false;
+  bool json = false, no_scalar = false, no_limits = false, cpu_time = false;
   Args args("bench matmul",
             "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
             "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
@@ -64,6 +70,7 @@ int bench_matmul(int argc, char** argv) {
       .size("--rotate-mib", &rotate_mib, "MiB of weight copies for the DRAM figure (default 256)")
       .flag("--no-scalar", &no_scalar, "skip the scalar comparison")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (shared machines)")
       .flag("--json", &json, "print JSON");
   args.parse();
   WeightType type;
@@ -80,6 +87,8 @@ int bench_matmul(int argc, char** argv) {
     }
   }
 
+  g_cpu_threads = static_cast<double>(threads);
+  double (*clock)() = cpu_time ? cpu_clock : now_seconds;
   MachineLimits lim;
   if (!no_limits) lim = measure_limits(static_cast<int>(threads));
   Context ctx(static_cast<int>(threads));
@@ -91,6 +100,7 @@ int bench_matmul(int argc, char** argv) {
   const double ops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
 
   std::vector<Row> table;
+  double lhs_pack_seconds = 0;  // the selected GEMM's LHS packer alone, one thread
   auto measure = [&](const KernelFilter& f, bool scalar) {
     std::vector<PackedWeights> w = pack_copies(type, n, k, rows, f, 1, ctx.pool());
     const Ukernel& u = w[0].kernel_for(m);
@@ -111,7 +121,7 @@ int bench_matmul(int argc, char** argv) {
     };
     const double t = scalar ? std::min(min_time, 0.5) : min_time;
     const int reps = scalar ? 1 : 3;
-    const double hot = time_median([&] { matmul(w[0], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx); }, t, reps);
+    const double hot = time_median([&] { matmul(w[0], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx); }, t, reps, clock);
     if (m == 1 && !scalar) {
       const size_t copies = std::max<size_t>(2, (rotate_mib << 20) / w[0].bytes() + 1);
       w = pack_copies(type, n, k, rows, f, copies, ctx.pool());
@@ -121,10 +131,17 @@ int bench_matmul(int argc, char** argv) {
             matmul(w[next], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx);
             next = (next + 1) % w.size();
           },
-          t, static_cast<int>(2 * copies));
+          t, static_cast<int>(2 * copies), clock);
       add("dram", dram, true);
     }
     add(m == 1 ? "hot" : "gemm", hot, false);
+    if (m > 1 && !scalar) {
+      const TileParams p = w[0].params_for(m);
+      AlignedBuffer packed(lhs_packed_size(u, p, m, k));
+      lhs_pack_seconds = time_median(
+          [&] { u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs.data(), k * 4, packed.data()); }, t / 4, 3,
+          cpu_time ? process_cpu_seconds : now_seconds);
+    }
     return hot;
   };
   const double t_sel = measure(filter, false);
@@ -143,7 +160,8 @@ int bench_matmul(int argc, char** argv) {
       std::printf("%s{\"kernel\": \"%s\", \"mode\": \"%s\", \"seconds\": %.9f, \"gops\": %.3f, \"gbs\": %.3f, \"pct_limit\": %.2f, \"limit\": \"%s\"}",
                   i ? ", " : "", r.kernel.c_str(), r.mode.c_str(), r.seconds, r.gops, r.gbs, r.pct_limit, r.limit_name);
     }
-    std::printf("], \"speedup_vs_scalar\": %.2f}\n", t_scalar > 0 ? t_scalar / t_sel : 0.0);
+    std::printf("], \"lhs_pack_seconds\": %.9f, \"speedup_vs_scalar\": %.2f}\n", lhs_pack_seconds,
+                t_scalar > 0 ? t_scalar / t_sel : 0.0);
     return 0;
   }
   if (!no_limits) print_limits(lim, false);
@@ -152,6 +170,10 @@ int bench_matmul(int argc, char** argv) {
   for (const Row& r : table) {
     std::printf("  %-62s %-5s %9.3f ms %9.1f %9.2f %7.1f%%  of %s\n", r.kernel.c_str(), r.mode.c_str(), r.seconds * 1e3,
                 r.gops, r.gbs, r.pct_limit, r.limit_name);
+  }
+  if (lhs_pack_seconds > 0) {
+    std::printf("  LHS quant+pack alone (1 thread): %.3f ms = %.1f%% of the matmul time\n", lhs_pack_seconds * 1e3,
+                100.0 * lhs_pack_seconds / t_sel);
   }
   if (t_scalar > 0) std::printf("  speed-up over scalar: %.1fx\n", t_scalar / t_sel);
   return 0;

@@ -81,68 +81,47 @@ std::string style(size_t rows) {
   return css;
 }
 
-}  // namespace
-
-std::string render_svg(const LayoutMap& map, const std::string& origin, size_t width_bytes) {
-  const size_t unit = unit_nibbles(map);
-  const size_t blocks = std::max<size_t>(map.k / kBlock, 1);
-  const int label_chars = static_cast<int>(cell_label(map, {Owner::data, 0, 0}).size());
-  const int cw = label_chars * kCharW + 6;  // cell width, even: centres are whole pixels
-  const size_t line_nibs = 2 * width_bytes;
-  const size_t slots = std::max<size_t>(line_nibs / unit, 1);
-  const std::vector<std::string> legend = layout_legend(map, origin, width_bytes);
-  const std::vector<Cell> all = cells(map);
-
-  // Packed lines, per panel, each panel after a caption line. y relative to the packed block.
-  struct Line { size_t begin, end; int y; };
+// The packed buffer as drawn: lines of width_bytes per panel, each panel after a caption line.
+struct Line {
+  size_t begin, end;  // nibbles
+  int y;              // relative to the packed block
+  bool panel_start;
+};
+struct Plan {
   std::vector<Line> lines;
   std::vector<std::pair<size_t, int>> captions;  // panel, y
-  int py = 24;
+  int height = 0;
+};
+
+Plan plan_lines(const LayoutMap& map, size_t line_nibs) {
+  Plan plan;
+  int y = 24;
   for (size_t p = 0; p < map.panel_offsets.size(); ++p) {
     const size_t pb = 2 * map.panel_offsets[p];
     const size_t pe = p + 1 < map.panel_offsets.size() ? 2 * map.panel_offsets[p + 1] : map.nibbles.size();
-    captions.push_back({p, py});
-    py += kCellH + 4;
+    plan.captions.push_back({p, y});
+    y += kCellH + 4;
     for (size_t l = pb; l < pe; l += line_nibs) {
-      lines.push_back({l, std::min(l + line_nibs, pe), py});
-      py += kCellH;
+      plan.lines.push_back({l, std::min(l + line_nibs, pe), y, l == pb});
+      y += kCellH;
     }
-    py += 8;
+    y += 8;
   }
+  plan.height = y;
+  return plan;
+}
 
-  // Blocks: source (row numbers + cells), packed (offsets + cells + notes). Side by side, or
-  // stacked when that keeps the picture closer to square.
-  const int src_w = 34 + static_cast<int>(map.k) * cw, src_h = 40 + static_cast<int>(map.rows) * kCellH;
-  const int pk_w = kOffsetW + static_cast<int>(slots) * cw + kNoteW, pk_h = py;
-  const int head = kMargin + 40 + static_cast<int>(legend.size()) * 17;
-  const int side_w = src_w + kGap + pk_w, side_h = std::max(src_h, pk_h);
-  const int stack_w = std::max(src_w, pk_w), stack_h = src_h + 30 + pk_h;
-  const bool stacked = std::max(stack_w, stack_h) < std::max(side_w, side_h);
-  const int width = 2 * kMargin + std::max(stacked ? stack_w : side_w, 900);
-  const int height = head + (stacked ? stack_h : side_h) + kMargin;
-  const int sx = kMargin, sy = head;                                           // source block origin
-  const int px = stacked ? kMargin : kMargin + src_w + kGap, pyo = stacked ? head + src_h + 30 : head;  // packed
-
-  std::string s;
-  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
-       "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) + "\">\n";
-  s += "<style>\n" + style(map.rows) + "</style>\n";
-  s += "<rect x=\"0\" y=\"0\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
-       "\" style=\"fill:#fff;stroke:none\"/>\n";
-  const bool lhs = map.side == Side::lhs;
-  s += text(kMargin, kMargin + 16,
-            std::string(lhs ? "LHS " : "RHS ") + type_name(map.src_type) + " [" + std::to_string(map.rows) + " × " +
-                std::to_string(map.k) + "]  →  " + map.packer,
-            "t");
-  for (size_t i = 0; i < legend.size(); ++i) s += text(kMargin, kMargin + 40 + 17 * static_cast<double>(i), legend[i], "l");
-
-  // Source matrix: a row of cells per source row, labelled rrcc; block and panel boundaries.
-  const int gx = sx + 34, gy = sy + 40;  // grid origin
-  s += text(sx, sy + 14, std::string("source: ") + type_name(map.src_type) + " [" + std::to_string(map.rows) + ", " +
-                             std::to_string(map.k) + "], row-major, one colour per row",
-            "h");
+// Source matrix at (x, y): a row of cells per source row, labelled rrcc; block and panel lines.
+std::string draw_source(const LayoutMap& map, int cw, int x, int y) {
+  std::string s = text(x, y + 14,
+                       std::string("source: ") + type_name(map.src_type) + " [" + std::to_string(map.rows) + ", " +
+                           std::to_string(map.k) + "], row-major, one colour per row",
+                       "h");
+  const int gx = x + 34, gy = y + 40;  // grid origin
   s += "<g transform=\"translate(" + std::to_string(gx) + "," + std::to_string(gy - 4) + ")\">";
-  for (size_t c = 0; c < map.k; ++c) s += "<text x=\"" + std::to_string(c * cw + cw / 2) + "\" class=\"o\" style=\"text-anchor:middle\">" + std::to_string(c) + "</text>";
+  for (size_t c = 0; c < map.k; ++c) {
+    s += "<text x=\"" + std::to_string(c * cw + cw / 2) + "\" class=\"o\" style=\"text-anchor:middle\">" + std::to_string(c) + "</text>";
+  }
   s += "</g>\n";
   for (size_t r = 0; r < map.rows; ++r) {
     const int yy = gy + static_cast<int>(r) * kCellH;
@@ -156,82 +135,128 @@ std::string render_svg(const LayoutMap& map, const std::string& origin, size_t w
     }
     s += "</g>\n";
   }
-  const double grid_w = static_cast<double>(map.k) * cw, grid_h = static_cast<double>(map.rows) * kCellH;
-  for (size_t b = 1; b < blocks && map.k % kBlock == 0; ++b) {
-    s += line(gx + static_cast<double>(b * kBlock) * cw, gy, gx + static_cast<double>(b * kBlock) * cw, gy + grid_h, "g2");
+  const double w = static_cast<double>(map.k) * cw, h = static_cast<double>(map.rows) * kCellH;
+  for (size_t b = 1; map.k % kBlock == 0 && b < map.k / kBlock; ++b) {
+    s += line(gx + static_cast<double>(b * kBlock) * cw, gy, gx + static_cast<double>(b * kBlock) * cw, gy + h, "g2");
   }
-  for (size_t r = 0; r <= map.rows; r += map.panel_rows) s += line(gx, gy + static_cast<double>(r) * kCellH, gx + grid_w, gy + static_cast<double>(r) * kCellH, "g1");
-  if (map.rows % map.panel_rows) s += line(gx, gy + grid_h, gx + grid_w, gy + grid_h, "g1");
-  s += line(gx, gy, gx, gy + grid_h, "g1") + line(gx + grid_w, gy, gx + grid_w, gy + grid_h, "g1");
+  for (size_t r = 0; r <= map.rows; r += map.panel_rows) {
+    s += line(gx, gy + static_cast<double>(r) * kCellH, gx + w, gy + static_cast<double>(r) * kCellH, "g1");
+  }
+  if (map.rows % map.panel_rows) s += line(gx, gy + h, gx + w, gy + h, "g1");
+  return s + line(gx, gy, gx, gy + h, "g1") + line(gx + w, gy, gx + w, gy + h, "g1");
+}
 
-  // Packed buffer, in memory order: lines of width_bytes, cells in the colour of their source row.
-  const int bx = px + kOffsetW;  // x of the first cell
-  s += text(px, pyo + 14,
-            "packed buffer: " + std::to_string(map.packed_bytes) + " bytes, " + std::to_string(width_bytes) +
-                " per line, memory order left to right (byte offsets left)",
-            "h");
+// The cells of one packed line, in a group at (0, baseline): one rect per run of equal class,
+// one label per element or scale. `ci` is the first cell that may touch the line.
+std::string draw_cells(const LayoutMap& map, const std::vector<Cell>& all, size_t ci, const Line& ln, size_t unit, int cw) {
+  std::string s, labels, run_cls;
+  double run_x = -1, run_end = 0;
+  for (size_t c = ci; c < all.size() && all[c].nib_begin < ln.end; ++c) {
+    const size_t b = std::max(all[c].nib_begin, ln.begin), e = std::min(all[c].nib_end, ln.end);
+    const double x0 = static_cast<double>(b - ln.begin) / static_cast<double>(unit) * cw;
+    const double x1 = static_cast<double>(e - ln.begin) / static_cast<double>(unit) * cw;
+    const std::string cls = cell_class(all[c].owner);
+    if (cls != run_cls) {
+      if (run_x >= 0) s += rect(run_x, -kBaseline, run_end - run_x, kCellH, run_cls);
+      run_x = x0;
+      run_cls = cls;
+    }
+    run_end = x1;
+    const Owner& o = all[c].owner;
+    if (o.kind == Owner::data || o.kind == Owner::scale) {
+      std::string label = cell_label(map, o);
+      if (static_cast<double>(label.size() * kCharW) > x1 - x0) label.erase(std::remove(label.begin(), label.end(), ' '), label.end());
+      labels += "<text x=\"" + num((x0 + x1) / 2) + "\"" + (o.kind == Owner::scale ? " class=\"b\"" : "") + ">" + label + "</text>";
+    }
+  }
+  if (run_x >= 0) s += rect(run_x, -kBaseline, run_end - run_x, kCellH, run_cls);
+  return s + labels;
+}
+
+// Packed buffer at (x, y), in memory order, cells in the colour of their source row; notes
+// on the right where scales or a new k-block start.
+std::string draw_packed(const LayoutMap& map, const Plan& plan, size_t width_bytes, size_t unit, size_t slots, int cw, int x,
+                        int y) {
+  std::string s = text(x, y + 14,
+                       "packed buffer: " + std::to_string(map.packed_bytes) + " bytes, " + std::to_string(width_bytes) +
+                           " per line, memory order left to right (byte offsets left)",
+                       "h");
+  const int bx = x + kOffsetW;  // x of the first cell
   const double line_w = static_cast<double>(slots) * cw;
-  for (const auto& [p, cy] : captions) {
-    s += text(px, pyo + cy + 12,
+  for (const auto& [p, cy] : plan.captions) {
+    s += text(x, y + cy + 12,
               "panel " + std::to_string(p) + ": rows " + std::to_string(p * map.panel_rows) + "–" +
                   std::to_string(std::min(map.rows, (p + 1) * map.panel_rows) - 1) + " @ byte " +
                   std::to_string(map.panel_offsets[p]),
               "a\" style=\"font-weight:bold");
   }
+  const std::vector<Cell> all = cells(map);
   size_t ci = 0;
   Owner::Kind last_kind = Owner::pad;
   int64_t last_block = -1;
-  for (const Line& ln : lines) {
-    const int yy = pyo + ln.y;
-    const bool panel_start = std::any_of(captions.begin(), captions.end(), [&](const auto& c) { return c.second + kCellH + 4 == ln.y; });
-    if (panel_start) {
+  for (const Line& ln : plan.lines) {
+    const int yy = y + ln.y;
+    if (ln.panel_start) {
       last_kind = Owner::pad;
       last_block = -1;
     }
     // Notes where a region or a k-block starts (dashed line above unless a panel starts).
     const Owner& first = map.nibbles[ln.begin];
     std::string note;
-    if (first.kind == Owner::scale && last_kind != Owner::scale) note = "scales (f16)";
+    if (first.kind == Owner::scale && last_kind != Owner::scale) note = "scales";
     if (first.kind == Owner::data && map.k % kBlock == 0 && static_cast<int64_t>(first.col / kBlock) != last_block) {
       note = "k-block " + std::to_string(first.col / kBlock);
       last_block = first.col / kBlock;
     }
     if (first.kind != Owner::pad) last_kind = first.kind;
     if (!note.empty()) {
-      if (!panel_start) s += line(bx, yy, bx + line_w, yy, "g3");
+      if (!ln.panel_start) s += line(bx, yy, bx + line_w, yy, "g3");
       s += text(bx + line_w + 8, yy + 11, note, "a");
     }
+    while (ci < all.size() && all[ci].nib_end <= ln.begin) ++ci;
     s += "<g transform=\"translate(" + std::to_string(bx) + "," + std::to_string(yy + kBaseline) + ")\">";
     s += "<text x=\"-6\" class=\"o\">" + std::to_string(ln.begin / 2) + "</text>";
-    // One rect per run of equal class, one label per element or scale.
-    while (ci < all.size() && all[ci].nib_end <= ln.begin) ++ci;
-    std::string labels;
-    double run_x = -1, run_end = 0;
-    std::string run_cls;
-    for (size_t c = ci; c < all.size() && all[c].nib_begin < ln.end; ++c) {
-      const size_t b = std::max(all[c].nib_begin, ln.begin), e = std::min(all[c].nib_end, ln.end);
-      const double x0 = static_cast<double>(b - ln.begin) / static_cast<double>(unit) * cw;
-      const double x1 = static_cast<double>(e - ln.begin) / static_cast<double>(unit) * cw;
-      const std::string cls = cell_class(all[c].owner);
-      if (cls != run_cls) {
-        if (run_x >= 0) s += rect(run_x, -kBaseline, run_end - run_x, kCellH, run_cls);
-        run_x = x0;
-        run_cls = cls;
-      }
-      run_end = x1;
-      const Owner& o = all[c].owner;
-      if (o.kind == Owner::data || o.kind == Owner::scale) {
-        std::string label = cell_label(map, o);
-        if (static_cast<double>(label.size() * kCharW) > x1 - x0) label.erase(std::remove(label.begin(), label.end(), ' '), label.end());
-        labels += "<text x=\"" + num((x0 + x1) / 2) + "\"" + (o.kind == Owner::scale ? " class=\"b\"" : "") + ">" + label + "</text>";
-      }
-    }
-    if (run_x >= 0) s += rect(run_x, -kBaseline, run_end - run_x, kCellH, run_cls);
-    s += labels + "</g>\n";
+    s += draw_cells(map, all, ci, ln, unit, cw) + "</g>\n";
   }
-  for (const auto& [p, cy] : captions) s += line(bx, pyo + cy + kCellH + 4, bx + line_w, pyo + cy + kCellH + 4, "g1");
-  s += "</svg>\n";
+  for (const auto& [p, cy] : plan.captions) s += line(bx, y + cy + kCellH + 4, bx + line_w, y + cy + kCellH + 4, "g1");
   return s;
+}
+
+}  // namespace
+
+std::string render_svg(const LayoutMap& map, const std::string& origin, size_t width_bytes) {
+  const size_t unit = unit_nibbles(map);
+  const int label_chars = static_cast<int>(cell_label(map, {Owner::data, 0, 0}).size());
+  const int cw = label_chars * kCharW + 6;  // cell width, even: centres are whole pixels
+  const size_t slots = std::max<size_t>(2 * width_bytes / unit, 1);
+  const std::vector<std::string> legend = layout_legend(map, origin, width_bytes);
+  const Plan plan = plan_lines(map, 2 * width_bytes);
+
+  // Source and packed blocks side by side, or stacked when that keeps the picture closer to square.
+  const int src_w = 34 + static_cast<int>(map.k) * cw, src_h = 40 + static_cast<int>(map.rows) * kCellH;
+  const int pk_w = kOffsetW + static_cast<int>(slots) * cw + kNoteW, pk_h = plan.height;
+  const int head = kMargin + 40 + static_cast<int>(legend.size()) * 17;
+  const int side_w = src_w + kGap + pk_w, side_h = std::max(src_h, pk_h);
+  const int stack_w = std::max(src_w, pk_w), stack_h = src_h + 30 + pk_h;
+  const bool stacked = std::max(stack_w, stack_h) < std::max(side_w, side_h);
+  const int width = 2 * kMargin + std::max(stacked ? stack_w : side_w, 900);
+  const int height = head + (stacked ? stack_h : side_h) + kMargin;
+
+  std::string s;
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
+       "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) + "\">\n";
+  s += "<style>\n" + style(map.rows) + "</style>\n";
+  s += "<rect x=\"0\" y=\"0\" width=\"" + std::to_string(width) + "\" height=\"" + std::to_string(height) +
+       "\" style=\"fill:#fff;stroke:none\"/>\n";
+  s += text(kMargin, kMargin + 16,
+            std::string(map.side == Side::lhs ? "LHS " : "RHS ") + type_name(map.src_type) + " [" +
+                std::to_string(map.rows) + " × " + std::to_string(map.k) + "]  →  " + map.packer,
+            "t");
+  for (size_t i = 0; i < legend.size(); ++i) s += text(kMargin, kMargin + 40 + 17 * static_cast<double>(i), legend[i], "l");
+  s += draw_source(map, cw, kMargin, head);
+  s += draw_packed(map, plan, width_bytes, unit, slots, cw, stacked ? kMargin : kMargin + src_w + kGap,
+                   stacked ? head + src_h + 30 : head);
+  return s + "</svg>\n";
 }
 
 }  // namespace qmm::cli

@@ -101,8 +101,8 @@ std::vector<std::string> layout_legend(const LayoutMap& map, const std::string& 
     out.push_back(line);
   }
   if (shown < map.panel_offsets.size()) out.push_back(fmt("... %zu more panels", map.panel_offsets.size() - shown));
-  out.push_back("cells: rrcc = element (row rr, column cc); S rr.bb = f16 scale of row rr, 32-block bb; "
-                "·· = padding; ** = derived from several elements");
+  out.push_back("cells: rrcc = element (row rr, column cc); S rr.bb = scale of row rr, 32-block bb; "
+                "·· = padding or constant (no probe changed it); ** = derived from several elements");
   out.push_back(fmt("positions found by running the packer %zu times on marked inputs; %zu bytes per line",
                     map.packer_runs, width_bytes));
   return out;

@@ -5,6 +5,7 @@ namespace qmm::cli {
 
 int cmd_info(int argc, char** argv);
 int cmd_bench(int argc, char** argv);
+int cmd_gguf(int argc, char** argv);
 int cmd_quantize(int argc, char** argv);
 int cmd_synth(int argc, char** argv);
 int cmd_run(int argc, char** argv);

@@ -85,6 +85,32 @@ __attribute__((always_inline)) inline float* row_ptr(float* dst, size_t stride, 
 // LHS panel (qsi8d32p, mr = VL, kr = 4): quad c of the panel = VL rows × 4 int8 = one vector at
 // byte c·4·VL; f16 scales at VL·k + (b·VL + r)·2. RHS panel: quad c at c·nr·kQuadBytesPerRow,
 // f16 scales at nr·k·kBlockBytesPerRow/32 + (b·nr + r)·2.
+// One output row i of the GEMM epilogue: row i of ZA0.S..ZA3.S is ZA array rows 4i..4i+3 =
+// ZA0.B slices 4i..4i+3 (one MOVA ×4); SCVTF ×4; × the RHS scales (per column, rsc) and × the
+// LHS scale of row i (lane J of every 128-bit segment of ls4, FMUL/FMLA by element); stored
+// into dst (first block) or added to it; FCLAMP ×4 after the last block.
+template <int J>
+__attribute__((always_inline)) inline void gemm_row(size_t i, svcount_t cols, float* out, svfloat32x4_t rsc,
+                                                    svfloat32_t ls4, bool first, bool last, svfloat32_t lo,
+                                                    svfloat32_t hi) __arm_streaming __arm_in("za") {
+  const svbool_t all = svptrue_b32();
+  const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
+  const svfloat32x4_t s = to_f32(svcreate4(svreinterpret_s32(svget4(za, 0)), svreinterpret_s32(svget4(za, 1)),
+                                           svreinterpret_s32(svget4(za, 2)), svreinterpret_s32(svget4(za, 3))));
+  const svfloat32_t g0 = svmul_x(all, svget4(s, 0), svget4(rsc, 0)), g1 = svmul_x(all, svget4(s, 1), svget4(rsc, 1)),
+                    g2 = svmul_x(all, svget4(s, 2), svget4(rsc, 2)), g3 = svmul_x(all, svget4(s, 3), svget4(rsc, 3));
+  svfloat32x4_t acc;
+  if (first) {
+    acc = svcreate4(svmul_lane(g0, ls4, J), svmul_lane(g1, ls4, J), svmul_lane(g2, ls4, J), svmul_lane(g3, ls4, J));
+  } else {
+    const svfloat32x4_t old = svld1_f32_x4(cols, out);
+    acc = svcreate4(svmla_lane(svget4(old, 0), g0, ls4, J), svmla_lane(svget4(old, 1), g1, ls4, J),
+                    svmla_lane(svget4(old, 2), g2, ls4, J), svmla_lane(svget4(old, 3), g3, ls4, J));
+  }
+  if (last) acc = svclamp_single_f32_x4(acc, lo, hi);
+  svst1_f32_x4(cols, out, acc);
+}
+
 template <class W>
 __attribute__((always_inline)) inline void gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
                                float* dst, size_t stride, float lo, float hi) __arm_streaming __arm_inout("za")
@@ -108,23 +134,20 @@ __attribute__((always_inline)) inline void gemm_tile(size_t rows, svcount_t cols
       svmopa_za32_s8_m(2, all8, all8, av, svget4(wv, 2));
       svmopa_za32_s8_m(3, all8, all8, av, svget4(wv, 3));
     }
-    // Epilogue: row i of the four tiles = ZA array rows 4i..4i+3 = ZA0.B slices 4i..4i+3.
+    // Epilogue, four rows per LD1RQW of the LHS scales (lane J of each 128-bit segment).
     const uint8_t* rs = rhs_scales + b * nr * 2;
-    const svfloat32_t r0 = load_scales(rs), r1 = load_scales(rs + vl * 2), r2 = load_scales(rs + vl * 4),
-                      r3 = load_scales(rs + vl * 6);
-    const svfloat32_t ls = load_scales(lhs_scales + b * vl * 2);
+    const svfloat32x4_t rsc = svcreate4(load_scales(rs), load_scales(rs + vl * 2), load_scales(rs + vl * 4),
+                                        load_scales(rs + vl * 6));
+    float ls[64];  // the block's LHS scales as F32 (VL <= 64 at SVL 2048)
+    svst1_f32(all32, ls, load_scales(lhs_scales + b * vl * 2));
     const bool first = b == 0, last = b + 1 == blocks;
-    for (size_t i = 0; i < rows; ++i) {
-      const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
-      const svfloat32x4_t sums = to_f32(svcreate4(svreinterpret_s32(svget4(za, 0)), svreinterpret_s32(svget4(za, 1)),
-                                                  svreinterpret_s32(svget4(za, 2)), svreinterpret_s32(svget4(za, 3))));
-      const svfloat32_t s = svdup_lane_f32(ls, static_cast<uint32_t>(i));
+    for (size_t i = 0; i < rows; i += 4) {
+      const svfloat32_t ls4 = svld1rq_f32(all32, ls + i);
       float* out = row_ptr(dst, stride, i);
-      const svfloat32x4_t old = first ? sums : svld1_f32_x4(cols, out);
-      svfloat32x4_t acc = scale_acc(old, sums, svmul_x(all32, r0, s), svmul_x(all32, r1, s), svmul_x(all32, r2, s),
-                                    svmul_x(all32, r3, s), first);
-      if (last) acc = svclamp_single_f32_x4(acc, vlo, vhi);
-      svst1_f32_x4(cols, out, acc);
+      gemm_row<0>(i, cols, out, rsc, ls4, first, last, vlo, vhi);
+      if (i + 1 < rows) gemm_row<1>(i + 1, cols, row_ptr(out, stride, 1), rsc, ls4, first, last, vlo, vhi);
+      if (i + 2 < rows) gemm_row<2>(i + 2, cols, row_ptr(out, stride, 2), rsc, ls4, first, last, vlo, vhi);
+      if (i + 3 < rows) gemm_row<3>(i + 3, cols, row_ptr(out, stride, 3), rsc, ls4, first, last, vlo, vhi);
     }
   }
   if (blocks == 0) {  // k == 0: the empty sum, clamped

@@ -68,17 +68,27 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   }
 }
 
-// P column panels of one row.
+// P column panels of one row, LHS in the b8 layout (chunks pre-broadcast: memory operands).
 template <size_t P>
 inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, const uint8_t* lp, size_t blocks, __m256 acc[P]) {
+  const __m256i m4 = _mm256_set1_epi8(0x0f);
   for (size_t p = 0; p < P; ++p) acc[p] = _mm256_setzero_ps();
   for (size_t b = 0; b < blocks; ++b) {
-    const uint8_t* a = lp + b * x86lhs::kBlockBytes;
+    const uint8_t* a = lp + b * x86lhs::kBlockBytesB8;
+    const __m256 sa = avx2::broadcast_f32(a + 256);
+#pragma GCC unroll 4
     for (size_t p = 0; p < P; ++p) {
       const uint8_t* w = rp + p * rhs_panel + b * kRhsBlock;
-      __m256i s[1];
-      block_dot<1>(w, a, s);
-      acc[p] = block_finish<1>(acc[p], s[0], avx2::load_f16x8(w + 16 * kNr), a, 0);
+      __m256i s = avx2::broadcast4(a + 260);
+      for (size_t v = 0; v < 4; ++v) {
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
+        const __m256i lo = _mm256_and_si256(wv, m4);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
+        s = _mm256_add_epi16(s, _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v))));
+        s = _mm256_add_epi16(s, _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4)))));
+      }
+      const __m256i i32 = _mm256_madd_epi16(s, _mm256_set1_epi16(1));
+      acc[p] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32), _mm256_mul_ps(avx2::load_f16x8(w + 16 * kNr), sa), acc[p]);
     }
   }
 }
@@ -87,12 +97,12 @@ void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* d
   const size_t blocks = k / kBlock, rhs_panel = blocks * kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  constexpr size_t P = 4;  // panels at once: more reads in flight, shared activation loads
   size_t j0 = 0;
-  for (; j0 + 2 * kNr <= n; j0 += 2 * kNr) {
-    __m256 acc[2];
-    gemv_panels<2>(static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel, rhs_panel, lp, blocks, acc);
-    avx2::store_clamped(dst + j0, acc[0], kNr, vlo, vhi);
-    avx2::store_clamped(dst + j0 + kNr, acc[1], kNr, vlo, vhi);
+  for (; j0 + P * kNr <= n; j0 += P * kNr) {
+    __m256 acc[P];
+    gemv_panels<P>(static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel, rhs_panel, lp, blocks, acc);
+    for (size_t p = 0; p < P; ++p) avx2::store_clamped(dst + j0 + p * kNr, acc[p], kNr, vlo, vhi);
   }
   for (; j0 < n; j0 += kNr) {
     __m256 acc[1];
@@ -108,6 +118,6 @@ const Ukernel matmul_clamp_f32_qsi8d32p4x4_qau4c32p8x4_4x8_avx2_maddubs = {
     &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avx2_maddubs = {
     "matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avx2_maddubs", Isa::avx2, WeightType::q4_0, true, gemv_params,
-    &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv};
+    &lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv};
 
 }  // namespace qmm

@@ -28,4 +28,6 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
 endif()
 qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.cpp
-  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp)
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_f32p_f16p_avx512.cpp
+  kernels/x86/matmul_clamp_f32_f32p_f32p_avx512.cpp)

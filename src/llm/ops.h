@@ -1,0 +1,26 @@
+// The loops of the forward pass that are not matmuls: causal attention of one head over the
+// KV cache, RMSNorm, SwiGLU. Plain C++ written so compilers vectorize it (independent
+// partial sums, fixed-size inner loops); on x86-64 each function is compiled twice, for
+// x86-64-v3 (AVX2, FMA) and for the baseline, and the dynamic loader picks one (function multi-versioning),
+// so the binary still runs on any x86-64.
+#pragma once
+#include <cstddef>
+
+namespace qmm::llm {
+
+// Causal attention of `rows` query rows of one head. Row r (position pos0 + r) attends to the
+// cached positions 0..pos0+r:  out_r = Σ_p softmax_p(scale · q_r·k_p) · v_p.
+//   q:    row r's head_dim values at q + r·q_stride
+//   k, v: position p's head_dim values at k + p·kv_stride, v + p·kv_stride
+//   att:  scratch of at least pos0 + rows floats
+//   out:  row r at out + r·out_stride
+void attend_head(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t head_dim,
+                 size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride);
+
+// out = x / sqrt(mean(x²) + eps) · gain
+void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps);
+
+// gate[i] = silu(gate[i]) · up[i]  (silu(x) = x / (1 + e^-x))
+void swiglu(float* gate, const float* up, size_t n);
+
+}  // namespace qmm::llm
