@@ -17,3 +17,5 @@
 #include "kernels/arm/matmul_clamp_f32_f32p8x1_f16p8x1_8x8_neon.h"
 #include "kernels/arm/matmul_clamp_f32_f32p1x1_f16p8x1_1x8_neon.h"
 #include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"
+#include "kernels/arm/matmul_clamp_f32_f32p8x1_f32p8x1_8x8_neon.h"
+#include "kernels/arm/matmul_clamp_f32_f32p1x1_f32p8x1_1x8_neon.h"

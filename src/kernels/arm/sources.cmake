@@ -61,4 +61,6 @@ qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
 qmm_isa_sources(qmm FLAGS -march=armv8-a SOURCES
   kernels/arm/matmul_clamp_f32_f32p8x1_f16p8x1_8x8_neon.cpp
   kernels/arm/matmul_clamp_f32_f32p1x1_f16p8x1_1x8_neon.cpp
+  kernels/arm/matmul_clamp_f32_f32p8x1_f32p8x1_8x8_neon.cpp
+  kernels/arm/matmul_clamp_f32_f32p1x1_f32p8x1_1x8_neon.cpp
   kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.cpp)
