@@ -16,6 +16,7 @@ WORK=${TMPDIR:-/tmp}/qmm-demo
 mkdir -p "$WORK"
 
 if [ -z "${QMM:-}" ]; then
+  scripts/deps.sh  # the Debian 12 packages the build needs (only the missing ones)
   cmake -S "$ROOT" -B "$ROOT/build-demo" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQMM_BUILD_TESTS=OFF \
         -DQMM_BUILD_BENCH=OFF >/dev/null
   cmake --build "$ROOT/build-demo" --target qmm_cli -j 2 >/dev/null
@@ -24,6 +25,12 @@ fi
 has_verb() { "$QMM" --help | grep -qE "^  $1 "; }
 
 STORIES=$ROOT/../shared/models/stories260K.gguf
+echo "== qmm info: what this CPU has and which kernels each weight type gets"
+"$QMM" info
+echo
+echo "== qmm bench matmul: Q4_0 GEMV 4096 x 4096, selected kernel vs scalar, against measured limits"
+"$QMM" bench matmul --type q4_0 -m 1 -n 4096 -k 4096 --min-time 0.3
+echo
 echo "== qmm run: greedy decoding from BOS, --trace"
 if [ -f "$STORIES" ]; then
   "$QMM" run -m "$STORIES" --trace -n 60 --temp 0 -t "$THREADS"
