@@ -33,7 +33,9 @@ TEST(ArmSelection, PicksTheExpectedIsa) {
   // (e.g. the DotProd GEMV beside the I8MM GEMM), but SME2 has its own.
   EXPECT_EQ(pair.gemv->rhs, pair.gemm->rhs) << pair.gemv->name;
   EXPECT_EQ(unavailable_reason(*pair.gemv, cpu_info()), "") << pair.gemv->name;
-  if (pair.gemm->isa == Isa::sme2) EXPECT_EQ(pair.gemv->isa, Isa::sme2) << pair.gemv->name;
+  if (pair.gemm->isa == Isa::sme2) {
+    EXPECT_EQ(pair.gemv->isa, Isa::sme2) << pair.gemv->name;
+  }
 }
 
 TEST(ArmSelection, ReportsTheEmulatedSvl) {
