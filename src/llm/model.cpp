@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 
 #include "core/error.h"
@@ -142,11 +143,13 @@ class Loader {
     opt_.trace(line);
   }
 
-  // One weight packed alone (straight from the mapping when no conversion is needed).
+  // One weight packed alone (straight from the mapping when no conversion is needed and the
+  // data is 4-byte aligned: a file with general.alignment 1 may place it anywhere, and the
+  // packers read f16 / f32 / block fields in place).
   PackedWeights pack_rows(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
     trace_tensor(t, target, n, k);
     PackedWeights w;
-    if (native_type(t.type) == target) {
+    if (native_type(t.type) == target && reinterpret_cast<uintptr_t>(t.data) % 4 == 0) {
       w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
     } else {
       AlignedBuffer rows(checked_mul(n, row_bytes(target, k), "converted weight"));
