@@ -17,7 +17,7 @@ struct Verb {
 
 const Verb kVerbs[] = {
     {"info", qmm::cli::cmd_info, "CPU features and the kernel each weight type gets"},
-    {"bench", qmm::cli::cmd_bench, "benchmarks: matmul kernels, machine limits"},
+    {"bench", qmm::cli::cmd_bench, "benchmarks: matmul kernels, machine limits, whole models"},
     {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors"},
     {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to q4_0, q8_0, f16 or f32"},
     {"synth", qmm::cli::cmd_synth, "write a random-weight Llama GGUF of a named shape"},
