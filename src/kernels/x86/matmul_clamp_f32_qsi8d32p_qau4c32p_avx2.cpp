@@ -1,5 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.h"
 
+#include "kernels/x86/avx2_qgemv.h"
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0.h"
@@ -68,47 +69,38 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   }
 }
 
-// P column panels of one row, LHS in the b8 layout (chunks pre-broadcast: memory operands).
-template <size_t P>
-inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, const uint8_t* lp, size_t blocks, __m256 acc[P]) {
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t p = 0; p < P; ++p) acc[p] = _mm256_setzero_ps();
-  for (size_t b = 0; b < blocks; ++b) {
-    const uint8_t* a = lp + b * x86lhs::kBlockBytesB8;
-    const __m256 sa = avx2::broadcast_f32(a + 256);
+// The GEMV: P column panels of one row, LHS in the b8 layout (chunks pre-broadcast: memory
+// operands); block b of each panel is prefetched at +pf (avx2_qgemv.h).
+struct Gemv {
+  static constexpr size_t kRhsBlock = qmm::kRhsBlock;
+  template <size_t P>
+  static void panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks, __m256 acc[P]) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    for (size_t p = 0; p < P; ++p) acc[p] = _mm256_setzero_ps();
+    for (size_t b = 0; b < blocks; ++b) {
+      const uint8_t* a = lp + b * x86lhs::kBlockBytesB8;
+      const __m256 sa = avx2::broadcast_f32(a + 256);
 #pragma GCC unroll 4
-    for (size_t p = 0; p < P; ++p) {
-      const uint8_t* w = rp + p * rhs_panel + b * kRhsBlock;
-      __m256i s = avx2::broadcast4(a + 260);
-      for (size_t v = 0; v < 4; ++v) {
-        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
-        const __m256i lo = _mm256_and_si256(wv, m4);
-        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-        s = _mm256_add_epi16(s, _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v))));
-        s = _mm256_add_epi16(s, _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4)))));
+      for (size_t p = 0; p < P; ++p) {
+        const uint8_t* w = rp + p * rhs_panel + b * kRhsBlock;
+        avx2::prefetch_l2<kRhsBlock>(w + pf);
+        __m256i s = avx2::broadcast4(a + 260);
+        for (size_t v = 0; v < 4; ++v) {
+          const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
+          const __m256i lo = _mm256_and_si256(wv, m4);
+          const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
+          s = _mm256_add_epi16(s, _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v))));
+          s = _mm256_add_epi16(s, _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4)))));
+        }
+        const __m256i i32 = _mm256_madd_epi16(s, _mm256_set1_epi16(1));
+        acc[p] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32), _mm256_mul_ps(avx2::load_f16x8(w + 16 * kNr), sa), acc[p]);
       }
-      const __m256i i32 = _mm256_madd_epi16(s, _mm256_set1_epi16(1));
-      acc[p] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32), _mm256_mul_ps(avx2::load_f16x8(w + 16 * kNr), sa), acc[p]);
     }
   }
-}
+};
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  const size_t blocks = k / kBlock, rhs_panel = blocks * kRhsBlock;
-  const auto* lp = static_cast<const uint8_t*>(lhs);
-  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-  constexpr size_t P = 4;  // panels at once: more reads in flight, shared activation loads
-  size_t j0 = 0;
-  for (; j0 + P * kNr <= n; j0 += P * kNr) {
-    __m256 acc[P];
-    gemv_panels<P>(static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel, rhs_panel, lp, blocks, acc);
-    for (size_t p = 0; p < P; ++p) avx2::store_clamped(dst + j0 + p * kNr, acc[p], kNr, vlo, vhi);
-  }
-  for (; j0 < n; j0 += kNr) {
-    __m256 acc[1];
-    gemv_panels<1>(static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel, rhs_panel, lp, blocks, acc);
-    avx2::store_clamped(dst + j0, acc[0], n - j0 < kNr ? n - j0 : kNr, vlo, vhi);
-  }
+  avx2::qgemv<Gemv>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace
