@@ -21,6 +21,12 @@ inline double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
+// The median of v (v non-empty).
+inline double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
 // Calls f() repeatedly for at least `min_time` seconds and `min_reps` calls; returns the
 // median seconds per call, as read from `clock`.
 template <class F>
@@ -33,9 +39,7 @@ double time_median(F&& f, double min_time, int min_reps = 3, double (*clock)() =
     t.push_back(clock() - t0);
     if (t.size() >= 100000) break;
   }
-  std::vector<double> s = t;
-  std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end());
-  return s[s.size() / 2];
+  return median(t);
 }
 
 // Deterministic pseudo-random floats in [-1, 1).

@@ -13,6 +13,8 @@
 namespace qmm::cli {
 namespace {
 
+uint64_t g_read_sink = 0;  // keeps the reads observable
+
 // Bytes/s reading `bytes` per thread (each thread its own buffer) `passes` times, every thread
 // at once. Each thread times its reads in `chunk`-byte pieces (about a millisecond) and keeps
 // the median: on a shared machine a whole-pass time would also count the time slices other
@@ -45,6 +47,23 @@ double read_bandwidth(ThreadPool& pool, size_t bytes, size_t chunk, int passes) 
 }
 
 }  // namespace
+
+double read_pass_seconds(ThreadPool& pool, const uint8_t* const* bufs, const size_t* bytes, size_t count) {
+  const size_t threads = static_cast<size_t>(pool.threads());
+  std::vector<uint64_t> sink(threads * 8);
+  const double t0 = now_seconds();
+  pool.run([&](int ti) {
+    const size_t t = static_cast<size_t>(ti);
+    for (size_t i = 0; i < count; ++i) {
+      const size_t part = bytes[i] / threads / 128 * 128;
+      const size_t begin = t * part, end = t + 1 == threads ? bytes[i] / 128 * 128 : begin + part;
+      if (end > begin) sink[t * 8] += read_sum(bufs[i] + begin, end - begin);
+    }
+  });
+  const double s = now_seconds() - t0;
+  g_read_sink += sink[0];
+  return s;
+}
 
 MachineLimits measure_limits(int threads) {
   MachineLimits l;
