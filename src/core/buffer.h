@@ -9,9 +9,15 @@
 
 namespace qmm {
 
+// Large buffers come straight from the OS (buffer.cpp: mmap on Linux), so freeing one gives
+// its memory back at once and its pages arrive zeroed; small ones from aligned_alloc.
+void* alloc_large(size_t bytes);            // nullptr on failure; zeroed; 64-byte aligned
+void free_large(void* p, size_t bytes);
+
 class AlignedBuffer {
  public:
   static constexpr size_t kAlign = 64;
+  static constexpr size_t kLarge = size_t{1} << 20;  // from this size on: alloc_large
   AlignedBuffer() = default;
   explicit AlignedBuffer(size_t bytes) { resize(bytes); }
   AlignedBuffer(AlignedBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
@@ -22,18 +28,20 @@ class AlignedBuffer {
   }
   AlignedBuffer(const AlignedBuffer&) = delete;
   AlignedBuffer& operator=(const AlignedBuffer&) = delete;
-  ~AlignedBuffer() { std::free(data_); }
+  ~AlignedBuffer() { release(); }
 
   // Discards the contents; the new bytes are zero.
   void resize(size_t bytes) {
-    std::free(data_);
-    data_ = nullptr;
-    size_ = 0;
+    release();
     if (bytes == 0) return;
     const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-    data_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, rounded));
+    if (rounded >= kLarge) {
+      data_ = static_cast<uint8_t*>(alloc_large(rounded));
+    } else {
+      data_ = static_cast<uint8_t*>(std::aligned_alloc(kAlign, rounded));
+      if (data_) std::memset(data_, 0, rounded);
+    }
     if (!data_) throw std::bad_alloc();
-    std::memset(data_, 0, rounded);
     size_ = bytes;
   }
   // Grows (never shrinks) so that at least `bytes` fit; contents are not kept.
@@ -45,6 +53,17 @@ class AlignedBuffer {
   size_t size() const { return size_; }
 
  private:
+  void release() {
+    const size_t rounded = (size_ + kAlign - 1) / kAlign * kAlign;
+    if (rounded >= kLarge) {
+      free_large(data_, rounded);
+    } else {
+      std::free(data_);
+    }
+    data_ = nullptr;
+    size_ = 0;
+  }
+
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
 };
