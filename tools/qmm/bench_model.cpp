@@ -66,8 +66,11 @@ int bench_model(int argc, char** argv) {
   MachineLimits lim;
   if (!no_limits) lim = measure_limits(static_cast<int>(threads));
   double pp_s = 0, tg_s = 0, tg_median_s = 0;
-  std::vector<double> token_s;
+  std::vector<double> token_s, paired, paired_read_gbs;  // decode: per token, and read / token time
   token_s.reserve(n_gen);
+  std::vector<const uint8_t*> wbufs;
+  std::vector<size_t> wsizes;
+  for (const PackedWeights* w : model.weights()) wbufs.push_back(w->data()), wsizes.push_back(w->bytes());
   for (size_t r = 0; r < reps; ++r) {
     if (n_prompt) {
       state.reset();
@@ -80,17 +83,20 @@ int bench_model(int argc, char** argv) {
       state.reset();
       int32_t next = prompt[0];
       token_s.clear();
-      const double t0 = now_seconds();
+      double t = 0;
       for (size_t i = 0; i < n_gen; ++i) {
         const double ti = now_seconds();
         llm::forward(model, state, &next, 1);
         token_s.push_back(now_seconds() - ti);
+        t += token_s.back();
         next = static_cast<int32_t>((static_cast<size_t>(next) * 7 + 1) % c.n_vocab);
+        // Paired with each token: a plain read of every packed weight, at the same moment.
+        const double tr = read_pass_seconds(ctx.pool(), wbufs.data(), wsizes.data(), wbufs.size());
+        paired.push_back(tr / token_s.back());
+        paired_read_gbs.push_back(static_cast<double>(st.packed_bytes) / tr / 1e9);
       }
-      const double t = now_seconds() - t0;
       tg_s = r == 0 ? t : std::min(tg_s, t);
-      std::nth_element(token_s.begin(), token_s.begin() + static_cast<std::ptrdiff_t>(n_gen / 2), token_s.end());
-      tg_median_s = r == 0 ? token_s[n_gen / 2] : std::min(tg_median_s, token_s[n_gen / 2]);
+      tg_median_s = r == 0 ? median(token_s) : std::min(tg_median_s, median(token_s));
     }
   }
 
@@ -114,8 +120,8 @@ int bench_model(int argc, char** argv) {
     std::printf("{\"model\": \"%s\", \"threads\": %zu, \"packed_bytes\": %zu, \"gemm\": \"%s\", \"gemv\": \"%s\", ",
                 model_path.c_str(), threads, st.packed_bytes, gemm.name, gemv.name);
     std::printf("\"pp\": %zu, \"pp_tokens_per_s\": %.3f, \"pp_bound\": %.3f, \"tg\": %zu, \"tg_tokens_per_s\": %.3f, "
-                "\"tg_median_tokens_per_s\": %.3f, \"tg_bound\": %.3f, \"load_seconds\": %.3f, \"pack_seconds\": %.3f, \"peak_rss\": %zu, \"limits\": ",
-                n_prompt, pp, pp_bound, n_gen, tg, tg_median, tg_bound, st.load_seconds, st.pack_seconds, model_rss);
+                "\"tg_median_tokens_per_s\": %.3f, \"tg_bound\": %.3f, \"tg_paired_ratio\": %.4f, \"load_seconds\": %.3f, \"pack_seconds\": %.3f, \"peak_rss\": %zu, \"limits\": ",
+                n_prompt, pp, pp_bound, n_gen, tg, tg_median, tg_bound, paired.empty() ? 0.0 : median(paired), st.load_seconds, st.pack_seconds, model_rss);
     print_limits(lim, true);
     std::printf("}\n");
     return 0;
@@ -148,6 +154,11 @@ int bench_model(int argc, char** argv) {
     } else {
       std::printf(" %9s  (median token time)\n", "-");
     }
+  }
+  if (!paired.empty()) {
+    std::printf("  %-8s %12s %14s %8.1f%%  (of a plain read of the packed weights, timed after each token;\n"
+                "  %-8s %12s %14s %9s   median of %zu pairs, the read ran at %.2f GB/s)\n",
+                "tg-pair", "", "", 100.0 * median(paired), "", "", "", "", paired.size(), median(paired_read_gbs));
   }
   std::printf("  peak RSS %s (model, KV cache of %zu tokens and scratch)\n", mib(model_rss).c_str(), n_ctx);
   return 0;
