@@ -84,5 +84,29 @@ TEST(ThreadPool, ParallelForVisitsEveryTaskOnce) {
   EXPECT_THROW(ThreadPool(0), Error);
 }
 
+// parallel_for lets workers skip jobs that closed before they woke, and run() must still
+// reach every thread: interleave both, with task counts below and above the thread count.
+TEST(ThreadPool, RunAndParallelForInterleaved) {
+  for (int t : {2, 3, 5}) {
+    ThreadPool pool(t);
+    std::vector<std::atomic<int>> per_thread(static_cast<size_t>(t));
+    std::vector<std::atomic<int>> tasks(64);
+    int runs = 0, sum = 0;
+    for (int rep = 0; rep < 2000; ++rep) {
+      const size_t count = static_cast<size_t>(rep % 9) * static_cast<size_t>(rep % 7 + 1);  // 0..54
+      pool.parallel_for(count, [&](size_t i, int) { tasks[i]++; });
+      sum += static_cast<int>(count);
+      if (rep % 3 == 0) {
+        pool.run([&](int i) { per_thread[static_cast<size_t>(i)]++; });
+        ++runs;
+      }
+    }
+    int done = 0;
+    for (auto& c : tasks) done += c.load();
+    EXPECT_EQ(done, sum);
+    for (auto& c : per_thread) EXPECT_EQ(c.load(), runs);
+  }
+}
+
 }  // namespace
 }  // namespace qmm

@@ -31,18 +31,27 @@ ThreadPool::~ThreadPool() {
   for (auto& w : workers_) w.join();
 }
 
-void ThreadPool::run_impl(void (*fn)(void*, int), void* ctx) {
+void ThreadPool::run_impl(void (*fn)(void*, int), void* ctx, bool every) {
   if (workers_.empty()) {
     fn(ctx, 0);
     return;
   }
   fn_ = fn;
   ctx_ = ctx;
+  const uint32_t gen = generation_.load(std::memory_order_relaxed) + 1;
   pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
+  job_.store(uint64_t{gen} << 32 | (every ? kEvery : 0), std::memory_order_relaxed);
+  generation_.store(gen, std::memory_order_release);
   generation_.notify_all();
   fn(ctx, 0);
-  for (int spins = 0; pending_.load(std::memory_order_acquire) != 0; ++spins) {
+  // run: wait for every worker. parallel_for: close the job to latecomers (the caller has
+  // seen every task taken), then wait for the workers inside it.
+  if (!every) job_.fetch_or(kClosed, std::memory_order_acq_rel);
+  auto finished = [&] {
+    return every ? pending_.load(std::memory_order_acquire) == 0
+                 : (job_.load(std::memory_order_acquire) & kCount) == 0;
+  };
+  for (int spins = 0; !finished(); ++spins) {
     if (spins < kSpinRounds) {
       cpu_relax();
     } else {
@@ -64,8 +73,21 @@ void ThreadPool::worker(int index) {
     }
     seen = gen;
     if (stop_.load(std::memory_order_relaxed)) return;
+    uint64_t j = job_.load(std::memory_order_acquire);
+    if ((j >> 32) == gen && (j & kEvery)) {  // run: the caller waits for this worker
+      fn_(ctx_, index);
+      pending_.fetch_sub(1, std::memory_order_acq_rel);
+      continue;
+    }
+    // parallel_for: join job `gen` unless it is closed or over (the caller may already be in
+    // a newer one, which this loop sees next).
+    bool joined = false;
+    while (!joined && (j >> 32) == gen && !(j & kClosed)) {
+      joined = job_.compare_exchange_weak(j, j + 1, std::memory_order_acq_rel, std::memory_order_acquire);
+    }
+    if (!joined) continue;
     fn_(ctx_, index);
-    pending_.fetch_sub(1, std::memory_order_acq_rel);
+    job_.fetch_sub(1, std::memory_order_acq_rel);
   }
 }
 

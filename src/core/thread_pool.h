@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <thread>
 #include <vector>
 
@@ -24,7 +25,9 @@ class ThreadPool {
   }
 
   // Calls f(task, thread_index) for task = 0..count-1, handed out dynamically (an atomic
-  // counter), so faster cores take more tasks.
+  // counter), so faster cores take more tasks. The caller works too and waits only for the
+  // workers that joined before it ran out of tasks: a worker whose core another process
+  // holds is not waited for (it finds the job closed when it gets to run).
   template <class F>
   void parallel_for(size_t count, F&& f) {
     if (count == 0) return;
@@ -33,19 +36,28 @@ class ThreadPool {
       return;
     }
     std::atomic<size_t> next{0};
-    run([&](int t) {
+    auto body = [&](int t) {
       for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) f(i, t);
-    });
+    };
+    run_impl([](void* ctx, int t) { (*static_cast<decltype(body)*>(ctx))(t); }, &body, false);
   }
 
  private:
-  void run_impl(void (*fn)(void*, int), void* ctx);
+  // Starts job fn(ctx, thread) on the workers and runs it on the caller as thread 0. every:
+  // each worker runs it once (run); else workers join while the job is open (parallel_for).
+  void run_impl(void (*fn)(void*, int), void* ctx, bool every = true);
   void worker(int index);
+
+  // job_: the generation in the high 32 bits, then kClosed and kEvery (a run job), and in
+  // the low bits the count of workers inside a parallel_for job. A run job counts the
+  // workers still to finish in pending_.
+  static constexpr uint64_t kClosed = uint64_t{1} << 31, kEvery = uint64_t{1} << 30, kCount = kEvery - 1;
 
   std::vector<std::thread> workers_;
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;
   std::atomic<uint32_t> generation_{0};
+  std::atomic<uint64_t> job_{0};
   std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
 };
