@@ -26,9 +26,10 @@ inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
     const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
     const __m256i lo = _mm256_and_si256(wv, m4);
     const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-    for (size_t r = 0; r < R; ++r) {
-      s[r] = _mm256_add_epi16(s[r], _mm256_maddubs_epi16(lo, avx2::broadcast4(a + 4 * R * v + 4 * r)));
-      s[r] = _mm256_add_epi16(s[r], _mm256_maddubs_epi16(hi, avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r)));
+    for (size_t r = 0; r < R; ++r) {  // (lo + hi) first: a shorter dependency chain on s[r]
+      const __m256i plo = _mm256_maddubs_epi16(lo, avx2::broadcast4(a + 4 * R * v + 4 * r));
+      const __m256i phi = _mm256_maddubs_epi16(hi, avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r));
+      s[r] = _mm256_add_epi16(s[r], _mm256_add_epi16(plo, phi));
     }
   }
 }
