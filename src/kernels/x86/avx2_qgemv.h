@@ -3,11 +3,12 @@
 //
 // Columns go in groups of kGroup 8-column panels (one activation load serves the group, and
 // its panels are kGroup concurrent read streams), the rest one panel at a time. While a group
-// streams, its kernel prefetches into L2 the same blocks of the group after next, so DRAM
-// reads run ahead across group boundaries: the hardware prefetcher stops at the end of each
-// panel and restarts on the next one, which cost 15-25% of the DRAM bandwidth at k = 2048
-// (docs/performance.md). The prefetch stays inside the call's own columns (under threads,
-// another thread owns the next ones).
+// streams, its kernel prefetches into L2 the same blocks of the next group (kAhead groups
+// on), so DRAM reads run ahead across group boundaries: the hardware prefetcher stops at the
+// end of each panel and restarts on the next one, which cost 10-25% of the DRAM bandwidth at
+// k = 2048 (docs/performance.md; 2 or 3 groups ahead, T0 / NTA hints, and prefetches within
+// the panel were measured worse). The prefetch stays inside the call's own columns (under
+// threads, another thread owns the next ones).
 #pragma once
 #include <immintrin.h>
 
