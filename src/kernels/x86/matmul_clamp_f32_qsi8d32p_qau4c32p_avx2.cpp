@@ -90,8 +90,9 @@ struct Gemv {
           const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
           const __m256i lo = _mm256_and_si256(wv, m4);
           const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-          s = _mm256_add_epi16(s, _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v))));
-          s = _mm256_add_epi16(s, _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4)))));
+          const __m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v)));
+          const __m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4))));
+          s = _mm256_add_epi16(s, _mm256_add_epi16(plo, phi));
         }
         const __m256i i32 = _mm256_madd_epi16(s, _mm256_set1_epi16(1));
         acc[p] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32), _mm256_mul_ps(avx2::load_f16x8(w + 16 * kNr), sa), acc[p]);
