@@ -41,6 +41,20 @@ TEST(Select, ScalarOverrideAndDisable) {
   EXPECT_EQ(byname.gemm, best.gemm);
 }
 
+// Naming only a GEMV variant selects it, with the GEMM whose packed RHS it reads (the weights
+// are packed for the GEMM); it used to fall back to the scalar pair.
+TEST(Select, NamingAGemvBringsItsGemm) {
+  for (WeightType t : {WeightType::q4_0, WeightType::q8_0, WeightType::f16, WeightType::f32}) {
+    for (const Ukernel* v : kernel_list()) {
+      if (!v->gemv || v->type != t || !test::why_unavailable(*v).empty()) continue;
+      const KernelPair p = select_kernels(t, parse_kernel_filter(v->name, ""), cpu_info());
+      EXPECT_EQ(p.gemv, v) << v->name;
+      EXPECT_EQ(p.gemm->rhs, v->rhs) << v->name;
+      EXPECT_FALSE(p.gemm->gemv);
+    }
+  }
+}
+
 TEST(Select, UnknownNamesAreErrorsListingValidNames) {
   try {
     parse_kernel_filter("avx1024", "");

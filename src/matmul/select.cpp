@@ -110,9 +110,20 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
     return true;
   };
+  // A GEMV variant named in the allow-list brings the GEMM that shares its packed RHS (the
+  // weights are packed for the GEMM): `--kernels <a GEMV>` must not fall back to scalar.
+  auto partner_of_named_gemv = [&](const Ukernel& g) {
+    if (!unavailable_reason(g, cpu).empty() || names(filter.deny, g)) return false;
+    for (const Ukernel* v : kernel_list()) {
+      if (v->gemv && v->type == type && names(filter.allow, *v) && same_rhs(*v, g) && unavailable_reason(*v, cpu).empty()) {
+        return true;
+      }
+    }
+    return false;
+  };
   for (const Ukernel* u : kernel_list()) {
     if (u->type != type || u->gemv) continue;
-    if (usable(*u)) {
+    if (partner_of_named_gemv(*u) || usable(*u)) {
       pair.gemm = u;
       break;
     }
