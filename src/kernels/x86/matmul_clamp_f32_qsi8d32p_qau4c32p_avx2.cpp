@@ -1,6 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.h"
 
-#include "kernels/x86/avx2_qgemv.h"
+#include "kernels/x86/avx2_qloops.h"
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0.h"
@@ -14,64 +14,38 @@ constexpr size_t kRhsBlock = kNr * 18;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 2, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 
-// Σ_{block} (u − 8)·a for R rows (int16 lane pairs, summed by the caller's vpmaddwd): starts
-// at the LHS's −8·Σa pair, one 8-column block of weights `w`, LHS block `a` of R rows.
-template <size_t R>
-inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
-  const __m256i m4 = _mm256_set1_epi8(0x0f);
-  for (size_t r = 0; r < R; ++r) s[r] = avx2::broadcast4(a + 36 * R + 4 * r);
-  // Kept a loop: unrolled, GCC hoists every product first and spills them.
+// The GEMM's block: Σ(u − 8)·a of R rows (int32 per column) over one 8-column block of
+// weights `w`, LHS block `a` of R rows. The int16 sums start at the LHS's −8·Σa lane pair and
+// may wrap on the way; each lane's final value, over 16 products, is within ±16256.
+struct Gemm {
+  static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScales = 16 * kNr;
+  template <size_t R>
+  static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    for (size_t r = 0; r < R; ++r) s[r] = avx2::broadcast4(a + 36 * R + 4 * r);
+    // Kept a loop: unrolled, GCC hoists every product first and spills them.
 #pragma GCC unroll 1
-  for (size_t v = 0; v < 4; ++v) {
-    const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
-    const __m256i lo = _mm256_and_si256(wv, m4);
-    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-    for (size_t r = 0; r < R; ++r) {  // (lo + hi) first: a shorter dependency chain on s[r]
-      const __m256i plo = _mm256_maddubs_epi16(lo, avx2::broadcast4(a + 4 * R * v + 4 * r));
-      const __m256i phi = _mm256_maddubs_epi16(hi, avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r));
-      s[r] = _mm256_add_epi16(s[r], _mm256_add_epi16(plo, phi));
+    for (size_t v = 0; v < 4; ++v) {
+      const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
+      const __m256i lo = _mm256_and_si256(wv, m4);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
+      for (size_t r = 0; r < R; ++r) {  // (lo + hi) first: a shorter dependency chain on s[r]
+        const __m256i plo = _mm256_maddubs_epi16(lo, avx2::broadcast4(a + 4 * R * v + 4 * r));
+        const __m256i phi = _mm256_maddubs_epi16(hi, avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r));
+        s[r] = _mm256_add_epi16(s[r], _mm256_add_epi16(plo, phi));
+      }
     }
+    for (size_t r = 0; r < R; ++r) s[r] = _mm256_madd_epi16(s[r], _mm256_set1_epi16(1));
   }
-}
-
-// acc += Σ(u − 8)·a · s_a · s_w for row r of an R-row LHS block. (The int16 lanes may wrap
-// on the way; each lane's final value, over 16 products, is within ±16256.)
-template <size_t R>
-inline __m256 block_finish(__m256 acc, __m256i s16, __m256 sw, const uint8_t* a, size_t r) {
-  const __m256i i32 = _mm256_madd_epi16(s16, _mm256_set1_epi16(1));
-  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32), _mm256_mul_ps(sw, avx2::broadcast_f32(a + 32 * R + 4 * r)), acc);
-}
+};
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  constexpr size_t R = 4;
-  const size_t blocks = k / kBlock;
-  const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * kRhsBlock;
-  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-  for (size_t j0 = 0; j0 < n; j0 += kNr) {
-    const uint8_t* rp = static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel;
-    const size_t cols = n - j0 < kNr ? n - j0 : kNr;
-    for (size_t i0 = 0; i0 < m; i0 += R) {
-      const uint8_t* lp = static_cast<const uint8_t*>(lhs) + i0 / R * lhs_panel;
-      __m256 acc[R];
-      for (size_t r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-      for (size_t b = 0; b < blocks; ++b) {
-        const uint8_t* w = rp + b * kRhsBlock;
-        const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
-        __m256i s[R];
-        block_dot<R>(w, a, s);
-        const __m256 sw = avx2::load_f16x8(w + 16 * kNr);
-        for (size_t r = 0; r < R; ++r) acc[r] = block_finish<R>(acc[r], s[r], sw, a, r);
-      }
-      for (size_t r = 0; r < R && i0 + r < m; ++r) {
-        avx2::store_clamped(avx2::row_ptr(dst, stride, i0 + r) + j0, acc[r], cols, vlo, vhi);
-      }
-    }
-  }
+  avx2::qgemm<Gemm>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 // The GEMV: P column panels of one row, LHS in the b8 layout (chunks pre-broadcast: memory
-// operands); block b of each panel is prefetched at +pf (avx2_qgemv.h).
+// operands); block b of each panel is prefetched at +pf (avx2_qloops.h).
 struct Gemv {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock;
   template <size_t P>

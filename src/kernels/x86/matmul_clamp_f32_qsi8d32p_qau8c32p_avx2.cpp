@@ -1,6 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.h"
 
-#include "kernels/x86/avx2_qgemv.h"
+#include "kernels/x86/avx2_qloops.h"
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.h"
@@ -14,59 +14,35 @@ constexpr size_t kRhsBlock = kNr * 34;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 1, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 
-// Σ_{block} w·a (int32 per column) for R rows.
-template <size_t R>
-inline void block_dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
-  const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
-  const __m256i ones = _mm256_set1_epi16(1);
-  for (size_t r = 0; r < R; ++r) s[r] = _mm256_setzero_si256();
-  // Kept a loop: unrolled, GCC hoists every product first and spills them.
+// The GEMM's block: Σ w·a of R rows (int32 per column) over one 8-column block of weights
+// (stored w + 128: flipped back to signed, then |w| · sign(a, w) for vpmaddubsw's u8 x s8).
+struct Gemm {
+  static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScales = 32 * kNr;
+  template <size_t R>
+  static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (size_t r = 0; r < R; ++r) s[r] = _mm256_setzero_si256();
+    // Kept a loop: unrolled, GCC hoists every product first and spills them.
 #pragma GCC unroll 1
-  for (size_t v = 0; v < 8; ++v) {
-    const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
-    const __m256i wabs = _mm256_abs_epi8(ws);
-    for (size_t r = 0; r < R; ++r) {
-      const __m256i av = _mm256_sign_epi8(avx2::broadcast4(a + 4 * R * v + 4 * r), ws);
-      s[r] = _mm256_add_epi32(s[r], _mm256_madd_epi16(_mm256_maddubs_epi16(wabs, av), ones));
+    for (size_t v = 0; v < 8; ++v) {
+      const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
+      const __m256i wabs = _mm256_abs_epi8(ws);
+      for (size_t r = 0; r < R; ++r) {
+        const __m256i av = _mm256_sign_epi8(avx2::broadcast4(a + 4 * R * v + 4 * r), ws);
+        s[r] = _mm256_add_epi32(s[r], _mm256_madd_epi16(_mm256_maddubs_epi16(wabs, av), ones));
+      }
     }
   }
-}
-
-template <size_t R>
-inline __m256 block_finish(__m256 acc, __m256i s, __m256 sw, const uint8_t* a, size_t r) {
-  return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(sw, avx2::broadcast_f32(a + 32 * R + 4 * r)), acc);
-}
+};
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  constexpr size_t R = 4;
-  const size_t blocks = k / kBlock;
-  const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * kRhsBlock;
-  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-  for (size_t j0 = 0; j0 < n; j0 += kNr) {
-    const uint8_t* rp = static_cast<const uint8_t*>(rhs) + j0 / kNr * rhs_panel;
-    const size_t cols = n - j0 < kNr ? n - j0 : kNr;
-    for (size_t i0 = 0; i0 < m; i0 += R) {
-      const uint8_t* lp = static_cast<const uint8_t*>(lhs) + i0 / R * lhs_panel;
-      __m256 acc[R];
-      for (size_t r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-      for (size_t b = 0; b < blocks; ++b) {
-        const uint8_t* w = rp + b * kRhsBlock;
-        const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
-        __m256i s[R];
-        block_dot<R>(w, a, s);
-        const __m256 sw = avx2::load_f16x8(w + 32 * kNr);
-        for (size_t r = 0; r < R; ++r) acc[r] = block_finish<R>(acc[r], s[r], sw, a, r);
-      }
-      for (size_t r = 0; r < R && i0 + r < m; ++r) {
-        avx2::store_clamped(avx2::row_ptr(dst, stride, i0 + r) + j0, acc[r], cols, vlo, vhi);
-      }
-    }
-  }
+  avx2::qgemm<Gemm>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 // The GEMV: P column panels of one row, LHS in the b8 layout (chunks pre-broadcast: plain
-// loads); block b of each panel is prefetched at +pf (avx2_qgemv.h).
+// loads); block b of each panel is prefetched at +pf (avx2_qloops.h).
 struct Gemv {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock;
   template <size_t P>
