@@ -1,5 +1,7 @@
-// The tile loops shared by the AVX2 quantized kernels (Q4_0, Q8_0 weights); the kernels
-// supply only what a 32-block costs. Include only from sources compiled with AVX2 flags.
+// The ymm tile loops shared by the quantized kernels (Q4_0, Q8_0 weights): the GEMM loop by
+// the AVX2 and AVX-VNNI kernels, the GEMV loop by the AVX2 ones (the AVX-VNNI GEMV loop is in
+// avxvnni_qloops.h). The kernels supply only what a 32-block costs. Include only from
+// sources compiled with AVX2 flags.
 //
 // GEMM (qgemm): 4-row x 8-column tiles, LHS in the x86 layout (40 bytes per row and block),
 // F32 accumulators across blocks, int32 sums per block from K::dot.
@@ -33,8 +35,8 @@ inline void prefetch_l2(const uint8_t* p) {
 }
 
 // dst[m, n] = clamp(lhs · Wᵀ) in 4 x 8 tiles. K::kRhsBlock: bytes per block of an 8-column
-// panel; K::kScales: where in it the 8 f16 scales start; K::dot<R>(w, a, s) sets s[r] to the
-// int32 sums of row r over block w (LHS block a of R rows), zero point included.
+// panel; K::kScaleOffset: where in it the 8 f16 scales start; K::dot<R>(w, a, s) sets s[r]
+// to the int32 sums of row r over block w (LHS block a of R rows), zero point included.
 template <class K>
 void qgemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
            float hi) {
@@ -54,7 +56,7 @@ void qgemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float
         const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
         __m256i s[R];
         K::template dot<R>(w, a, s);
-        const __m256 sw = load_f16x8(w + K::kScales);
+        const __m256 sw = load_f16x8(w + K::kScaleOffset);
         for (size_t r = 0; r < R; ++r) {  // acc += Σ · s_w · s_a (the row's F32 scale after its int8 data)
           acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[r]), _mm256_mul_ps(sw, broadcast_f32(a + 32 * R + 4 * r)), acc[r]);
         }

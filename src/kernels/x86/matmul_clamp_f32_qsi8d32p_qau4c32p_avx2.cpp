@@ -18,7 +18,7 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 // weights `w`, LHS block `a` of R rows. The int16 sums start at the LHS's −8·Σa lane pair and
 // may wrap on the way; each lane's final value, over 16 products, is within ±16256.
 struct Gemm {
-  static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScales = 16 * kNr;
+  static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 16 * kNr;
   template <size_t R>
   static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);

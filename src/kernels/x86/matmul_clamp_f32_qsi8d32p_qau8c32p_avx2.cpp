@@ -17,7 +17,7 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 // The GEMM's block: Σ w·a of R rows (int32 per column) over one 8-column block of weights
 // (stored w + 128: flipped back to signed, then |w| · sign(a, w) for vpmaddubsw's u8 x s8).
 struct Gemm {
-  static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScales = 32 * kNr;
+  static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 32 * kNr;
   template <size_t R>
   static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));

@@ -1,5 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.h"
 
+#include "kernels/x86/avx2_qloops.h"
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/avxvnni_qloops.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
@@ -14,7 +15,7 @@ constexpr size_t kPanelBlockBytes = kPanelCols * 34;  // bytes per block in an R
 TileParams gemm_params(size_t) { return {4, kPanelCols, 4, 1, 4, kPanelCols}; }
 TileParams gemv_params(size_t) { return {1, kPanelCols, 4, 1, 1, kPanelCols}; }
 
-// The per-block dot product; the tile loops are shared (avxvnni_qloops.h).
+// The per-block dot product; the tile loops are shared (avx2_qloops.h, avxvnni_qloops.h).
 struct Block {
   static constexpr size_t kNr = kPanelCols;
   static constexpr size_t kRhsBlock = kPanelBlockBytes;
@@ -35,7 +36,7 @@ struct Block {
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  avxvnni_loops::gemm_loop<Block, 4>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  avx2::qgemm<Block>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
