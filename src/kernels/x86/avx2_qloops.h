@@ -66,8 +66,26 @@ void qgemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float
   }
 }
 
-// dst[0, n) = clamp(x · Wᵀ) with K::panels<P>(rp, rhs_panel, pf, lp, blocks, acc), which
-// computes P panels from rp into acc[P] and prefetches block b of each at rp + pf.
+// P column panels of one row, LHS in the b8 layout: acc[p] = Σ_blocks K::dot_b8(w, a) · s_w · s_a,
+// and block b of each panel is prefetched at +pf.
+template <class K, size_t P>
+inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks, __m256 acc[P]) {
+  for (size_t p = 0; p < P; ++p) acc[p] = _mm256_setzero_ps();
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint8_t* a = lp + b * x86lhs::kBlockBytesB8;
+    const __m256 sa = broadcast_f32(a + 256);
+#pragma GCC unroll 4
+    for (size_t p = 0; p < P; ++p) {
+      const uint8_t* w = rp + p * rhs_panel + b * K::kRhsBlock;
+      prefetch_l2<K::kRhsBlock>(w + pf);
+      const __m256 scale = _mm256_mul_ps(load_f16x8(w + K::kScaleOffset), sa);
+      acc[p] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(K::dot_b8(w, a)), scale, acc[p]);
+    }
+  }
+}
+
+// dst[0, n) = clamp(x · Wᵀ). K::dot_b8(w, a): the int32 sums of block w (8 columns) against
+// the row's b8 LHS block a, zero point included.
 template <class K>
 void qgemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
   constexpr size_t nr = 8;
@@ -79,12 +97,12 @@ void qgemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, flo
   for (size_t g = 0; g < groups; ++g) {
     const size_t ahead = g + kAhead < groups ? kAhead : groups - 1 - g;  // 0: re-touches its own lines
     __m256 acc[kGroup];
-    K::template panels<kGroup>(rp + g * kGroup * rhs_panel, rhs_panel, ahead * kGroup * rhs_panel, lp, blocks, acc);
+    gemv_panels<K, kGroup>(rp + g * kGroup * rhs_panel, rhs_panel, ahead * kGroup * rhs_panel, lp, blocks, acc);
     for (size_t p = 0; p < kGroup; ++p) store_clamped(dst + (g * kGroup + p) * nr, acc[p], nr, vlo, vhi);
   }
   for (size_t j0 = groups * kGroup * nr; j0 < n; j0 += nr) {
     __m256 acc[1];
-    K::template panels<1>(rp + j0 / nr * rhs_panel, rhs_panel, 0, lp, blocks, acc);
+    gemv_panels<K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, 0, lp, blocks, acc);
     store_clamped(dst + j0, acc[0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
   }
 }

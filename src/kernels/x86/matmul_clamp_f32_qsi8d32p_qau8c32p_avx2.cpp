@@ -14,10 +14,13 @@ constexpr size_t kRhsBlock = kNr * 34;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 1, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 
-// The GEMM's block: Σ w·a of R rows (int32 per column) over one 8-column block of weights
-// (stored w + 128: flipped back to signed, then |w| · sign(a, w) for vpmaddubsw's u8 x s8).
-struct Gemm {
+// What a 32-block costs; the loops are avx2_qloops.h's. Weights are stored w + 128: each
+// vector is flipped back to signed, then |w| · sign(a, w) feeds vpmaddubsw's u8 x s8, and
+// vpmaddwd by 1 sums to int32 at once (int16 would overflow over a block).
+struct Q8 {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 32 * kNr;
+
+  // GEMM: R rows; the activations are 4-byte chunks, broadcast.
   template <size_t R>
   static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
@@ -34,43 +37,28 @@ struct Gemm {
       }
     }
   }
+
+  // GEMV: one row in the b8 layout (chunks pre-broadcast: plain loads).
+  static __m256i dot_b8(const uint8_t* w, const uint8_t* a) {
+    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i s = _mm256_setzero_si256();
+    for (size_t v = 0; v < 8; ++v) {
+      const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
+      const __m256i av = _mm256_sign_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v)), ws);
+      s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(ws), av), ones));
+    }
+    return s;
+  }
 };
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  avx2::qgemm<Gemm>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  avx2::qgemm<Q8>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
-// The GEMV: P column panels of one row, LHS in the b8 layout (chunks pre-broadcast: plain
-// loads); block b of each panel is prefetched at +pf (avx2_qloops.h).
-struct Gemv {
-  static constexpr size_t kRhsBlock = qmm::kRhsBlock;
-  template <size_t P>
-  static void panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks, __m256 acc[P]) {
-    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (size_t p = 0; p < P; ++p) acc[p] = _mm256_setzero_ps();
-    for (size_t b = 0; b < blocks; ++b) {
-      const uint8_t* a = lp + b * x86lhs::kBlockBytesB8;
-      const __m256 sa = avx2::broadcast_f32(a + 256);
-#pragma GCC unroll 4
-      for (size_t p = 0; p < P; ++p) {
-        const uint8_t* w = rp + p * rhs_panel + b * kRhsBlock;
-        avx2::prefetch_l2<kRhsBlock>(w + pf);
-        __m256i s = _mm256_setzero_si256();
-        for (size_t v = 0; v < 8; ++v) {
-          const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
-          const __m256i av = _mm256_sign_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v)), ws);
-          s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(ws), av), ones));
-        }
-        acc[p] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(avx2::load_f16x8(w + 32 * kNr), sa), acc[p]);
-      }
-    }
-  }
-};
-
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  avx2::qgemv<Gemv>(n, k, lhs, rhs, dst, lo, hi);
+  avx2::qgemv<Q8>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace
