@@ -25,6 +25,7 @@ struct WeightsF32 {
 template <class W, size_t R>
 inline void float_tile(const float* lp, size_t mr, const void* rp, size_t k, __m256 acc[R][2]) {
   for (size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+#pragma GCC unroll 4
   for (size_t c = 0; c < k; ++c) {
     const __m256 w0 = W::load(rp, c * kFloatNr), w1 = W::load(rp, c * kFloatNr + 8);
     for (size_t r = 0; r < R; ++r) {
