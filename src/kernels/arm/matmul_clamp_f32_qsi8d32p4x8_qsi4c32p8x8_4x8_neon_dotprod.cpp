@@ -1,6 +1,7 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod.h"
 
 #include "kernels/arm/neon_common.h"
+#include "kernels/arm/neon_qloops.h"
 #include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32pscalef16_qsu4c32s16s0.h"
 
@@ -10,6 +11,8 @@ namespace {
 constexpr size_t kMr = 4, kNr = 8;
 constexpr size_t kLhsBlock = kMr * (kBlock + 2);      // 4 f16 scales + 4 x 32 int8
 constexpr size_t kRhsBlock = kNr * (kBlock / 2 + 2);  // 8 f16 scales + 8 x 16 bytes
+
+static_assert(kMr == neon::kQMr && kNr == neon::kQNr && kLhsBlock == neon::kQLhsBlock);
 
 TileParams params(size_t) { return {kMr, kNr, 16, 2, kMr, kNr}; }
 
@@ -55,24 +58,10 @@ void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc
   }
 }
 
+// The tile loop is neon_qloops.h's.
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
          size_t dst_stride, float clamp_min, float clamp_max) {
-  const size_t blocks = k / kBlock;
-  const float32x4_t lo = vdupq_n_f32(clamp_min), hi = vdupq_n_f32(clamp_max);
-  for (size_t i0 = 0; i0 < m; i0 += kMr) {
-    const uint8_t* lhs = static_cast<const uint8_t*>(lhs_packed) + i0 / kMr * blocks * kLhsBlock;
-    for (size_t j = 0; j < n; j += kNr) {
-      const uint8_t* rhs = static_cast<const uint8_t*>(rhs_packed) + j / kNr * blocks * kRhsBlock;
-      float32x4_t acc[kNr], r0[4], r1[4];
-      tile(blocks, lhs, rhs, acc);
-      neon::transpose4(acc, r0);
-      neon::transpose4(acc + 4, r1);
-      for (size_t i = 0; i < kMr && i0 + i < m; ++i) {
-        neon::store_row8(neon::row_ptr(dst, dst_stride, i0 + i) + j, neon::clamp(r0[i], lo, hi),
-                         neon::clamp(r1[i], lo, hi), n - j);
-      }
-    }
-  }
+  neon::run_dotprod_4x8<tile, kRhsBlock>(m, n, k, lhs_packed, rhs_packed, dst, dst_stride, clamp_min, clamp_max);
 }
 
 }  // namespace
