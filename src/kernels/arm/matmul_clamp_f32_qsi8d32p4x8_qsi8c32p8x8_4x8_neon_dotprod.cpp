@@ -56,7 +56,8 @@ void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc
 // The tile loop is neon_qloops.h's.
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
          size_t dst_stride, float clamp_min, float clamp_max) {
-  neon::run_dotprod_4x8<tile, kNr * (kBlock + 2)>(m, n, k, lhs_packed, rhs_packed, dst, dst_stride, clamp_min, clamp_max);
+  neon::run_4x8<tile, neon::rows_dotprod, kNr * (kBlock + 2)>(m, n, k, lhs_packed, rhs_packed, dst, dst_stride,
+                                                              clamp_min, clamp_max);
 }
 
 }  // namespace

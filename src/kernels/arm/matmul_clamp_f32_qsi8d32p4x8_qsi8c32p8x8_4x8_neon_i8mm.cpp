@@ -16,12 +16,12 @@ static_assert(kMr == neon::kQMr && kNr == neon::kQNr && kLhsBlock == neon::kQLhs
 
 TileParams params(size_t) { return {kMr, kNr, 8, 1, kMr, kNr}; }
 
-// One 4x8 tile over all blocks. acc[h][p] is a 2x2 block: rows 2h, 2h+1 x columns 2p, 2p+1,
+// One 4x8 tile over all blocks. acc[4h + p] is a 2x2 block: rows 2h, 2h+1 x columns 2p, 2p+1,
 // lanes (2h, 2p), (2h, 2p+1), (2h+1, 2p), (2h+1, 2p+1).
-void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[2][4]) {
+void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[8]) {
   const uint8_t* scales = rhs + blocks * kRhsData;
   for (size_t h = 0; h < 2; ++h) {
-    for (size_t p = 0; p < 4; ++p) acc[h][p] = vdupq_n_f32(0.0f);
+    for (size_t p = 0; p < 4; ++p) acc[4 * h + p] = vdupq_n_f32(0.0f);
   }
   for (size_t b = 0; b < blocks; ++b, lhs += kLhsBlock, rhs += kRhsData, scales += kNr * 2) {
     int32x4_t iacc[2][4];
@@ -45,7 +45,7 @@ void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc
                                neon::dup_pair(t1, 1)};
     for (size_t h = 0; h < 2; ++h) {
       for (size_t p = 0; p < 4; ++p) {
-        acc[h][p] = vfmaq_f32(acc[h][p], vcvtq_f32_s32(iacc[h][p]), vmulq_f32(sl[h], sr[p]));
+        acc[4 * h + p] = vfmaq_f32(acc[4 * h + p], vcvtq_f32_s32(iacc[h][p]), vmulq_f32(sl[h], sr[p]));
       }
     }
   }
@@ -54,7 +54,8 @@ void tile(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc
 // The tile loop is neon_qloops.h's.
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
          size_t dst_stride, float clamp_min, float clamp_max) {
-  neon::run_i8mm_4x8<tile, kNr * (kBlock + 2)>(m, n, k, lhs_packed, rhs_packed, dst, dst_stride, clamp_min, clamp_max);
+  neon::run_4x8<tile, neon::rows_i8mm, kNr * (kBlock + 2)>(m, n, k, lhs_packed, rhs_packed, dst, dst_stride,
+                                                           clamp_min, clamp_max);
 }
 
 }  // namespace
