@@ -6,26 +6,18 @@
 
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "core/blocks.h"
 #include "core/buffer.h"
 #include "core/cpu.h"
+#include "core/random.h"
 #include "kernels/kernel_list.h"
 #include "matmul/select.h"
 
 namespace qmm {
 namespace {
-
-std::vector<float> random_floats(size_t count, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
 
 // Packed operands of one kernel for an m x n x k problem.
 struct Operands {

@@ -3,24 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "core/blocks.h"
+#include "core/random.h"
 #include "core/cpu.h"
 #include "kernels/kernel_list.h"
 #include "matmul/select.h"
 
 namespace qmm::test {
 
-inline std::vector<float> random_floats(size_t count, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(count);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
+using qmm::random_floats;
 
 // GGUF rows [n, k] of `type` made from random floats (a few rows scaled up or zero, to
 // exercise scales and the all-zero block).

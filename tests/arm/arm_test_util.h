@@ -2,21 +2,17 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "core/blocks.h"
+#include "core/random.h"
 #include "kernels/kernel_list.h"
 #include "kernels/ukernel.h"
 
 namespace qmm::armtest {
 
-inline std::vector<float> random_floats(size_t count, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(count);
-  for (float& x : v) x = dist(rng);
-  return v;
+inline std::vector<float> random_floats(size_t count, uint32_t seed) {
+  return qmm::random_floats(count, seed, -2.0f, 2.0f);
 }
 
 // GGUF rows [n, k] of `type` from random floats.

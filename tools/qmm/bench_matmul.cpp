@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,19 +12,12 @@
 #include "core/buffer.h"
 #include "core/cpu.h"
 #include "core/error.h"
+#include "core/random.h"
 #include "kernels/kernel_list.h"
 #include "limits.h"
 #include "matmul/matmul.h"
 
 namespace qmm::cli {
-
-std::vector<float> random_floats(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
 
 namespace {
 

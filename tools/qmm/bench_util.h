@@ -42,7 +42,5 @@ double time_median(F&& f, double min_time, int min_reps = 3, double (*clock)() =
   return median(t);
 }
 
-// Deterministic pseudo-random floats in [-1, 1).
-std::vector<float> random_floats(size_t count, uint64_t seed);
 
 }  // namespace qmm::cli
