@@ -24,6 +24,7 @@
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 
 namespace qmm::avx2 {
+namespace {  // internal linkage: AVX2 and AVX-VNNI files include this with different flags
 
 constexpr size_t kGroup = 4;     // panels per group
 constexpr size_t kAhead = 1;     // prefetch distance, in groups
@@ -107,4 +108,5 @@ void qgemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, flo
   }
 }
 
+}  // namespace
 }  // namespace qmm::avx2

@@ -8,6 +8,7 @@
 #include <cstring>
 
 namespace qmm::avx2 {
+namespace {  // internal linkage: AVX2 and AVX-VNNI files include this with different flags
 
 // The 4 bytes at p in every 32-bit lane.
 inline __m256i broadcast4(const uint8_t* p) {
@@ -50,4 +51,5 @@ inline float* row_ptr(float* dst, size_t stride_bytes, size_t i) {
   return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride_bytes);
 }
 
+}  // namespace
 }  // namespace qmm::avx2
