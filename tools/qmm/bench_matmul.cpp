@@ -172,8 +172,12 @@ int bench_matmul(int argc, char** argv) {
   std::printf("\nmatmul %s  m=%zu n=%zu k=%zu  threads=%zu\n", type_s.c_str(), m, n, k, threads);
   std::printf("  %-62s %-5s %11s %9s %9s %8s\n", "kernel", "mode", "time", "GOPS", "GB/s(W)", "%limit");
   for (const Row& r : table) {
-    std::printf("  %-62s %-5s %9.3f ms %9.1f %9.2f %7.1f%%  of %s\n", r.kernel.c_str(), r.mode.c_str(), r.seconds * 1e3,
-                r.gops, r.gbs, r.pct_limit, r.limit_name);
+    std::printf("  %-62s %-5s %9.3f ms %9.1f %9.2f", r.kernel.c_str(), r.mode.c_str(), r.seconds * 1e3, r.gops, r.gbs);
+    if (no_limits) {
+      std::printf("  %7s\n", "-");  // no limit measured (--no-limits): no percentage
+    } else {
+      std::printf("  %6.1f%%  of %s\n", r.pct_limit, r.limit_name);
+    }
   }
   if (dram_pairs > 0) {
     std::printf("  dram, paired: %.1f%% of a plain read of the same weight copies (median of %zu alternating\n"
