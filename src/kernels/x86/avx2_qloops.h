@@ -1,10 +1,6 @@
-// The ymm tile loops shared by the quantized kernels (Q4_0, Q8_0 weights): the GEMM loop by
-// the AVX2 and AVX-VNNI kernels, the GEMV loop by the AVX2 ones (the AVX-VNNI GEMV loop is in
-// avxvnni_qloops.h). The kernels supply only what a 32-block costs. Include only from
-// sources compiled with AVX2 flags.
-//
-// GEMM (qgemm): 4-row x 8-column tiles, LHS in the x86 layout (40 bytes per row and block),
-// F32 accumulators across blocks, int32 sums per block from K::dot.
+// The GEMV loop of the AVX2 quantized kernels (Q4_0, Q8_0 weights; their GEMM loop is
+// x86_qloops.h's): the kernels supply only what a 32-block costs. Include only from sources
+// compiled with AVX2 flags.
 //
 // GEMV (qgemv, LHS in the b8 layout): columns go in groups of kGroup 8-column panels (one activation load serves the group, and
 // its panels are kGroup concurrent read streams), the rest one panel at a time. While a group
@@ -33,38 +29,6 @@ constexpr size_t kAhead = 1;     // prefetch distance, in groups
 template <size_t bytes>
 inline void prefetch_l2(const uint8_t* p) {
   for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
-}
-
-// dst[m, n] = clamp(lhs · Wᵀ) in 4 x 8 tiles. K::kRhsBlock: bytes per block of an 8-column
-// panel; K::kScaleOffset: where in it the 8 f16 scales start; K::dot<R>(w, a, s) sets s[r]
-// to the int32 sums of row r over block w (LHS block a of R rows), zero point included.
-template <class K>
-void qgemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
-           float hi) {
-  constexpr size_t R = 4, nr = 8;
-  const size_t blocks = k / 32;
-  const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * K::kRhsBlock;
-  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
-  for (size_t j0 = 0; j0 < n; j0 += nr) {
-    const uint8_t* rp = static_cast<const uint8_t*>(rhs) + j0 / nr * rhs_panel;
-    const size_t cols = n - j0 < nr ? n - j0 : nr;
-    for (size_t i0 = 0; i0 < m; i0 += R) {
-      const uint8_t* lp = static_cast<const uint8_t*>(lhs) + i0 / R * lhs_panel;
-      __m256 acc[R];
-      for (size_t r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-      for (size_t b = 0; b < blocks; ++b) {
-        const uint8_t* w = rp + b * K::kRhsBlock;
-        const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
-        __m256i s[R];
-        K::template dot<R>(w, a, s);
-        const __m256 sw = load_f16x8(w + K::kScaleOffset);
-        for (size_t r = 0; r < R; ++r) {  // acc += Σ · s_w · s_a (the row's F32 scale after its int8 data)
-          acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s[r]), _mm256_mul_ps(sw, broadcast_f32(a + 32 * R + 4 * r)), acc[r]);
-        }
-      }
-      for (size_t r = 0; r < R && i0 + r < m; ++r) store_clamped(row_ptr(dst, stride, i0 + r) + j0, acc[r], cols, vlo, vhi);
-    }
-  }
 }
 
 // P column panels of one row, LHS in the b8 layout: acc[p] = Σ_blocks K::dot_b8(w, a) · s_w · s_a,

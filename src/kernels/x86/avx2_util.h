@@ -51,5 +51,24 @@ inline float* row_ptr(float* dst, size_t stride_bytes, size_t i) {
   return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride_bytes);
 }
 
+// The ymm instructions of the vector-generic loops (x86_qloops.h).
+struct Ymm {
+  using F = __m256;
+  using I = __m256i;
+  static constexpr size_t kLanes = 8;
+  static F zero() { return _mm256_setzero_ps(); }
+  static F set1(float x) { return _mm256_set1_ps(x); }
+  static F broadcast_f32(const uint8_t* p) { return avx2::broadcast_f32(p); }
+  static F load_f16(const uint8_t* p) { return load_f16x8(p); }
+  static F add_scaled(F acc, I s, F sw, F sa) { return _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_mul_ps(sw, sa), acc); }
+  static void store_clamped(float* dst, F v, size_t cols, F lo, F hi) { avx2::store_clamped(dst, v, cols, lo, hi); }
+  static I load(const uint8_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static I broadcast4(const uint8_t* p) { return avx2::broadcast4(p); }
+  static I set1_i8(char x) { return _mm256_set1_epi8(x); }
+  static I and_(I a, I b) { return _mm256_and_si256(a, b); }
+  static I srli16_4(I a) { return _mm256_srli_epi16(a, 4); }
+  static I madd_i16(I a, short c) { return _mm256_madd_epi16(a, _mm256_set1_epi16(c)); }
+};
+
 }  // namespace
 }  // namespace qmm::avx2

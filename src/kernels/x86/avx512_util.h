@@ -8,6 +8,7 @@
 #include <cstring>
 
 namespace qmm::avx512 {
+namespace {  // internal linkage, as avx2_util.h
 
 inline int32_t load_i32(const uint8_t* p) {
   int32_t v;
@@ -37,4 +38,25 @@ inline float* row_ptr(float* dst, size_t stride_bytes, size_t i) {
   return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride_bytes);
 }
 
+// The zmm instructions of the vector-generic loops and VNNI blocks (x86_qloops.h).
+struct Zmm {
+  using F = __m512;
+  using I = __m512i;
+  static constexpr size_t kLanes = 16;
+  static F zero() { return _mm512_setzero_ps(); }
+  static F set1(float x) { return _mm512_set1_ps(x); }
+  static F broadcast_f32(const uint8_t* p) { return avx512::broadcast_f32(p); }
+  static F load_f16(const uint8_t* p) { return load_f16x16(p); }
+  static F add_scaled(F acc, I s, F sw, F sa) { return _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(sw, sa), acc); }
+  static void store_clamped(float* dst, F v, size_t cols, F lo, F hi) { avx512::store_clamped(dst, v, cols, lo, hi); }
+  static I load(const uint8_t* p) { return _mm512_loadu_si512(p); }
+  static I broadcast4(const uint8_t* p) { return _mm512_set1_epi32(load_i32(p)); }
+  static I set1_i8(char x) { return _mm512_set1_epi8(x); }
+  static I and_(I a, I b) { return _mm512_and_si512(a, b); }
+  static I srli16_4(I a) { return _mm512_srli_epi16(a, 4); }
+  static I madd_i16(I a, short c) { return _mm512_madd_epi16(a, _mm512_set1_epi16(c)); }
+  static I dpbusd(I s, I u, I a) { return _mm512_dpbusd_epi32(s, u, a); }
+};
+
+}  // namespace
 }  // namespace qmm::avx512

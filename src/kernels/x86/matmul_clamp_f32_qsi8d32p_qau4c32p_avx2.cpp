@@ -4,6 +4,7 @@
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0.h"
+#include "kernels/x86/x86_qloops.h"
 
 namespace qmm {
 namespace {
@@ -14,9 +15,10 @@ constexpr size_t kRhsBlock = kNr * 18;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 2, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 
-// What a 32-block costs; the loops are avx2_qloops.h's. Both dot products give Σ(u − 8)·a
-// per column as int32: the int16 sums start at the LHS's −8·Σa lane pair and may wrap on the
-// way; each lane's final value, over 16 products, is within ±16256.
+// What a 32-block costs; the loops are x86_qloops.h's (GEMM) and avx2_qloops.h's (GEMV).
+// Both dot products give Σ(u − 8)·a per column as int32: the int16 sums start at the LHS's
+// −8·Σa lane pair and may wrap on the way; each lane's final value, over 16 products, is
+// within ±16256.
 struct Q4 {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 16 * kNr;
 
@@ -58,7 +60,7 @@ struct Q4 {
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  avx2::qgemm<Q4>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  x86q::gemm<avx2::Ymm, Q4, 4>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {

@@ -4,6 +4,7 @@
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.h"
+#include "kernels/x86/x86_qloops.h"
 
 namespace qmm {
 namespace {
@@ -14,9 +15,10 @@ constexpr size_t kRhsBlock = kNr * 34;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 1, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 
-// What a 32-block costs; the loops are avx2_qloops.h's. Weights are stored w + 128: each
-// vector is flipped back to signed, then |w| · sign(a, w) feeds vpmaddubsw's u8 x s8, and
-// vpmaddwd by 1 sums to int32 at once (int16 would overflow over a block).
+// What a 32-block costs; the loops are x86_qloops.h's (GEMM) and avx2_qloops.h's (GEMV).
+// Weights are stored w + 128: each vector is flipped back to signed, then |w| · sign(a, w)
+// feeds vpmaddubsw's u8 x s8, and vpmaddwd by 1 sums to int32 at once (int16 would overflow
+// over a block).
 struct Q8 {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 32 * kNr;
 
@@ -54,7 +56,7 @@ struct Q8 {
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  avx2::qgemm<Q8>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  x86q::gemm<avx2::Ymm, Q8, 4>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {

@@ -1,0 +1,128 @@
+// The tile loops and VNNI block dot products of the x86 quantized kernels (Q4_0, Q8_0
+// weights), written once over a vector type V that supplies the instructions:
+//   avx2::Ymm (avx2_util.h), avxvnni::Ymm (avxvnni_util.h: + vpdpbusd ymm),
+//   avx512::Zmm (avx512_util.h, with vpdpbusd zmm).
+// A kernel supplies a block type K with kRhsBlock (bytes per block of a V::kLanes-column RHS
+// panel), kScaleOffset (where in it the f16 scales start) and
+//   template <size_t R> static void dot(const uint8_t* w, const uint8_t* a, typename V::I s[R]):
+// the int32 sums of R rows over block w (LHS block a, x86 layout), zero point included.
+// Internal linkage: files built for different ISAs include this (each gets its own copy).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/blocks.h"
+#include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
+
+namespace qmm::x86q {
+namespace {
+
+// dst[m, n] = clamp(lhs · Wᵀ) in R-row x V::kLanes-column tiles, F32 accumulators per row
+// across blocks; each block's scales are applied once: acc += Σ · (s_w · s_a).
+template <class V, class K, size_t R>
+void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
+          float hi) {
+  constexpr size_t nr = V::kLanes;
+  const size_t blocks = k / kBlock;
+  const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * K::kRhsBlock;
+  const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
+  for (size_t j0 = 0; j0 < n; j0 += nr) {
+    const uint8_t* rp = static_cast<const uint8_t*>(rhs) + j0 / nr * rhs_panel;
+    const size_t cols = n - j0 < nr ? n - j0 : nr;
+    for (size_t i0 = 0; i0 < m; i0 += R) {
+      const uint8_t* lp = static_cast<const uint8_t*>(lhs) + i0 / R * lhs_panel;
+      typename V::F acc[R];
+      for (size_t r = 0; r < R; ++r) acc[r] = V::zero();
+      for (size_t b = 0; b < blocks; ++b) {
+        const uint8_t* w = rp + b * K::kRhsBlock;
+        const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
+        typename V::I s[R];
+        K::template dot<R>(w, a, s);
+        const typename V::F sw = V::load_f16(w + K::kScaleOffset);
+        // (the rows' F32 scales follow their int8 data)
+        for (size_t r = 0; r < R; ++r) acc[r] = V::add_scaled(acc[r], s[r], sw, V::broadcast_f32(a + 32 * R + 4 * r));
+      }
+      for (size_t r = 0; r < R && i0 + r < m; ++r) {
+        float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + (i0 + r) * stride);
+        V::store_clamped(row + j0, acc[r], cols, vlo, vhi);
+      }
+    }
+  }
+}
+
+// dst[0, n) = clamp(x · Wᵀ) for one row in the x86 layout, 2 column panels at once (2 weight
+// streams in flight), then one.
+template <class V, class K, size_t P>
+void gemv_panels(const uint8_t* rp, size_t rhs_panel, const uint8_t* lp, size_t blocks, typename V::F acc[P]) {
+  for (size_t p = 0; p < P; ++p) acc[p] = V::zero();
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint8_t* a = lp + b * x86lhs::kBlockBytes;
+    for (size_t p = 0; p < P; ++p) {
+      const uint8_t* w = rp + p * rhs_panel + b * K::kRhsBlock;
+      typename V::I s[1];
+      K::template dot<1>(w, a, s);
+      acc[p] = V::add_scaled(acc[p], s[0], V::load_f16(w + K::kScaleOffset), V::broadcast_f32(a + 32));
+    }
+  }
+}
+
+template <class V, class K>
+void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
+  constexpr size_t nr = V::kLanes;
+  const size_t blocks = k / kBlock, rhs_panel = blocks * K::kRhsBlock;
+  const auto* lp = static_cast<const uint8_t*>(lhs);
+  const auto* rp = static_cast<const uint8_t*>(rhs);
+  const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
+  size_t j0 = 0;
+  for (; j0 + 2 * nr <= n; j0 += 2 * nr) {
+    typename V::F acc[2];
+    gemv_panels<V, K, 2>(rp + j0 / nr * rhs_panel, rhs_panel, lp, blocks, acc);
+    V::store_clamped(dst + j0, acc[0], nr, vlo, vhi);
+    V::store_clamped(dst + j0 + nr, acc[1], nr, vlo, vhi);
+  }
+  for (; j0 < n; j0 += nr) {
+    typename V::F acc[1];
+    gemv_panels<V, K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, lp, blocks, acc);
+    V::store_clamped(dst + j0, acc[0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
+  }
+}
+
+// VNNI blocks (V::dpbusd). Q4_0, weights as stored (u = w + 8): the sums start at −8·Σa
+// (the LHS's int16 pair times 1) and vpdpbusd adds u·a for the low and high nibbles.
+template <class V>
+struct VnniQ4 {
+  static constexpr size_t kRhsBlock = V::kLanes * 18, kScaleOffset = 16 * V::kLanes;
+  template <size_t R>
+  static void dot(const uint8_t* w, const uint8_t* a, typename V::I s[R]) {
+    const typename V::I m4 = V::set1_i8(0x0f);
+    for (size_t r = 0; r < R; ++r) s[r] = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 1);
+#pragma GCC unroll 1
+    for (size_t v = 0; v < 4; ++v) {
+      const typename V::I wv = V::load(w + 4 * V::kLanes * v);
+      const typename V::I lo = V::and_(wv, m4);
+      const typename V::I hi = V::and_(V::srli16_4(wv), m4);
+      for (size_t r = 0; r < R; ++r) {
+        s[r] = V::dpbusd(s[r], lo, V::broadcast4(a + 4 * R * v + 4 * r));
+        s[r] = V::dpbusd(s[r], hi, V::broadcast4(a + 4 * R * (v + 4) + 4 * r));
+      }
+    }
+  }
+};
+
+// Q8_0, weights stored u = w + 128: the sums start at −128·Σa (the int16 pair times 16).
+template <class V>
+struct VnniQ8 {
+  static constexpr size_t kRhsBlock = V::kLanes * 34, kScaleOffset = 32 * V::kLanes;
+  template <size_t R>
+  static void dot(const uint8_t* w, const uint8_t* a, typename V::I s[R]) {
+    for (size_t r = 0; r < R; ++r) s[r] = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 16);
+#pragma GCC unroll 1
+    for (size_t v = 0; v < 8; ++v) {
+      const typename V::I wv = V::load(w + 4 * V::kLanes * v);
+      for (size_t r = 0; r < R; ++r) s[r] = V::dpbusd(s[r], wv, V::broadcast4(a + 4 * R * v + 4 * r));
+    }
+  }
+};
+
+}  // namespace
+}  // namespace qmm::x86q
