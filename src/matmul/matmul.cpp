@@ -103,13 +103,15 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   //    A tile's result does not depend on the tiling, so any thread count gives the same bits.
   const size_t m_tile = std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, 64), p.m_step));
   const size_t m_tiles = ceil_div(m, m_tile);
-  size_t n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
+  //    GEMV tiles are as long as 4 per thread allow: each tile restarts the weight streams
+  //    (and the kernel's prefetch, which stays inside its tile), and 64-column GEMV tiles
+  //    cost 2 threads 15-25% of their decode speed (docs/performance.md).
+  size_t n_tile = round_up(n, p.n_step);
   if (threads > 1) {
     const size_t want = threads * 4;  // tiles wanted in all
     const size_t n_tiles_wanted = ceil_div(want, m_tiles);
+    if (m > 1) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
     n_tile = std::min(n_tile, round_up(ceil_div(n, n_tiles_wanted), p.n_step));
-  } else {
-    n_tile = round_up(n, p.n_step);
   }
   const size_t n_tiles = ceil_div(n, n_tile);
   pool.parallel_for(m_tiles * n_tiles, [&](size_t t, int) {
