@@ -42,19 +42,24 @@ struct Q4 {
     for (size_t r = 0; r < R; ++r) s[r] = _mm256_madd_epi16(s[r], _mm256_set1_epi16(1));
   }
 
-  // GEMV: one row in the b8 layout (chunks pre-broadcast: vpmaddubsw's memory operands).
-  static __m256i dot_b8(const uint8_t* w, const uint8_t* a) {
+  // GEMV: one row in the b8 layout (chunks pre-broadcast), P panels `stride` bytes apart:
+  // each activation vector is loaded once for all P.
+  template <size_t P>
+  static void dot_b8(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256i s = avx2::broadcast4(a + 260);
+    for (size_t p = 0; p < P; ++p) s[p] = avx2::broadcast4(a + 260);
+#pragma GCC unroll 1  // unrolled, GCC hoists every product first and spills them
     for (size_t v = 0; v < 4; ++v) {
-      const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
-      const __m256i lo = _mm256_and_si256(wv, m4);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-      const __m256i plo = _mm256_maddubs_epi16(lo, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v)));
-      const __m256i phi = _mm256_maddubs_epi16(hi, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4))));
-      s = _mm256_add_epi16(s, _mm256_add_epi16(plo, phi));
+      const __m256i alo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v));
+      const __m256i ahi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4)));
+      for (size_t p = 0; p < P; ++p) {
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + p * stride + 32 * v));
+        const __m256i lo = _mm256_and_si256(wv, m4);
+        const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
+        s[p] = _mm256_add_epi16(s[p], _mm256_add_epi16(_mm256_maddubs_epi16(lo, alo), _mm256_maddubs_epi16(hi, ahi)));
+      }
     }
-    return _mm256_madd_epi16(s, _mm256_set1_epi16(1));
+    for (size_t p = 0; p < P; ++p) s[p] = _mm256_madd_epi16(s[p], _mm256_set1_epi16(1));
   }
 };
 

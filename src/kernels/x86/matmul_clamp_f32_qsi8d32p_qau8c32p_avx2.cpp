@@ -40,17 +40,22 @@ struct Q8 {
     }
   }
 
-  // GEMV: one row in the b8 layout (chunks pre-broadcast: plain loads).
-  static __m256i dot_b8(const uint8_t* w, const uint8_t* a) {
+  // GEMV: one row in the b8 layout (chunks pre-broadcast), P panels `stride` bytes apart:
+  // each activation vector is loaded once for all P.
+  template <size_t P>
+  static void dot_b8(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     const __m256i ones = _mm256_set1_epi16(1);
-    __m256i s = _mm256_setzero_si256();
+    for (size_t p = 0; p < P; ++p) s[p] = _mm256_setzero_si256();
+#pragma GCC unroll 1  // unrolled, GCC hoists every product first and spills them
     for (size_t v = 0; v < 8; ++v) {
-      const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
-      const __m256i av = _mm256_sign_epi8(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v)), ws);
-      s = _mm256_add_epi32(s, _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_abs_epi8(ws), av), ones));
+      const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v));
+      for (size_t p = 0; p < P; ++p) {
+        const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + p * stride + 32 * v)), flip);
+        const __m256i prod = _mm256_maddubs_epi16(_mm256_abs_epi8(ws), _mm256_sign_epi8(av, ws));
+        s[p] = _mm256_add_epi32(s[p], _mm256_madd_epi16(prod, ones));
+      }
     }
-    return s;
   }
 };
 
