@@ -22,24 +22,33 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 struct Q4 {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 16 * kNr;
 
-  // GEMM: R rows; the activations are 4-byte chunks, broadcast.
-  template <size_t R>
-  static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
+  // GEMM: R rows x C panels (`stride` bytes apart); the activations are 4-byte chunks,
+  // broadcast once for the C panels.
+  template <size_t R, size_t C>
+  static void dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[C][R]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    for (size_t r = 0; r < R; ++r) s[r] = avx2::broadcast4(a + 36 * R + 4 * r);
+    for (size_t r = 0; r < R; ++r) {
+      const __m256i zp = avx2::broadcast4(a + 36 * R + 4 * r);
+      for (size_t c = 0; c < C; ++c) s[c][r] = zp;
+    }
     // Kept a loop: unrolled, GCC hoists every product first and spills them.
 #pragma GCC unroll 1
     for (size_t v = 0; v < 4; ++v) {
-      const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v));
-      const __m256i lo = _mm256_and_si256(wv, m4);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-      for (size_t r = 0; r < R; ++r) {  // (lo + hi) first: a shorter dependency chain on s[r]
-        const __m256i plo = _mm256_maddubs_epi16(lo, avx2::broadcast4(a + 4 * R * v + 4 * r));
-        const __m256i phi = _mm256_maddubs_epi16(hi, avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r));
-        s[r] = _mm256_add_epi16(s[r], _mm256_add_epi16(plo, phi));
+      __m256i lo[C], hi[C];
+      for (size_t c = 0; c < C; ++c) {
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + c * stride + 32 * v));
+        lo[c] = _mm256_and_si256(wv, m4);
+        hi[c] = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
+      }
+      for (size_t r = 0; r < R; ++r) {  // (lo + hi) first: a shorter dependency chain on s
+        const __m256i alo = avx2::broadcast4(a + 4 * R * v + 4 * r);
+        const __m256i ahi = avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r);
+        for (size_t c = 0; c < C; ++c)
+          s[c][r] = _mm256_add_epi16(s[c][r], _mm256_add_epi16(_mm256_maddubs_epi16(lo[c], alo), _mm256_maddubs_epi16(hi[c], ahi)));
       }
     }
-    for (size_t r = 0; r < R; ++r) s[r] = _mm256_madd_epi16(s[r], _mm256_set1_epi16(1));
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s[c][r] = _mm256_madd_epi16(s[c][r], _mm256_set1_epi16(1));
   }
 
   // GEMV: one row in the b8 layout (chunks pre-broadcast), P panels `stride` bytes apart:
@@ -65,7 +74,7 @@ struct Q4 {
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  x86q::gemm<avx2::Ymm, Q4, 4>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  x86q::gemm<avx2::Ymm, Q4, 4, 2>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {

@@ -22,20 +22,25 @@ TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 struct Q8 {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 32 * kNr;
 
-  // GEMM: R rows; the activations are 4-byte chunks, broadcast.
-  template <size_t R>
-  static void dot(const uint8_t* w, const uint8_t* a, __m256i s[R]) {
+  // GEMM: R rows x C panels (`stride` bytes apart); the activations are 4-byte chunks, broadcast.
+  template <size_t R, size_t C>
+  static void dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[C][R]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     const __m256i ones = _mm256_set1_epi16(1);
-    for (size_t r = 0; r < R; ++r) s[r] = _mm256_setzero_si256();
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s[c][r] = _mm256_setzero_si256();
     // Kept a loop: unrolled, GCC hoists every product first and spills them.
 #pragma GCC unroll 1
     for (size_t v = 0; v < 8; ++v) {
-      const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + 32 * v)), flip);
-      const __m256i wabs = _mm256_abs_epi8(ws);
+      __m256i ws[C], wabs[C];
+      for (size_t c = 0; c < C; ++c) {
+        ws[c] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + c * stride + 32 * v)), flip);
+        wabs[c] = _mm256_abs_epi8(ws[c]);
+      }
       for (size_t r = 0; r < R; ++r) {
-        const __m256i av = _mm256_sign_epi8(avx2::broadcast4(a + 4 * R * v + 4 * r), ws);
-        s[r] = _mm256_add_epi32(s[r], _mm256_madd_epi16(_mm256_maddubs_epi16(wabs, av), ones));
+        const __m256i ar = avx2::broadcast4(a + 4 * R * v + 4 * r);
+        for (size_t c = 0; c < C; ++c)
+          s[c][r] = _mm256_add_epi32(s[c][r], _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[c], _mm256_sign_epi8(ar, ws[c])), ones));
       }
     }
   }
@@ -61,7 +66,7 @@ struct Q8 {
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  x86q::gemm<avx2::Ymm, Q8, 4>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  x86q::gemm<avx2::Ymm, Q8, 4, 2>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {

@@ -4,8 +4,10 @@
 //   avx512::Zmm (avx512_util.h, with vpdpbusd zmm).
 // A kernel supplies a block type K with kRhsBlock (bytes per block of a V::kLanes-column RHS
 // panel), kScaleOffset (where in it the f16 scales start) and
-//   template <size_t R> static void dot(const uint8_t* w, const uint8_t* a, typename V::I s[R]):
-// the int32 sums of R rows over block w (LHS block a, x86 layout), zero point included.
+//   template <size_t R, size_t C>
+//   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]):
+// the int32 sums of R rows (LHS block a, x86 layout) over block w of C panels `stride` bytes
+// apart, zero point included; each activation broadcast serves the C panels.
 // Internal linkage: files built for different ISAs include this (each gets its own copy).
 #pragma once
 #include <cstddef>
@@ -17,37 +19,55 @@
 namespace qmm::x86q {
 namespace {
 
-// dst[m, n] = clamp(lhs · Wᵀ) in R-row x V::kLanes-column tiles, F32 accumulators per row
-// across blocks; each block's scales are applied once: acc += Σ · (s_w · s_a).
-template <class V, class K, size_t R>
+// One R-row x C-panel tile over all blocks, F32 accumulators per row and panel; each block's
+// scales are applied once: acc += Σ · (s_w · s_a).
+template <class V, class K, size_t R, size_t C>
+inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, const uint8_t* lp, const uint8_t* rp,
+                      size_t rhs_panel, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
+  constexpr size_t nr = V::kLanes;
+  typename V::F acc[C][R];
+  for (size_t c = 0; c < C; ++c)
+    for (size_t r = 0; r < R; ++r) acc[c][r] = V::zero();
+  for (size_t b = 0; b < blocks; ++b) {
+    const uint8_t* w = rp + b * K::kRhsBlock;
+    const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
+    typename V::I s[C][R];
+    K::template dot<R, C>(w, rhs_panel, a, s);
+    for (size_t c = 0; c < C; ++c) {
+      const typename V::F sw = V::load_f16(w + c * rhs_panel + K::kScaleOffset);
+      for (size_t r = 0; r < R; ++r) acc[c][r] = V::add_scaled(acc[c][r], s[c][r], sw, V::broadcast_f32(a + 32 * R + 4 * r));
+    }
+  }
+  for (size_t c = 0; c < C; ++c) {
+    const size_t jc = j0 + c * nr;
+    const size_t cols = n - jc < nr ? n - jc : nr;
+    for (size_t r = 0; r < R && i0 + r < m; ++r) {
+      float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + (i0 + r) * stride);
+      V::store_clamped(row + jc, acc[c][r], cols, vlo, vhi);
+    }
+  }
+}
+
+// dst[m, n] = clamp(lhs · Wᵀ) in R-row x C-panel tiles (C·V::kLanes columns), the last
+// panels one at a time.
+template <class V, class K, size_t R, size_t C = 1>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
   constexpr size_t nr = V::kLanes;
   const size_t blocks = k / kBlock;
   const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * K::kRhsBlock;
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
-  for (size_t j0 = 0; j0 < n; j0 += nr) {
-    const uint8_t* rp = static_cast<const uint8_t*>(rhs) + j0 / nr * rhs_panel;
-    const size_t cols = n - j0 < nr ? n - j0 : nr;
-    for (size_t i0 = 0; i0 < m; i0 += R) {
-      const uint8_t* lp = static_cast<const uint8_t*>(lhs) + i0 / R * lhs_panel;
-      typename V::F acc[R];
-      for (size_t r = 0; r < R; ++r) acc[r] = V::zero();
-      for (size_t b = 0; b < blocks; ++b) {
-        const uint8_t* w = rp + b * K::kRhsBlock;
-        const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
-        typename V::I s[R];
-        K::template dot<R>(w, a, s);
-        const typename V::F sw = V::load_f16(w + K::kScaleOffset);
-        // (the rows' F32 scales follow their int8 data)
-        for (size_t r = 0; r < R; ++r) acc[r] = V::add_scaled(acc[r], s[r], sw, V::broadcast_f32(a + 32 * R + 4 * r));
-      }
-      for (size_t r = 0; r < R && i0 + r < m; ++r) {
-        float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + (i0 + r) * stride);
-        V::store_clamped(row + j0, acc[r], cols, vlo, vhi);
-      }
-    }
-  }
+  const auto* lp = static_cast<const uint8_t*>(lhs);
+  const auto* rp = static_cast<const uint8_t*>(rhs);
+  size_t j0 = 0;
+  for (; j0 + C * nr <= n; j0 += C * nr)
+    for (size_t i0 = 0; i0 < m; i0 += R)
+      gemm_tile<V, K, R, C>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, dst,
+                            stride, vlo, vhi);
+  for (; j0 < n; j0 += nr)
+    for (size_t i0 = 0; i0 < m; i0 += R)
+      gemm_tile<V, K, R, 1>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, dst,
+                            stride, vlo, vhi);
 }
 
 // dst[0, n) = clamp(x · Wᵀ) for one row in the x86 layout, 2 column panels at once (2 weight
@@ -59,9 +79,9 @@ void gemv_panels(const uint8_t* rp, size_t rhs_panel, const uint8_t* lp, size_t 
     const uint8_t* a = lp + b * x86lhs::kBlockBytes;
     for (size_t p = 0; p < P; ++p) {
       const uint8_t* w = rp + p * rhs_panel + b * K::kRhsBlock;
-      typename V::I s[1];
-      K::template dot<1>(w, a, s);
-      acc[p] = V::add_scaled(acc[p], s[0], V::load_f16(w + K::kScaleOffset), V::broadcast_f32(a + 32));
+      typename V::I s[1][1];
+      K::template dot<1, 1>(w, 0, a, s);
+      acc[p] = V::add_scaled(acc[p], s[0][0], V::load_f16(w + K::kScaleOffset), V::broadcast_f32(a + 32));
     }
   }
 }
@@ -92,18 +112,24 @@ void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, floa
 template <class V>
 struct VnniQ4 {
   static constexpr size_t kRhsBlock = V::kLanes * 18, kScaleOffset = 16 * V::kLanes;
-  template <size_t R>
-  static void dot(const uint8_t* w, const uint8_t* a, typename V::I s[R]) {
+  template <size_t R, size_t C>
+  static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
     const typename V::I m4 = V::set1_i8(0x0f);
-    for (size_t r = 0; r < R; ++r) s[r] = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 1);
+    for (size_t r = 0; r < R; ++r) {
+      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 1);
+      for (size_t c = 0; c < C; ++c) s[c][r] = zp;
+    }
 #pragma GCC unroll 1
     for (size_t v = 0; v < 4; ++v) {
-      const typename V::I wv = V::load(w + 4 * V::kLanes * v);
-      const typename V::I lo = V::and_(wv, m4);
-      const typename V::I hi = V::and_(V::srli16_4(wv), m4);
+      typename V::I lo[C], hi[C];
+      for (size_t c = 0; c < C; ++c) {
+        const typename V::I wv = V::load(w + c * stride + 4 * V::kLanes * v);
+        lo[c] = V::and_(wv, m4);
+        hi[c] = V::and_(V::srli16_4(wv), m4);
+      }
       for (size_t r = 0; r < R; ++r) {
-        s[r] = V::dpbusd(s[r], lo, V::broadcast4(a + 4 * R * v + 4 * r));
-        s[r] = V::dpbusd(s[r], hi, V::broadcast4(a + 4 * R * (v + 4) + 4 * r));
+        const typename V::I alo = V::broadcast4(a + 4 * R * v + 4 * r), ahi = V::broadcast4(a + 4 * R * (v + 4) + 4 * r);
+        for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(V::dpbusd(s[c][r], lo[c], alo), hi[c], ahi);
       }
     }
   }
@@ -113,13 +139,20 @@ struct VnniQ4 {
 template <class V>
 struct VnniQ8 {
   static constexpr size_t kRhsBlock = V::kLanes * 34, kScaleOffset = 32 * V::kLanes;
-  template <size_t R>
-  static void dot(const uint8_t* w, const uint8_t* a, typename V::I s[R]) {
-    for (size_t r = 0; r < R; ++r) s[r] = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 16);
+  template <size_t R, size_t C>
+  static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
+    for (size_t r = 0; r < R; ++r) {
+      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 16);
+      for (size_t c = 0; c < C; ++c) s[c][r] = zp;
+    }
 #pragma GCC unroll 1
     for (size_t v = 0; v < 8; ++v) {
-      const typename V::I wv = V::load(w + 4 * V::kLanes * v);
-      for (size_t r = 0; r < R; ++r) s[r] = V::dpbusd(s[r], wv, V::broadcast4(a + 4 * R * v + 4 * r));
+      typename V::I wv[C];
+      for (size_t c = 0; c < C; ++c) wv[c] = V::load(w + c * stride + 4 * V::kLanes * v);
+      for (size_t r = 0; r < R; ++r) {
+        const typename V::I av = V::broadcast4(a + 4 * R * v + 4 * r);
+        for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], wv[c], av);
+      }
     }
   }
 };
