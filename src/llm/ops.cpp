@@ -59,47 +59,90 @@ using v8i = int32_t __attribute__((vector_size(32)));
   return s;
 }
 
-// scores[p] = scale · q·k_p for p < len: four keys per pass, so q is loaded once for four.
-// head_dim % 8 == 0.
-[[gnu::always_inline]] inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, size_t len, float scale, float* att) {
-  size_t p = 0;
-  for (; p + 4 <= len; p += 4) {
-    const float* k0 = k + p * kv_stride;
-    const float *k1 = k0 + kv_stride, *k2 = k1 + kv_stride, *k3 = k2 + kv_stride;
-    v8 a0{}, a1{}, a2{}, a3{};
-    for (size_t d = 0; d < hd; d += 8) {
-      const v8 qv = load8(q + d);
-      a0 += qv * load8(k0 + d);
-      a1 += qv * load8(k1 + d);
-      a2 += qv * load8(k2 + d);
-      a3 += qv * load8(k3 + d);
-    }
-    att[p] = hsum(a0) * scale;
-    att[p + 1] = hsum(a1) * scale;
-    att[p + 2] = hsum(a2) * scale;
-    att[p + 3] = hsum(a3) * scale;
-  }
-  for (; p < len; ++p) att[p] = dot(q, k + p * kv_stride, hd) * scale;
+// Lane j of the result = Σ lanes of a[j]: eight horizontal sums in seven adds (pairs, then
+// quads, then halves of the vector), instead of eight separate reductions.
+[[gnu::always_inline]] inline v8 hsum8(const v8 a[8]) {
+  auto pairs = [](v8 x, v8 y) {  // x0+x1, y0+y1, x2+x3, y2+y3, ...
+    return __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14) + __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15);
+  };
+  auto quads = [](v8 x, v8 y) {  // from two pairs() results: the sums of lanes 0-3 and 4-7
+    return __builtin_shufflevector(x, y, 0, 1, 8, 9, 4, 5, 12, 13) + __builtin_shufflevector(x, y, 2, 3, 10, 11, 6, 7, 14, 15);
+  };
+  const v8 lo = quads(pairs(a[0], a[1]), pairs(a[2], a[3])), hi = quads(pairs(a[4], a[5]), pairs(a[6], a[7]));
+  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 8, 9, 10, 11) + __builtin_shufflevector(lo, hi, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
-// out[0..hd) = inv · Σ_p att[p] · v_p, 64 columns at a time held in eight vectors. hd % 8 == 0.
-[[gnu::always_inline]] inline void weighted_values(const float* att, const float* v, size_t kv_stride, size_t hd, size_t len, float inv,
-                            float* out) {
-  for (size_t d0 = 0; d0 < hd; d0 += 64) {
-    const size_t w = std::min<size_t>(64, hd - d0) / 8;  // vectors in this block
-    v8 o[8] = {};
-    if (w == 8) {
-      for (size_t p = 0; p < len; ++p) {
-        const float* vp = v + p * kv_stride + d0;
-        for (size_t j = 0; j < 8; ++j) o[j] += att[p] * load8(vp + 8 * j);
-      }
-    } else {
-      for (size_t p = 0; p < len; ++p) {
-        const float* vp = v + p * kv_stride + d0;
-        for (size_t j = 0; j < w; ++j) o[j] += att[p] * load8(vp + 8 * j);
+// att[h·att_stride + p] = scale · q_h·k_p for H heads (q_h at q + h·hd) and p < len. A pass
+// takes 8/H keys: eight independent FMA chains (head x key), each K vector loaded once for the
+// H heads, reduced together by hsum8. head_dim % 8 == 0.
+template <size_t H>
+[[gnu::always_inline]] inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, size_t len, float scale, float* att,
+                   size_t att_stride) {
+  constexpr size_t K = 8 / H;
+  size_t p = 0;
+  for (; p + K <= len; p += K) {
+    const float* kp = k + p * kv_stride;
+    v8 a[8] = {};
+    for (size_t d = 0; d < hd; d += 8) {
+      for (size_t h = 0; h < H; ++h) {
+        const v8 qv = load8(q + h * hd + d);
+        for (size_t j = 0; j < K; ++j) a[h * K + j] += qv * load8(kp + j * kv_stride + d);
       }
     }
-    for (size_t j = 0; j < w; ++j) store8(out + d0 + 8 * j, o[j] * inv);
+    const v8 sums = hsum8(a) * scale;
+    for (size_t h = 0; h < H; ++h)
+      for (size_t j = 0; j < K; ++j) att[h * att_stride + p + j] = sums[h * K + j];
+  }
+  for (; p < len; ++p)
+    for (size_t h = 0; h < H; ++h) att[h * att_stride + p] = dot(q + h * hd, k + p * kv_stride, hd) * scale;
+}
+
+// max(x[0..n)) (no NaN among them).
+[[gnu::always_inline]] inline float max_of(const float* x, size_t n) {
+  float mx = -INFINITY;
+  size_t i = 0;
+  if (n >= 8) {
+    v8 m = load8(x);
+    for (i = 8; i + 8 <= n; i += 8) {
+      const v8 v = load8(x + i);
+      m = v > m ? v : m;
+    }
+    for (size_t j = 0; j < 8; ++j) mx = std::max(mx, m[j]);
+  }
+  for (; i < n; ++i) mx = std::max(mx, x[i]);
+  return mx;
+}
+
+// out_h[0..hd) = inv[h] · Σ_p att[h·att_stride + p] · v_p for H heads (out_h at out + h·hd),
+// 64/H columns at a time in eight vectors: each V vector is loaded once for the H heads.
+// hd % 8 == 0.
+template <size_t H>
+[[gnu::always_inline]] inline void weighted_values(const float* att, size_t att_stride, const float* v, size_t kv_stride, size_t hd,
+                            size_t len, const float* inv, float* out) {
+  constexpr size_t W = 8 / H;  // vectors per head and pass
+  for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
+    v8 o[H][W] = {};
+    if (hd - d0 >= 8 * W) {
+      for (size_t p = 0; p < len; ++p) {
+        const float* vp = v + p * kv_stride + d0;
+        for (size_t h = 0; h < H; ++h) {
+          const float a = att[h * att_stride + p];
+          for (size_t j = 0; j < W; ++j) o[h][j] += a * load8(vp + 8 * j);
+        }
+      }
+    } else {
+      const size_t w = (hd - d0) / 8;
+      for (size_t p = 0; p < len; ++p) {
+        const float* vp = v + p * kv_stride + d0;
+        for (size_t h = 0; h < H; ++h) {
+          const float a = att[h * att_stride + p];
+          for (size_t j = 0; j < w; ++j) o[h][j] += a * load8(vp + 8 * j);
+        }
+      }
+    }
+    const size_t w = std::min(W, (hd - d0) / 8);
+    for (size_t h = 0; h < H; ++h)
+      for (size_t j = 0; j < w; ++j) store8(out + h * hd + d0 + 8 * j, o[h][j] * inv[h]);
   }
 }
 
@@ -132,32 +175,61 @@ using v8i = int32_t __attribute__((vector_size(32)));
 // The exported functions below only pass pointers and scalars: vectors stay inside the
 // inlined helpers (no vector crosses a call between differently compiled functions).
 
-QMM_VECTOR_CLONES
-void attend_head(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t hd,
-                 size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride) {
+// H heads (hd % 8 == 0) of `rows` query rows, each K and V vector loaded once for the H.
+template <size_t H>
+[[gnu::always_inline]] inline void attend_rows(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride,
+                            size_t hd, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride) {
+  const size_t att_stride = pos0 + rows;
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t len = pos0 + r + 1;
+    // Scores: att_h[p] = scale · q_h·k_p
+    scores<H>(q + r * q_stride, k, kv_stride, hd, len, scale, att, att_stride);
+    // Softmax numerators (the 1/sum is applied to the output)
+    float inv[H];
+    for (size_t h = 0; h < H; ++h) {
+      float* a = att + h * att_stride;
+      inv[h] = 1.0f / exp_minus(a, len, max_of(a, len));
+    }
+    // out_h = Σ_p softmax_h,p · v_p
+    weighted_values<H>(att, att_stride, v, kv_stride, hd, len, inv, out + r * out_stride);
+  }
+}
+
+// One head, any head_dim.
+static void attend_plain(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t hd, size_t pos0,
+                  size_t rows, float scale, float* att, float* out, size_t out_stride) {
   for (size_t r = 0; r < rows; ++r) {
     const float* qr = q + r * q_stride;
     float* o = out + r * out_stride;
     const size_t len = pos0 + r + 1;
-    // Scores: att[p] = scale · q·k_p
-    if (hd % 8 == 0) {
-      scores(qr, k, kv_stride, hd, len, scale, att);
-    } else {
-      for (size_t p = 0; p < len; ++p) att[p] = dot(qr, k + p * kv_stride, hd) * scale;
+    for (size_t p = 0; p < len; ++p) att[p] = dot(qr, k + p * kv_stride, hd) * scale;
+    const float sum = exp_minus(att, len, max_of(att, len));
+    std::fill(o, o + hd, 0.0f);
+    for (size_t j = 0; j < len; ++j) {
+      for (size_t d = 0; d < hd; ++d) o[d] += att[j] * v[j * kv_stride + d];
     }
-    // Softmax numerators (the 1/sum is applied to the output)
-    float mx = -INFINITY;
-    for (size_t p = 0; p < len; ++p) mx = std::max(mx, att[p]);
-    const float sum = exp_minus(att, len, mx);
-    // out = Σ_p softmax_p · v_p
-    if (hd % 8 == 0) {
-      weighted_values(att, v, kv_stride, hd, len, 1.0f / sum, o);
+    for (size_t d = 0; d < hd; ++d) o[d] /= sum;
+  }
+}
+
+QMM_VECTOR_CLONES
+void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride, size_t hd,
+                  size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride) {
+  for (size_t h = 0; h < heads;) {
+    const float* qh = q + h * hd;
+    float* oh = out + h * hd;
+    if (hd % 8 != 0) {
+      attend_plain(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      h += 1;
+    } else if (heads - h >= 4) {
+      attend_rows<4>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      h += 4;
+    } else if (heads - h >= 2) {
+      attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      h += 2;
     } else {
-      std::fill(o, o + hd, 0.0f);
-      for (size_t j = 0; j < len; ++j) {
-        for (size_t d = 0; d < hd; ++d) o[d] += att[j] * v[j * kv_stride + d];
-      }
-      for (size_t d = 0; d < hd; ++d) o[d] /= sum;
+      attend_rows<1>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      h += 1;
     }
   }
 }

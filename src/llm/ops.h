@@ -8,14 +8,16 @@
 
 namespace qmm::llm {
 
-// Causal attention of `rows` query rows of one head. Row r (position pos0 + r) attends to the
-// cached positions 0..pos0+r:  out_r = Σ_p softmax_p(scale · q_r·k_p) · v_p.
-//   q:    row r's head_dim values at q + r·q_stride
+// Causal attention of `rows` query rows of `heads` query heads that share one K/V head. Row r
+// (position pos0 + r) attends to the cached positions 0..pos0+r:
+//   out_{r,h} = Σ_p softmax_p(scale · q_{r,h}·k_p) · v_p.
+//   q:    row r, head h's head_dim values at q + r·q_stride + h·head_dim
 //   k, v: position p's head_dim values at k + p·kv_stride, v + p·kv_stride
-//   att:  scratch of at least pos0 + rows floats
-//   out:  row r at out + r·out_stride
-void attend_head(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t head_dim,
-                 size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride);
+//   att:  scratch of at least 4·(pos0 + rows) floats
+//   out:  row r, head h at out + r·out_stride + h·head_dim
+// Up to 4 heads are computed together, so each K and V vector is read once for them.
+void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride,
+                  size_t head_dim, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride);
 
 // out = x / sqrt(mean(x²) + eps) · gain
 void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps);

@@ -1,0 +1,68 @@
+// Attention against a plain double-precision reference: 1..8 query heads sharing a K/V head
+// (the 4-, 2- and 1-head paths and their mixes), head sizes at and off the 8-float vectors
+// and the 64-column passes, cache prefixes and query rows at and off the 8-key passes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "core/random.h"
+#include "llm/ops.h"
+
+namespace qmm::llm {
+namespace {
+
+// out[r][h] by the definition, from the same strided buffers attend_heads reads.
+std::vector<double> reference(const std::vector<float>& q, size_t q_stride, size_t heads, const std::vector<float>& k,
+                              const std::vector<float>& v, size_t kv_stride, size_t hd, size_t pos0, size_t rows,
+                              float scale) {
+  std::vector<double> out(rows * heads * hd);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t h = 0; h < heads; ++h) {
+      const size_t len = pos0 + r + 1;
+      std::vector<double> s(len);
+      double mx = -INFINITY, sum = 0;
+      for (size_t p = 0; p < len; ++p) {
+        double d = 0;
+        for (size_t i = 0; i < hd; ++i) d += double{q[r * q_stride + h * hd + i]} * k[p * kv_stride + i];
+        s[p] = d * scale;
+        mx = std::max(mx, s[p]);
+      }
+      for (double& x : s) sum += (x = std::exp(x - mx));
+      for (size_t i = 0; i < hd; ++i) {
+        double o = 0;
+        for (size_t p = 0; p < len; ++p) o += s[p] * v[p * kv_stride + i];
+        out[(r * heads + h) * hd + i] = o / sum;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(Attention, MatchesTheDefinition) {
+  for (size_t heads : {1, 2, 3, 4, 5, 8}) {
+    for (size_t hd : {4, 8, 12, 24, 64, 80, 128}) {
+      for (auto [pos0, rows] : {std::pair<size_t, size_t>{0, 1}, {0, 9}, {5, 3}, {37, 17}, {100, 1}}) {
+        const size_t q_stride = heads * hd + 3, kv_stride = hd + 5, out_stride = heads * hd + 1;
+        const size_t len = pos0 + rows;
+        const auto q = random_floats(rows * q_stride, 1), k = random_floats(len * kv_stride, 2),
+                   v = random_floats(len * kv_stride, 3);
+        std::vector<float> att(4 * len), out(rows * out_stride, -7.0f);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+        attend_heads(q.data(), q_stride, heads, k.data(), v.data(), kv_stride, hd, pos0, rows, scale, att.data(), out.data(),
+                     out_stride);
+        const auto want = reference(q, q_stride, heads, k, v, kv_stride, hd, pos0, rows, scale);
+        for (size_t r = 0; r < rows; ++r) {
+          for (size_t i = 0; i < heads * hd; ++i) {
+            ASSERT_NEAR(out[r * out_stride + i], want[r * heads * hd + i], 1e-5)
+                << "heads " << heads << " hd " << hd << " pos0 " << pos0 << " row " << r << " index " << i;
+          }
+          if (out_stride > heads * hd) EXPECT_EQ(out[r * out_stride + heads * hd], -7.0f) << "wrote past the row";
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qmm::llm
