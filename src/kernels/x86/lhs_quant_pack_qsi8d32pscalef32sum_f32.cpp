@@ -11,52 +11,38 @@ namespace qmm {
 namespace x86lhs {
 size_t packed_size(size_t m, size_t k, size_t mr, size_t, size_t) { return (m + mr - 1) / mr * panel_bytes(mr, k); }
 size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t, size_t) { return m_idx / mr * panel_bytes(mr, k); }
-size_t packed_size_b8(size_t m, size_t k, size_t mr, size_t, size_t) { return (m + mr - 1) / mr * panel_bytes_b8(mr, k); }
-size_t packed_offset_b8(size_t m_idx, size_t k, size_t mr, size_t, size_t) { return m_idx / mr * panel_bytes_b8(mr, k); }
 }  // namespace x86lhs
 
 namespace {
 
-// Both layouts: `copies` = 1 (chunk v of row r at (v·mr + r)·4) or 8 (at (v·mr + r)·32, 8 times).
-void pack_ref(size_t m, size_t k, size_t mr, const float* lhs, size_t lhs_stride, void* lhs_packed, size_t copies) {
+void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   const size_t blocks = k / kBlock;
-  const size_t row_block = 32 * copies + 8;
-  const size_t panel = mr * blocks * row_block;
+  const size_t panel = x86lhs::panel_bytes(mr, k);
   auto* out = static_cast<uint8_t*>(lhs_packed);
   for (size_t p0 = 0; p0 < m; p0 += mr, out += panel) {
     std::memset(out, 0, panel);
     for (size_t r = 0; r < mr && p0 + r < m; ++r) {
       const auto* row = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(lhs) + (p0 + r) * lhs_stride);
       for (size_t b = 0; b < blocks; ++b) {
-        uint8_t* blk = out + b * mr * row_block;
+        uint8_t* blk = out + b * mr * x86lhs::kBlockBytes;
         int8_t q[kBlock];
         const float scale = fp16_to_fp32(fp32_to_fp16(quantize_block_qsi8d32(row + b * kBlock, q)));
         int32_t sum[2] = {0, 0};  // over j%4 < 2, j%4 >= 2
         for (size_t j = 0; j < kBlock; ++j) {
-          for (size_t c = 0; c < copies; ++c) blk[((j / 4) * mr + r) * 4 * copies + 4 * c + j % 4] = static_cast<uint8_t>(q[j]);
+          blk[((j / 4) * mr + r) * 4 + j % 4] = static_cast<uint8_t>(q[j]);
           sum[j % 4 / 2] += q[j];
         }
         const int16_t pair[2] = {static_cast<int16_t>(-8 * sum[0]), static_cast<int16_t>(-8 * sum[1])};
-        std::memcpy(blk + 32 * copies * mr + 4 * r, &scale, 4);
-        std::memcpy(blk + (32 * copies + 4) * mr + 4 * r, pair, 4);
+        std::memcpy(blk + 32 * mr + 4 * r, &scale, 4);
+        std::memcpy(blk + 36 * mr + 4 * r, pair, 4);
       }
     }
   }
-}
-
-void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  pack_ref(m, k, mr, lhs, lhs_stride, lhs_packed, 1);
-}
-
-void run_ref_b8(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  pack_ref(m, k, mr, lhs, lhs_stride, lhs_packed, 8);
 }
 
 }  // namespace
 
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_ref = {
     "lhs_quant_pack_qsi8d32pscalef32sum_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref};
-const LhsPacker lhs_quant_pack_qsi8d32pb8scalef32sum_f32_ref = {
-    "lhs_quant_pack_qsi8d32pb8scalef32sum_f32_ref", x86lhs::packed_size_b8, x86lhs::packed_offset_b8, run_ref_b8};
 
 }  // namespace qmm

@@ -19,18 +19,10 @@
 //     [36·mr, 40·mr)    int16 lo, hi (above) of row r at 36·mr + 4·r
 //   panel bytes mr·(k/32)·40; rows beyond m in the last panel are zero.
 //
-// A second layout, for the AVX2 GEMVs (m = 1, where nothing else amortizes a broadcast):
-// lhs_quant_pack_qsi8d32pb8scalef32sum_f32 ("b8": every 4-byte K chunk stored 8 times, so a
-// vpmaddubsw reads it straight from memory as a 32-byte operand). Panel of mr rows, block b at
-// byte b·mr·264: [0, 256·mr) chunk v (0..7) of row r as 8 copies at (v·mr + r)·32, then the mr
-// f32 scales at 256·mr + 4·r and the mr int16 pairs at 260·mr + 4·r, as above. Panel bytes
-// mr·(k/32)·264 — for a GEMV row of k = 4096, 33 KiB that every column panel re-reads from L1/L2.
-//
-// Two packers write each layout byte for byte:
+// Two packers write it byte for byte:
 //   lhs_quant_pack_qsi8d32pscalef32sum_f32_ref   plain C++ (the reference of the tests)
 //   lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2  AVX2 (what the x86 kernels use; its
 //                                                LhsPacker::reference is the plain twin)
-//   lhs_quant_pack_qsi8d32pb8scalef32sum_f32_ref / _avx2   the same for the b8 layout
 #pragma once
 #include <cstddef>
 
@@ -40,18 +32,12 @@ namespace qmm {
 
 namespace x86lhs {
 constexpr size_t kBlockBytes = 40;  // per row and block: 32 int8 + f32 scale + int32 sum
-constexpr size_t kBlockBytesB8 = 264;  // per row and block: 8 x 32 int8 + f32 scale + int16 pair
 inline size_t panel_bytes(size_t mr, size_t k) { return mr * (k / kBlock) * kBlockBytes; }
-inline size_t panel_bytes_b8(size_t mr, size_t k) { return mr * (k / kBlock) * kBlockBytesB8; }
 size_t packed_size(size_t m, size_t k, size_t mr, size_t kr, size_t sr);
 size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t kr, size_t sr);
-size_t packed_size_b8(size_t m, size_t k, size_t mr, size_t kr, size_t sr);
-size_t packed_offset_b8(size_t m_idx, size_t k, size_t mr, size_t kr, size_t sr);
 }  // namespace x86lhs
 
 extern const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_ref;
 extern const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2;
-extern const LhsPacker lhs_quant_pack_qsi8d32pb8scalef32sum_f32_ref;
-extern const LhsPacker lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2;
 
 }  // namespace qmm

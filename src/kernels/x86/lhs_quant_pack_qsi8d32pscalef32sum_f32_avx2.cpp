@@ -78,37 +78,7 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
   }
 }
 
-// The b8 layout: chunk v of row r as 8 copies (one vpermd each) at (v·mr + r)·32.
-void run_b8(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  const size_t blocks = k / kBlock;
-  const size_t panel = x86lhs::panel_bytes_b8(mr, k);
-  auto* out = static_cast<uint8_t*>(lhs_packed);
-  for (size_t p0 = 0; p0 < m; p0 += mr, out += panel) {
-    const size_t rows = m - p0 < mr ? m - p0 : mr;
-    if (rows < mr) std::memset(out, 0, panel);
-    for (size_t r = 0; r < rows; ++r) {
-      const auto* row = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(lhs) + (p0 + r) * lhs_stride);
-      for (size_t b = 0; b < blocks; ++b) {
-        uint8_t* blk = out + b * mr * x86lhs::kBlockBytesB8;
-        float scale;
-        uint32_t sums;
-        const __m256i q = quantize_block(row + b * kBlock, &scale, &sums);
-        for (int v = 0; v < 8; ++v) {
-          _mm256_storeu_si256(reinterpret_cast<__m256i*>(blk + (v * mr + r) * 32),
-                              _mm256_permutevar8x32_epi32(q, _mm256_set1_epi32(v)));
-        }
-        std::memcpy(blk + 256 * mr + 4 * r, &scale, 4);
-        std::memcpy(blk + 260 * mr + 4 * r, &sums, 4);
-      }
-    }
-  }
-}
-
 }  // namespace
-
-const LhsPacker lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2 = {
-    "lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2", x86lhs::packed_size_b8, x86lhs::packed_offset_b8, run_b8,
-    &lhs_quant_pack_qsi8d32pb8scalef32sum_f32_ref};
 
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 = {
     "lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run,

@@ -51,16 +51,15 @@ struct Q4 {
       for (size_t r = 0; r < R; ++r) s[c][r] = _mm256_madd_epi16(s[c][r], _mm256_set1_epi16(1));
   }
 
-  // GEMV: one row in the b8 layout (chunks pre-broadcast), P panels `stride` bytes apart:
-  // each activation vector is loaded once for all P.
+  // GEMV: one row, P panels `stride` bytes apart: each activation broadcast serves the P.
   template <size_t P>
-  static void dot_b8(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
+  static void gemv_dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
-    for (size_t p = 0; p < P; ++p) s[p] = avx2::broadcast4(a + 260);
+    for (size_t p = 0; p < P; ++p) s[p] = avx2::broadcast4(a + 36);
 #pragma GCC unroll 1  // unrolled, GCC hoists every product first and spills them
     for (size_t v = 0; v < 4; ++v) {
-      const __m256i alo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v));
-      const __m256i ahi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * (v + 4)));
+      const __m256i alo = avx2::broadcast4(a + 4 * v);
+      const __m256i ahi = avx2::broadcast4(a + 4 * (v + 4));
       for (size_t p = 0; p < P; ++p) {
         const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + p * stride + 32 * v));
         const __m256i lo = _mm256_and_si256(wv, m4);
@@ -88,6 +87,6 @@ const Ukernel matmul_clamp_f32_qsi8d32p4x4_qau4c32p8x4_4x8_avx2_maddubs = {
     &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avx2_maddubs = {
     "matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avx2_maddubs", Isa::avx2, WeightType::q4_0, true, gemv_params,
-    &lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv};
+    &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv};
 
 }  // namespace qmm

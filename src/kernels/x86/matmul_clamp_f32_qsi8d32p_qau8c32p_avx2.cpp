@@ -45,16 +45,15 @@ struct Q8 {
     }
   }
 
-  // GEMV: one row in the b8 layout (chunks pre-broadcast), P panels `stride` bytes apart:
-  // each activation vector is loaded once for all P.
+  // GEMV: one row, P panels `stride` bytes apart: each activation broadcast serves the P.
   template <size_t P>
-  static void dot_b8(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
+  static void gemv_dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     const __m256i ones = _mm256_set1_epi16(1);
     for (size_t p = 0; p < P; ++p) s[p] = _mm256_setzero_si256();
 #pragma GCC unroll 1  // unrolled, GCC hoists every product first and spills them
     for (size_t v = 0; v < 8; ++v) {
-      const __m256i av = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32 * v));
+      const __m256i av = avx2::broadcast4(a + 4 * v);
       for (size_t p = 0; p < P; ++p) {
         const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + p * stride + 32 * v)), flip);
         const __m256i prod = _mm256_maddubs_epi16(_mm256_abs_epi8(ws), _mm256_sign_epi8(av, ws));
@@ -80,6 +79,6 @@ const Ukernel matmul_clamp_f32_qsi8d32p4x4_qau8c32p8x4_4x8_avx2_maddubs = {
     &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p8x4_1x8_avx2_maddubs = {
     "matmul_clamp_f32_qsi8d32p1x4_qau8c32p8x4_1x8_avx2_maddubs", Isa::avx2, WeightType::q8_0, true, gemv_params,
-    &lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemv};
+    &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemv};
 
 }  // namespace qmm

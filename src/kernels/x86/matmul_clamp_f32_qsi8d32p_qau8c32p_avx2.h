@@ -4,16 +4,16 @@
 //   GEMM matmul_clamp_f32_qsi8d32p4x4_qau8c32p8x4_4x8_avx2_maddubs   mr 4, nr 8, kr 4, sr 1
 //   GEMV matmul_clamp_f32_qsi8d32p1x4_qau8c32p8x4_1x8_avx2_maddubs   mr 1, nr 8, kr 4, sr 1
 //   m_step = mr, n_step = nr.
-// Packers: GEMM lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, GEMV lhs_quant_pack_qsi8d32pb8scalef32sum_f32_avx2
-//          (both x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h), one shared RHS:
+// Packers: lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 (x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h,
+//          mr 4 / mr 1), one shared RHS:
 //          rhs_pack_nxk_qau8c32pscalef16_qsi8c32 (x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.h)
 //
 // Inner loop, per 32-block: 8 ymm of weights (K chunk v, one 32-bit lane per column), each
 // turned back to s8 (u ^ 0x80) and |w| once, then per row vpmaddubsw(|w|, sign(a, w)) — exact,
 // |w|·|a|·2 <= 128·127·2 fits int16 — vpmaddwd by 1 and vpaddd into an int32 sum. Once per
 // block: to F32 and one FMA with s_a·s_w. (The LHS block sums are not needed: no zero point.)
-// The GEMV does 1 row and 4 column panels at once, the activations pre-broadcast by its LHS
-// packer (b8 layout: plain loads instead of broadcasts).
+// The GEMV does 1 row and 4 column panels at once (one broadcast of each activation chunk
+// serves the 4).
 #pragma once
 #include "kernels/ukernel.h"
 
