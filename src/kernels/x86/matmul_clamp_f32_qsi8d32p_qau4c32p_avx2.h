@@ -14,7 +14,7 @@
 // final value of each, Σ(u − 8)·a over 16 products, is within ±16256). Once per block: vpmaddwd
 // by 1 to int32, to F32, and one FMA with s_a·s_w into the F32 accumulator. The GEMV does the
 // same for 1 row and 4 column panels at once (one broadcast of each activation chunk serves
-// the 4), prefetching the next 4 panels (avx2_qloops.h).
+// the 4), prefetching the next 4 panels (x86_qloops.h).
 #pragma once
 #include "kernels/ukernel.h"
 

@@ -1,6 +1,5 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.h"
 
-#include "kernels/x86/avx2_qloops.h"
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.h"
@@ -15,14 +14,15 @@ constexpr size_t kRhsBlock = kNr * 34;  // bytes per block in an RHS panel
 TileParams gemm_params(size_t) { return {4, kNr, 4, 1, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 1, 1, kNr}; }
 
-// What a 32-block costs; the loops are x86_qloops.h's (GEMM) and avx2_qloops.h's (GEMV).
+// What a 32-block costs; the GEMM and GEMV loops are x86_qloops.h's.
 // Weights are stored w + 128: each vector is flipped back to signed, then |w| · sign(a, w)
 // feeds vpmaddubsw's u8 x s8, and vpmaddwd by 1 sums to int32 at once (int16 would overflow
 // over a block).
 struct Q8 {
   static constexpr size_t kRhsBlock = qmm::kRhsBlock, kScaleOffset = 32 * kNr;
 
-  // GEMM: R rows x C panels (`stride` bytes apart); the activations are 4-byte chunks, broadcast.
+  // R rows x C panels (`stride` bytes apart; the GEMM takes 4 x 2, the GEMV 1 x 4); the
+  // activations are 4-byte chunks, broadcast once for the C panels.
   template <size_t R, size_t C>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[C][R]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
@@ -44,23 +44,6 @@ struct Q8 {
       }
     }
   }
-
-  // GEMV: one row, P panels `stride` bytes apart: each activation broadcast serves the P.
-  template <size_t P>
-  static void gemv_dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[P]) {
-    const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (size_t p = 0; p < P; ++p) s[p] = _mm256_setzero_si256();
-#pragma GCC unroll 1  // unrolled, GCC hoists every product first and spills them
-    for (size_t v = 0; v < 8; ++v) {
-      const __m256i av = avx2::broadcast4(a + 4 * v);
-      for (size_t p = 0; p < P; ++p) {
-        const __m256i ws = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + p * stride + 32 * v)), flip);
-        const __m256i prod = _mm256_maddubs_epi16(_mm256_abs_epi8(ws), _mm256_sign_epi8(av, ws));
-        s[p] = _mm256_add_epi32(s[p], _mm256_madd_epi16(prod, ones));
-      }
-    }
-  }
 };
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
@@ -69,7 +52,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  avx2::qgemv<Q8>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx2::Ymm, Q8>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The tile loops and VNNI block dot products of the x86 quantized kernels (Q4_0, Q8_0
-// weights), written once over a vector type V that supplies the instructions:
+// The tile loops (GEMM and GEMV) and VNNI block dot products of the x86 quantized kernels
+// (Q4_0, Q8_0 weights), written once over a vector type V that supplies the instructions:
 //   avx2::Ymm (avx2_util.h), avxvnni::Ymm (avxvnni_util.h: + vpdpbusd ymm),
 //   avx512::Zmm (avx512_util.h, with vpdpbusd zmm).
 // A kernel supplies a block type K with kRhsBlock (bytes per block of a V::kLanes-column RHS
@@ -10,6 +10,8 @@
 // apart, zero point included; each activation broadcast serves the C panels.
 // Internal linkage: files built for different ISAs include this (each gets its own copy).
 #pragma once
+#include <immintrin.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -70,39 +72,57 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
                             stride, vlo, vhi);
 }
 
-// dst[0, n) = clamp(x · Wᵀ) for one row in the x86 layout, 2 column panels at once (2 weight
-// streams in flight), then one.
+// GEMV: columns go in groups of kGemvGroup panels (each activation broadcast serves the group,
+// and its panels are kGemvGroup concurrent read streams), the rest one panel at a time. While
+// a group streams, it prefetches into L2 the same blocks of the next group, so DRAM reads run
+// ahead across group boundaries: the hardware prefetcher stops at the end of each panel and
+// restarts on the next one, which cost 10-25% of the DRAM bandwidth at k = 2048 on Zen 3
+// (docs/performance.md; 2 or 3 groups ahead, T0 / NTA hints, prefetches within the panel and
+// groups of 2 or 8 panels were measured worse). The prefetch stays inside the call's own
+// columns (under threads, another thread owns the next ones).
+constexpr size_t kGemvGroup = 4;
+
+// Prefetches the `bytes` bytes at p into L2, a line at a time.
+template <size_t bytes>
+inline void prefetch_l2(const uint8_t* p) {
+  for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
+}
+
+// P column panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b of each
+// panel is prefetched at +pf.
 template <class V, class K, size_t P>
-void gemv_panels(const uint8_t* rp, size_t rhs_panel, const uint8_t* lp, size_t blocks, typename V::F acc[P]) {
+inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks,
+                        typename V::F acc[P]) {
   for (size_t p = 0; p < P; ++p) acc[p] = V::zero();
   for (size_t b = 0; b < blocks; ++b) {
     const uint8_t* a = lp + b * x86lhs::kBlockBytes;
-    for (size_t p = 0; p < P; ++p) {
-      const uint8_t* w = rp + p * rhs_panel + b * K::kRhsBlock;
-      typename V::I s[1][1];
-      K::template dot<1, 1>(w, 0, a, s);
-      acc[p] = V::add_scaled(acc[p], s[0][0], V::load_f16(w + K::kScaleOffset), V::broadcast_f32(a + 32));
-    }
+    const uint8_t* w = rp + b * K::kRhsBlock;
+    for (size_t p = 0; p < P; ++p) prefetch_l2<K::kRhsBlock>(w + p * rhs_panel + pf);
+    typename V::I s[P][1];
+    K::template dot<1, P>(w, rhs_panel, a, s);
+    const typename V::F sa = V::broadcast_f32(a + 32);
+    for (size_t p = 0; p < P; ++p) acc[p] = V::add_scaled(acc[p], s[p][0], V::load_f16(w + p * rhs_panel + K::kScaleOffset), sa);
   }
 }
 
+// dst[0, n) = clamp(x · Wᵀ) for one row.
 template <class V, class K>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  constexpr size_t nr = V::kLanes;
+  constexpr size_t nr = V::kLanes, group = kGemvGroup * nr;
   const size_t blocks = k / kBlock, rhs_panel = blocks * K::kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
-  size_t j0 = 0;
-  for (; j0 + 2 * nr <= n; j0 += 2 * nr) {
-    typename V::F acc[2];
-    gemv_panels<V, K, 2>(rp + j0 / nr * rhs_panel, rhs_panel, lp, blocks, acc);
-    V::store_clamped(dst + j0, acc[0], nr, vlo, vhi);
-    V::store_clamped(dst + j0 + nr, acc[1], nr, vlo, vhi);
+  const size_t groups = n / group;
+  for (size_t g = 0; g < groups; ++g) {
+    const size_t pf = g + 1 < groups ? kGemvGroup * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
+    typename V::F acc[kGemvGroup];
+    gemv_panels<V, K, kGemvGroup>(rp + g * kGemvGroup * rhs_panel, rhs_panel, pf, lp, blocks, acc);
+    for (size_t p = 0; p < kGemvGroup; ++p) V::store_clamped(dst + g * group + p * nr, acc[p], nr, vlo, vhi);
   }
-  for (; j0 < n; j0 += nr) {
+  for (size_t j0 = groups * group; j0 < n; j0 += nr) {
     typename V::F acc[1];
-    gemv_panels<V, K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, lp, blocks, acc);
+    gemv_panels<V, K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, 0, lp, blocks, acc);
     V::store_clamped(dst + j0, acc[0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
   }
 }
