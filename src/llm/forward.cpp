@@ -71,7 +71,7 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx)
   xb2_.resize(b * c.n_embd);
   qkv_.resize(b * (c.n_embd + 2 * c.kv_dim()));
   hb_.resize(b * 2 * c.n_ff);
-  att_.resize(static_cast<size_t>(ctx.threads()) * 4 * n_ctx);  // attend_heads: 4 heads per call
+  att_.resize(static_cast<size_t>(ctx.threads()) * kAttendHeads * n_ctx);
   rope_.resize(b * c.n_rot);
   logits_.resize(c.n_vocab);
   const size_t kv = checked_mul(checked_mul(c.n_layer, n_ctx, "KV cache"), c.kv_dim(), "KV cache");
@@ -136,17 +136,17 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
       }
     });
 
-    // Grouped-query attention, one task per (up to 4 query heads of one K/V head, group of
-    // query rows): row i (position pos + i) attends to cache positions 0..pos+i; the result
+    // Grouped-query attention, one task per (up to kAttendHeads query heads of one K/V head,
+    // group of query rows): row i (position pos + i) attends to cache positions 0..pos+i; the result
     // goes to xb.
     const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
     const size_t row_tasks = (m + rows_per_task - 1) / rows_per_task;
-    const size_t chunks = (group + 3) / 4, head_tasks = c.n_head_kv * chunks;
+    const size_t chunks = (group + kAttendHeads - 1) / kAttendHeads, head_tasks = c.n_head_kv * chunks;
     auto attend = [&](size_t t, int tid) {
-      const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * 4, i0 = t / head_tasks * rows_per_task;
-      attend_heads(qkv + i0 * qkv_dim + h * hd, qkv_dim, std::min<size_t>(4, (g + 1) * group - h), k_cache + g * hd,
+      const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * kAttendHeads, i0 = t / head_tasks * rows_per_task;
+      attend_heads(qkv + i0 * qkv_dim + h * hd, qkv_dim, std::min(kAttendHeads, (g + 1) * group - h), k_cache + g * hd,
                    v_cache + g * hd, kv_dim, hd, pos + i0, std::min(rows_per_task, m - i0), att_scale,
-                   s.att_.data() + static_cast<size_t>(tid) * 4 * s.n_ctx_, xb + i0 * dim + h * hd, dim);
+                   s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_, xb + i0 * dim + h * hd, dim);
     };
     // Small work (short contexts, tiny models) is not worth waking the pool for.
     const size_t work = c.n_head * m * (pos + m) * hd;

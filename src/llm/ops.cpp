@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 // x86-64 ELF: an x86-64-v3 (AVX2, FMA) clone and a baseline clone of each function, chosen at
 // load time by CPU features ("arch=haswell" would instead test for that CPU model).
@@ -122,16 +123,8 @@ template <size_t H>
   constexpr size_t W = 8 / H;  // vectors per head and pass
   for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
     v8 o[H][W] = {};
-    if (hd - d0 >= 8 * W) {
-      for (size_t p = 0; p < len; ++p) {
-        const float* vp = v + p * kv_stride + d0;
-        for (size_t h = 0; h < H; ++h) {
-          const float a = att[h * att_stride + p];
-          for (size_t j = 0; j < W; ++j) o[h][j] += a * load8(vp + 8 * j);
-        }
-      }
-    } else {
-      const size_t w = (hd - d0) / 8;
+    // w vectors per head: the constant W (so o stays in registers), fewer in a last, narrower pass.
+    auto pass = [&](auto w) {
       for (size_t p = 0; p < len; ++p) {
         const float* vp = v + p * kv_stride + d0;
         for (size_t h = 0; h < H; ++h) {
@@ -139,10 +132,14 @@ template <size_t H>
           for (size_t j = 0; j < w; ++j) o[h][j] += a * load8(vp + 8 * j);
         }
       }
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < w; ++j) store8(out + h * hd + d0 + 8 * j, o[h][j] * inv[h]);
+    };
+    if (hd - d0 >= 8 * W) {
+      pass(std::integral_constant<size_t, W>{});
+    } else {
+      pass((hd - d0) / 8);
     }
-    const size_t w = std::min(W, (hd - d0) / 8);
-    for (size_t h = 0; h < H; ++h)
-      for (size_t j = 0; j < w; ++j) store8(out + h * hd + d0 + 8 * j, o[h][j] * inv[h]);
   }
 }
 
@@ -221,9 +218,9 @@ void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k,
     if (hd % 8 != 0) {
       attend_plain(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
       h += 1;
-    } else if (heads - h >= 4) {
-      attend_rows<4>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
-      h += 4;
+    } else if (heads - h >= kAttendHeads) {
+      attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      h += kAttendHeads;
     } else if (heads - h >= 2) {
       attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
       h += 2;

@@ -13,9 +13,10 @@ namespace qmm::llm {
 //   out_{r,h} = Σ_p softmax_p(scale · q_{r,h}·k_p) · v_p.
 //   q:    row r, head h's head_dim values at q + r·q_stride + h·head_dim
 //   k, v: position p's head_dim values at k + p·kv_stride, v + p·kv_stride
-//   att:  scratch of at least 4·(pos0 + rows) floats
+//   att:  scratch of at least kAttendHeads·(pos0 + rows) floats
 //   out:  row r, head h at out + r·out_stride + h·head_dim
-// Up to 4 heads are computed together, so each K and V vector is read once for them.
+// Up to kAttendHeads heads are computed together, so each K and V vector is read once for them.
+constexpr size_t kAttendHeads = 4;
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride,
                   size_t head_dim, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride);
 
