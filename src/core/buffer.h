@@ -34,7 +34,7 @@ class AlignedBuffer {
   void resize(size_t bytes) {
     release();
     if (bytes == 0) return;
-    const size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
+    const size_t rounded = rounded_size(bytes);
     if (rounded >= kLarge) {
       data_ = static_cast<uint8_t*>(alloc_large(rounded));
     } else {
@@ -53,8 +53,11 @@ class AlignedBuffer {
   size_t size() const { return size_; }
 
  private:
+  // The bytes allocated for `bytes`: release() must see the size resize() allocated.
+  static size_t rounded_size(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
   void release() {
-    const size_t rounded = (size_ + kAlign - 1) / kAlign * kAlign;
+    const size_t rounded = rounded_size(size_);
     if (rounded >= kLarge) {
       free_large(data_, rounded);
     } else {

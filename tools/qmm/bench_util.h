@@ -42,5 +42,4 @@ double time_median(F&& f, double min_time, int min_reps = 3, double (*clock)() =
   return median(t);
 }
 
-
 }  // namespace qmm::cli
