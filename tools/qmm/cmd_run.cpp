@@ -87,7 +87,7 @@ int cmd_run(int argc, char** argv) {
   if (trace) std::fprintf(stderr, "  tokenizer: %s\n", tok.description().c_str());
 
   // Prompt -> tokens; an empty prompt starts from BOS.
-  std::vector<int32_t> tokens = tok.encode(prompt, tok.add_bos());
+  std::vector<int32_t> tokens = tok.encode(prompt, true);  // BOS / EOS as the model asks
   if (tokens.empty()) {
     if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
     tokens.push_back(tok.bos());
