@@ -1,6 +1,9 @@
-// qmm synth SHAPE -o FILE: a random-weight Llama GGUF of a named shape (src/llm/synth.h).
+// qmm synth SHAPE -o FILE: a random-weight GGUF of a named shape and family (src/llm/synth.h).
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -11,17 +14,44 @@
 
 namespace qmm::cli {
 
+namespace {
+
+// The chat template to write: --chat-template FILE, or the shape's family template from
+// $QMM_TEMPLATES_DIR or ../shared/templates when it is there ("" = none).
+std::string chat_template(const gguf::SynthShape& shape, const std::string& option, std::string& from) {
+  if (option == "none") return "";
+  from = option;
+  if (from.empty() && shape.chat_template) {
+    const char* env = std::getenv("QMM_TEMPLATES_DIR");
+    from = std::string(env && *env ? env : "../shared/templates") + "/" + shape.chat_template;
+    if (!std::ifstream(from)) {
+      from.clear();
+      return "";
+    }
+  }
+  if (from.empty()) return "";
+  std::ifstream in(from, std::ios::binary);
+  if (!in) throw UsageError("cannot read the chat template '" + from + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
 int cmd_synth(int argc, char** argv) {
-  std::string shape_s, out, type_s = "q4_0";
+  std::string shape_s, out, type_s = "q4_0", template_s;
   long long seed = 1;
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  std::string summary = "Write a random-weight Llama GGUF (weights ~N(0, 0.02), norms 1) that llama.cpp loads.\nShapes:";
+  std::string summary = "Write a random-weight GGUF (weights ~N(0, 0.02)) of a model family that llama.cpp loads.\nShapes:";
   for (const auto& s : gguf::synth_shapes()) summary += std::string("\n  ") + s.name + ": " + s.summary;
   Args args("synth", summary, argc - 1, argv + 1);
   args.positional("SHAPE", &shape_s, "model shape (listed above)")
       .str("-o,--output", &out, "FILE", "output GGUF file (required)")
       .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32"}, "weight type (default q4_0)")
       .integer("--seed", &seed, "random seed (default 1)")
+      .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE, or none (default: the family's "
+                                                   "template from $QMM_TEMPLATES_DIR or ../shared/templates if present)")
       .size("-t,--threads", &threads, "threads (default: all cores)");
   args.parse();
   const gguf::SynthShape* shape = gguf::find_synth_shape(shape_s);
@@ -36,10 +66,14 @@ int cmd_synth(int argc, char** argv) {
   parse_type(type_s.c_str(), &type);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const gguf::SynthStats s = gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads));
+  std::string template_from;
+  const std::string tmpl = chat_template(*shape, template_s, template_from);
+  const gguf::SynthStats s =
+      gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads), tmpl);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%s: %s %s, %zu tensors, %.1f M parameters, %.1f MB of tensor data, %.2f s\n", out.c_str(), shape->name,
-              type_s.c_str(), s.tensors, s.params / 1e6, s.bytes / 1e6, secs);
+  std::printf("%s: %s (%s) %s, %zu tensors, %.1f M parameters, %.1f MB of tensor data, %.2f s\n", out.c_str(), shape->name,
+              shape->arch, type_s.c_str(), s.tensors, s.params / 1e6, s.bytes / 1e6, secs);
+  if (!template_from.empty()) std::printf("chat template: %s\n", template_from.c_str());
   return 0;
 }
 
