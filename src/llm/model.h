@@ -87,7 +87,7 @@ class Model {
   const PackedWeights& output() const { return output_; }
   // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i.
   const std::vector<float>& rope_freqs() const { return rope_freqs_; }
-  // Row `token` of the token embedding as F32 (dequantized from the mapped file).
+  // Row `token` of the token embedding as F32 (dequantized from a copy of the tensor).
   void embed(int32_t token, float* out) const;
   void check_token(int32_t token) const;  // throws unless 0 <= token < n_vocab
   // Every packed weight of one forward token, in order (for statistics and benchmarks).
@@ -99,6 +99,7 @@ class Model {
   Config cfg_;
   LoadStats stats_;
   const gguf::TensorInfo* tok_embd_ = nullptr;
+  std::vector<uint8_t> tok_embd_bytes_;  // a copy: the mapping may be truncated under us
   size_t tok_row_bytes_ = 0;
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
