@@ -358,7 +358,8 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
 
 void Model::embed(int32_t token, float* out) const {
   check_token(token);
-  gguf::dequantize_rows(tok_embd_->type, tok_embd_->data + static_cast<size_t>(token) * tok_row_bytes_, out, 1, cfg_.n_embd);
+  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_.data() + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
+                        cfg_.n_embd);
 }
 
 void Model::check_token(int32_t token) const {
@@ -366,11 +367,6 @@ void Model::check_token(int32_t token) const {
     fail(Status::invalid_argument,
          "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
   }
-<<<<<<< HEAD
-=======
-  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_.data() + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
-                        cfg_.n_embd);
->>>>>>> main
 }
 
 std::vector<const PackedWeights*> Model::weights() const {
