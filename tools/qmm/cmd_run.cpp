@@ -62,7 +62,7 @@ int cmd_run(int argc, char** argv) {
   if (!(repeat_penalty > 0)) throw UsageError("--repeat-penalty must be > 0");
 
   llm::LoadOptions opt;
-  opt.filter = merge(kernel_filter_from_env(), parse_kernel_filter(kernels, disable, "--kernels/--disable"));
+  opt.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   if (!convert.empty()) {
     WeightType t;
     parse_type(convert.c_str(), &t);
