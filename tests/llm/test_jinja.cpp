@@ -168,31 +168,55 @@ std::string error_of(const std::string& src) {
 }
 
 TEST(Jinja, ErrorsNameTheLine) {
-  EXPECT_EQ(error_of("a\n{% frobnicate %}"), "template line 2: unknown tag 'frobnicate'");
-  EXPECT_EQ(error_of("{{ x | nosuchfilter }}"), "template line 1: no filter named 'nosuchfilter'");
-  EXPECT_EQ(error_of("\n\n{{ x is nosuchtest }}"), "template line 3: no test named 'nosuchtest'");
-  EXPECT_EQ(error_of("{% for m in messages %}\n{{ m }}"),
-            "template line 2: unexpected end of template: the block is never closed, expected 'endfor' or 'else'");
-  EXPECT_EQ(error_of("{% if true %}x{% endfor %}"), "template line 1: unexpected 'endfor': no open block it could end");
-  EXPECT_EQ(error_of("x\n{{ 1 + }}"), "template line 2: unexpected end of print statement");
-  EXPECT_EQ(error_of("x\ny {{ 'open"), "template line 2: unterminated string literal");
-  EXPECT_EQ(error_of("{{ x"), "template line 1: '{{' is never closed with '}}'");
-  EXPECT_EQ(error_of("{# never closed"), "template line 1: missing end of comment tag '#}'");
-  EXPECT_EQ(error_of("{% include 'x' %}"), "template line 1: the tag 'include' is not supported");
-  EXPECT_EQ(error_of("\n{{ raise_exception('Roles must alternate') }}"), "template line 2: Roles must alternate");
-  EXPECT_EQ(error_of("{{ missing.attr }}"), "template line 1: 'missing' is undefined");
-  EXPECT_EQ(error_of("{{ d.nope.deeper }}"), "template line 1: 'dict object' has no attribute 'nope'");
-  EXPECT_EQ(error_of("{{ 'a' + 1 }}"), "template line 1: unsupported operand type(s) for +: 'str' and 'int'");
-  EXPECT_EQ(error_of("{{ 1 // 0 }}"), "template line 1: integer division or modulo by zero");
-  EXPECT_EQ(error_of("{% for i in 5 %}{% endfor %}"), "template line 1: 'int' object is not iterable");
-  EXPECT_EQ(error_of("{% set x.y = 1 %}"), "template line 1: cannot assign attribute on non-namespace object");
-  EXPECT_EQ(error_of("{% set d.y = 1 %}"), "template line 1: cannot assign attribute on non-namespace object");
-  EXPECT_EQ(error_of("{{ n() }}"), "template line 1: 'int' object is not callable");
-  EXPECT_EQ(error_of("{{ range(1000000) | length }}"), "template line 1: range too big (the sandbox allows 100000 items)");
-  EXPECT_EQ(error_of("{{ 'ab' * 100000000 }}"), "template line 1: the repeated value is too large");
-  EXPECT_EQ(error_of("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}"), "template line 1: macros nested too deeply");
-  EXPECT_EQ(error_of(std::string(300, '(') + "1" + std::string(300, ')')), "(no error)");  // text, not an expression
-  EXPECT_EQ(error_of("{{ " + std::string(300, '(') + "1" + std::string(300, ')') + " }}"), "template line 1: nested too deeply");
+  const std::pair<std::string, std::string> cases[] = {
+      {"a\n{% frobnicate %}",
+       "template line 2: unknown tag 'frobnicate'"},
+      {"{{ x | nosuchfilter }}",
+       "template line 1: no filter named 'nosuchfilter'"},
+      {"\n\n{{ x is nosuchtest }}",
+       "template line 3: no test named 'nosuchtest'"},
+      {"{% for m in messages %}\n{{ m }}",
+       "template line 2: unexpected end of template: the block is never closed, expected 'endfor' or 'else'"},
+      {"{% if true %}x{% endfor %}",
+       "template line 1: unexpected 'endfor': no open block it could end"},
+      {"x\n{{ 1 + }}",
+       "template line 2: unexpected end of print statement"},
+      {"x\ny {{ 'open",
+       "template line 2: unterminated string literal"},
+      {"{{ x",
+       "template line 1: '{{' is never closed with '}}'"},
+      {"{# never closed",
+       "template line 1: missing end of comment tag '#}'"},
+      {"{% include 'x' %}",
+       "template line 1: the tag 'include' is not supported"},
+      {"\n{{ raise_exception('Roles must alternate') }}",
+       "template line 2: Roles must alternate"},
+      {"{{ missing.attr }}",
+       "template line 1: 'missing' is undefined"},
+      {"{{ d.nope.deeper }}",
+       "template line 1: 'dict object' has no attribute 'nope'"},
+      {"{{ 'a' + 1 }}",
+       "template line 1: unsupported operand type(s) for +: 'str' and 'int'"},
+      {"{{ 1 // 0 }}",
+       "template line 1: integer division or modulo by zero"},
+      {"{% for i in 5 %}{% endfor %}",
+       "template line 1: 'int' object is not iterable"},
+      {"{% set x.y = 1 %}",
+       "template line 1: cannot assign attribute on non-namespace object"},
+      {"{% set d.y = 1 %}",
+       "template line 1: cannot assign attribute on non-namespace object"},
+      {"{{ n() }}",
+       "template line 1: 'int' object is not callable"},
+      {"{{ range(1000000) | length }}",
+       "template line 1: range too big (the sandbox allows 100000 items)"},
+      {"{{ 'ab' * 100000000 }}",
+       "template line 1: the repeated value is too large"},
+      {"{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}",
+       "template line 1: macros nested too deeply"},
+      {std::string(300, '(') + "1" + std::string(300, ')'), "(no error)"},  // text, not an expression
+      {"{{ " + std::string(300, '(') + "1" + std::string(300, ')') + " }}", "template line 1: nested too deeply"},
+  };
+  for (const auto& [src, want] : cases) EXPECT_EQ(error_of(src), want) << src;
 }
 
 TEST(Jinja, LongLoopsStop) {
