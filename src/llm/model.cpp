@@ -357,12 +357,16 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
 }
 
 void Model::embed(int32_t token, float* out) const {
+  check_token(token);
+  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_.data() + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
+                        cfg_.n_embd);
+}
+
+void Model::check_token(int32_t token) const {
   if (token < 0 || static_cast<size_t>(token) >= cfg_.n_vocab) {
     fail(Status::invalid_argument,
          "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
   }
-  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_.data() + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
-                        cfg_.n_embd);
 }
 
 std::vector<const PackedWeights*> Model::weights() const {
