@@ -121,7 +121,7 @@ const SynthShape* find_synth_shape(const std::string& name) {
 }
 
 SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, const std::string& path, int threads,
-                       const std::string& chat_template) {
+                       const WriteOptions& opt, const std::string& chat_template) {
   const std::string arch = sh.arch, a = arch + ".";
   const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3";
   const bool qkv_bias = arch == "qwen2", fused = arch == "phi3", plain = arch == "llama";
@@ -251,7 +251,7 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
     if (gemma) norm(p + "post_ffw_norm.weight", sh.dim);
   }
   stats.tensors = w.tensor_count();
-  w.write(path);
+  w.write(path, opt);
   return stats;
 }
 

@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "core/blocks.h"
-#include "llm/synth_vocab.h"
+// `chat_template` (if not empty) is written as tokenizer.chat_template.
+SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads,
+                       const WriteOptions& opt = {}, const std::string& chat_template = "");
 
 namespace qmm::gguf {
 
@@ -40,6 +42,6 @@ struct SynthStats {
 // F32 (F16 for an f16 model); 1-D tensors are F32.
 // `chat_template` (if not empty) is written as tokenizer.chat_template.
 SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads,
-                       const std::string& chat_template = "");
+                       const WriteOptions& opt = {}, const std::string& chat_template = "");
 
 }  // namespace qmm::gguf

@@ -42,6 +42,7 @@ std::string chat_template(const gguf::SynthShape& shape, const std::string& opti
 int cmd_synth(int argc, char** argv) {
   std::string shape_s, out, type_s = "q4_0", template_s;
   long long seed = 1;
+  bool force = false;
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
   std::string summary = "Write a random-weight GGUF (weights ~N(0, 0.02)) of a model family that llama.cpp loads.\nShapes:";
   for (const auto& s : gguf::synth_shapes()) summary += std::string("\n  ") + s.name + ": " + s.summary;
@@ -52,7 +53,8 @@ int cmd_synth(int argc, char** argv) {
       .integer("--seed", &seed, "random seed (default 1)")
       .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE, or none (default: the family's "
                                                    "template from $QMM_TEMPLATES_DIR or ../shared/templates if present)")
-      .size("-t,--threads", &threads, "threads (default: all cores)");
+      .size("-t,--threads", &threads, "threads (default: all cores)")
+      .flag("-f,--force", &force, "replace FILE if it exists");
   args.parse();
   const gguf::SynthShape* shape = gguf::find_synth_shape(shape_s);
   if (!shape) {
@@ -68,8 +70,8 @@ int cmd_synth(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   std::string template_from;
   const std::string tmpl = chat_template(*shape, template_s, template_from);
-  const gguf::SynthStats s =
-      gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads), tmpl);
+  const gguf::SynthStats s = gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads),
+                                               {.replace = force, .inputs = {}}, tmpl);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s: %s (%s) %s, %zu tensors, %.1f M parameters, %.1f MB of tensor data, %.2f s\n", out.c_str(), shape->name,
               shape->arch, type_s.c_str(), s.tensors, s.params / 1e6, s.bytes / 1e6, secs);
