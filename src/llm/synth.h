@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "core/blocks.h"
-// `chat_template` (if not empty) is written as tokenizer.chat_template.
-SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads,
-                       const WriteOptions& opt = {}, const std::string& chat_template = "");
+#include "llm/atomic_file.h"
+#include "llm/synth_vocab.h"
 
 namespace qmm::gguf {
 
