@@ -1,4 +1,5 @@
 // qmm: the command line. `qmm VERB --help` documents each verb.
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -31,6 +32,14 @@ void print_usage(FILE* f) {
   for (const Verb& v : kVerbs) std::fprintf(f, "  %-10s %s\n", v.name, v.summary);
 }
 
+// Output lost on the way (`qmm run > /dev/full`, a closed pipe) is an error, not a success.
+int check_stdout(const char* verb, int rc) {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return rc;
+  std::fprintf(stderr, "qmm %s: cannot write to standard output: %s\n", verb, errno ? std::strerror(errno) : "write error");
+  return rc == 0 ? 1 : rc;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,7 +58,7 @@ int main(int argc, char** argv) {
   for (const Verb& v : kVerbs) {
     if (std::strcmp(argv[1], v.name) != 0) continue;
     try {
-      return v.fn(argc - 1, argv + 1);
+      return check_stdout(v.name, v.fn(argc - 1, argv + 1));
     } catch (const qmm::cli::HelpShown&) {
       return 0;
     } catch (const qmm::cli::UsageError& e) {
