@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "llm/chat_template.h"
 #include "llm/gguf_writer.h"
 #include "llm/quantize.h"
 #include "llm/synth_vocab.h"
@@ -64,50 +65,50 @@ const std::vector<SynthShape>& synth_shapes() {
        .summary = "dim 64, 2 layers, 4/2 heads, FFN 192, 512 SentencePiece tokens"},
       {.name = "tiny-llama3", .arch = "llama", .vocab_flavor = llama3, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
        .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 2048, .rope_base = 500000.0f, .tied = true, .llama3 = true,
-       .chat_template = "llama3.jinja",
+       .chat_template = "llama3",
        .summary = "tiny with Llama 3 features: 1024-token BPE vocabulary, rope_freqs, tied embeddings"},
       {.name = "tiny-gemma3", .arch = "gemma3", .vocab_flavor = gemma, .dim = 64, .layers = 6, .heads = 4, .kv_heads = 1,
        .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .sliding_window = 8,
-       .tied = true, .chat_template = "gemma3.jinja",
+       .tied = true, .chat_template = "gemma",
        .summary = "Gemma 3 features: 6 layers (5 local with a window of 8, 1 global), head size 32, q/k norms"},
       {.name = "tiny-gemma2", .arch = "gemma2", .vocab_flavor = gemma, .dim = 64, .layers = 4, .heads = 4, .kv_heads = 2,
        .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 10000.0f, .sliding_window = 8,
        .tied = true, .summary = "Gemma 2 features: 4 layers (local window 8 / global), logit soft-capping"},
       {.name = "tiny-qwen2", .arch = "qwen2", .vocab_flavor = qwen2, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
        .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .tied = true,
-       .chat_template = "qwen2.5.jinja", .summary = "Qwen 2.5 features: Q/K/V biases, Qwen BPE vocabulary, tied"},
+       .chat_template = "chatml", .summary = "Qwen 2.5 features: Q/K/V biases, Qwen BPE vocabulary, tied"},
       {.name = "tiny-qwen3", .arch = "qwen3", .vocab_flavor = qwen3, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
        .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .tied = true,
-       .chat_template = "qwen3.jinja", .summary = "Qwen 3 features: q/k norms, head size 32 (not dim / heads), tied"},
+       .chat_template = "chatml", .summary = "Qwen 3 features: q/k norms, head size 32 (not dim / heads), tied"},
       {.name = "tiny-phi3", .arch = "phi3", .vocab_flavor = phi3, .dim = 96, .layers = 2, .heads = 3, .kv_heads = 3,
-       .head_dim = 32, .ffn = 192, .vocab = 576, .context = 512, .rope_base = 10000.0f, .chat_template = "phi3.jinja",
+       .head_dim = 32, .ffn = 192, .vocab = 576, .context = 512, .rope_base = 10000.0f, .chat_template = "phi3",
        .summary = "Phi-3 features: fused attn_qkv and ffn_up (gate|up), Phi-3 special tokens"},
       {.name = "llama-1b", .arch = "llama", .vocab_flavor = llama, .dim = 2048, .layers = 16, .heads = 32, .kv_heads = 8,
        .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f,
        .summary = "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
       {.name = "llama-3.2-1b", .arch = "llama", .vocab_flavor = llama3, .dim = 2048, .layers = 16, .heads = 32,
        .kv_heads = 8, .head_dim = 64, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f,
-       .tied = true, .llama3 = true, .chat_template = "llama3.jinja",
+       .tied = true, .llama3 = true, .chat_template = "llama3",
        .summary = "Llama 3.2 1B: llama-1b with 128256 BPE tokens, rope_freqs, tied embeddings"},
       {.name = "llama-3.2-3b", .arch = "llama", .vocab_flavor = llama3, .dim = 3072, .layers = 28, .heads = 24,
        .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f,
-       .tied = true, .llama3 = true, .chat_template = "llama3.jinja",
+       .tied = true, .llama3 = true, .chat_template = "llama3",
        .summary = "Llama 3.2 3B: dim 3072, 28 layers, 24/8 heads, FFN 8192, 128256 BPE tokens, tied embeddings"},
       {.name = "gemma3-1b", .arch = "gemma3", .vocab_flavor = gemma, .dim = 1152, .layers = 26, .heads = 4, .kv_heads = 1,
        .head_dim = 256, .ffn = 6912, .vocab = 262144, .context = 32768, .rope_base = 1000000.0f, .sliding_window = 512,
-       .tied = true, .chat_template = "gemma3.jinja",
+       .tied = true, .chat_template = "gemma",
        .summary = "Gemma 3 1B: dim 1152, 26 layers, 4/1 heads of 256, FFN 6912, 262144 tokens, window 512"},
       {.name = "gemma2-2b", .arch = "gemma2", .vocab_flavor = gemma, .dim = 2304, .layers = 26, .heads = 8, .kv_heads = 4,
        .head_dim = 256, .ffn = 9216, .vocab = 256000, .context = 8192, .rope_base = 10000.0f, .sliding_window = 4096,
        .tied = true, .summary = "Gemma 2 2B: dim 2304, 26 layers, 8/4 heads of 256, FFN 9216, 256000 tokens"},
       {.name = "qwen2.5-0.5b", .arch = "qwen2", .vocab_flavor = qwen2, .dim = 896, .layers = 24, .heads = 14, .kv_heads = 2,
        .head_dim = 64, .ffn = 4864, .vocab = 151936, .context = 32768, .rope_base = 1000000.0f, .tied = true,
-       .chat_template = "qwen2.5.jinja", .summary = "Qwen 2.5 0.5B: dim 896, 24 layers, 14/2 heads, FFN 4864, 151936 tokens"},
+       .chat_template = "chatml", .summary = "Qwen 2.5 0.5B: dim 896, 24 layers, 14/2 heads, FFN 4864, 151936 tokens"},
       {.name = "qwen3-0.6b", .arch = "qwen3", .vocab_flavor = qwen3, .dim = 1024, .layers = 28, .heads = 16, .kv_heads = 8,
        .head_dim = 128, .ffn = 3072, .vocab = 151936, .context = 40960, .rope_base = 1000000.0f, .tied = true,
-       .chat_template = "qwen3.jinja", .summary = "Qwen 3 0.6B: dim 1024, 28 layers, 16/8 heads of 128, FFN 3072, 151936 tokens"},
+       .chat_template = "chatml", .summary = "Qwen 3 0.6B: dim 1024, 28 layers, 16/8 heads of 128, FFN 3072, 151936 tokens"},
       {.name = "phi3-mini", .arch = "phi3", .vocab_flavor = phi3, .dim = 3072, .layers = 32, .heads = 32, .kv_heads = 32,
-       .head_dim = 96, .ffn = 8192, .vocab = 32064, .context = 4096, .rope_base = 10000.0f, .chat_template = "phi3.jinja",
+       .head_dim = 96, .ffn = 8192, .vocab = 32064, .context = 4096, .rope_base = 10000.0f, .chat_template = "phi3",
        .summary = "Phi-3 mini (3.8B): dim 3072, 32 layers, 32 heads of 96, FFN 8192, 32064 tokens"},
   };
   return shapes;
@@ -164,7 +165,13 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   w.set_bool("tokenizer.ggml.add_bos_token", v.add_bos);
   w.set_bool("tokenizer.ggml.add_eos_token", false);
   if (!v.add_space_prefix) w.set_bool("tokenizer.ggml.add_space_prefix", false);
-  if (!chat_template.empty()) w.set_string("tokenizer.chat_template", chat_template);
+  // The family's chat template (qmm's built-in one unless the caller gives one), so `qmm chat`
+  // and `qmm serve` run on the file.
+  if (!chat_template.empty()) {
+    w.set_string("tokenizer.chat_template", chat_template);
+  } else if (sh.chat_template) {
+    w.set_string("tokenizer.chat_template", *llm::builtin_chat_template(sh.chat_template));
+  }
 
   SynthStats stats;
   ThreadPool pool(threads);

@@ -24,7 +24,7 @@ struct SynthShape {
   uint32_t sliding_window = 0;  // gemma: the local layers' attention window
   bool tied = false;            // no output.weight: the output projection is token_embd
   bool llama3 = false;          // Llama 3.x: rope_freqs (llama3 scaling)
-  const char* chat_template = nullptr;  // the family's template file (in ../shared/templates)
+  const char* chat_template = nullptr;  // the family's built-in chat template (llm/chat_template.h)
   const char* summary = "";
 };
 

@@ -1,7 +1,6 @@
 // qmm synth SHAPE -o FILE: a random-weight GGUF of a named shape and family (src/llm/synth.h).
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,22 +15,11 @@ namespace qmm::cli {
 
 namespace {
 
-// The chat template to write: --chat-template FILE, or the shape's family template from
-// $QMM_TEMPLATES_DIR or ../shared/templates when it is there ("" = none).
-std::string chat_template(const gguf::SynthShape& shape, const std::string& option, std::string& from) {
-  if (option == "none") return "";
-  from = option;
-  if (from.empty() && shape.chat_template) {
-    const char* env = std::getenv("QMM_TEMPLATES_DIR");
-    from = std::string(env && *env ? env : "../shared/templates") + "/" + shape.chat_template;
-    if (!std::ifstream(from)) {
-      from.clear();
-      return "";
-    }
-  }
-  if (from.empty()) return "";
-  std::ifstream in(from, std::ios::binary);
-  if (!in) throw UsageError("cannot read the chat template '" + from + "'");
+// The text of --chat-template FILE ("" when not given: the family's built-in template).
+std::string read_template(const std::string& path) {
+  if (path.empty()) return "";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read the chat template '" + path + "'");
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
@@ -51,8 +39,7 @@ int cmd_synth(int argc, char** argv) {
       .str("-o,--output", &out, "FILE", "output GGUF file (required)")
       .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32"}, "weight type (default q4_0)")
       .integer("--seed", &seed, "random seed (default 1)")
-      .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE, or none (default: the family's "
-                                                   "template from $QMM_TEMPLATES_DIR or ../shared/templates if present)")
+      .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE (default: the family's built-in one)")
       .size("-t,--threads", &threads, "threads (default: all cores)")
       .flag("-f,--force", &force, "replace FILE if it exists");
   args.parse();
@@ -68,14 +55,15 @@ int cmd_synth(int argc, char** argv) {
   parse_type(type_s.c_str(), &type);
 
   const auto t0 = std::chrono::steady_clock::now();
-  std::string template_from;
-  const std::string tmpl = chat_template(*shape, template_s, template_from);
+  const std::string tmpl = read_template(template_s);
   const gguf::SynthStats s = gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads),
                                                {.replace = force, .inputs = {}}, tmpl);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s: %s (%s) %s, %zu tensors, %.1f M parameters, %.1f MB of tensor data, %.2f s\n", out.c_str(), shape->name,
               shape->arch, type_s.c_str(), s.tensors, s.params / 1e6, s.bytes / 1e6, secs);
-  if (!template_from.empty()) std::printf("chat template: %s\n", template_from.c_str());
+  if (!template_s.empty() || shape->chat_template) {
+    std::printf("chat template: %s\n", template_s.empty() ? (std::string("built-in ") + shape->chat_template).c_str() : template_s.c_str());
+  }
   return 0;
 }
 
