@@ -99,7 +99,8 @@ void HttpServer::routes() {
     res.set_content(nlohmann::json{{"status", "ok"},
                                    {"slots_idle", l.slots - l.active},
                                    {"slots_processing", l.active},
-                                   {"requests_queued", l.queued}}
+                                   {"requests_queued", l.queued},
+                                   {"requests_cancelled", l.cancelled}}
                         .dump(),
                     kJson);
   });

@@ -21,6 +21,7 @@ namespace qmm::serve {
 
 struct Load {
   size_t slots = 0, active = 0, queued = 0;
+  size_t cancelled = 0;  // requests ended early because their client went away (since start)
 };
 
 // What the HTTP side needs from the model side.
