@@ -66,6 +66,7 @@ class HttpServer {
   std::unique_ptr<httplib::Server> svr_;
   std::atomic<uint64_t> next_id_{1};
   int64_t created_;
+  int listen_fd_ = -1;  // the listening socket (its backlog is raised after bind)
 };
 
 }  // namespace qmm::serve
