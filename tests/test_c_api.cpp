@@ -1,5 +1,6 @@
 // The C API: a full round trip, the microkernel-level calls, and every misuse reported as an
 // error code plus a message (never an abort).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -91,7 +92,8 @@ TEST(CApi, MicrokernelLevel) {
       continue;
     }
     // A whole matmul through the microkernel calls equals the scalar path within tolerance.
-    const size_t m = info.is_gemv ? 1 : 3, n = info.nr + 1, k = 64;
+    const size_t m = info.is_gemv ? 1 : 3, n = info.nr + 1;
+    const size_t k = std::max<size_t>(64, qmm::block_len(static_cast<qmm::WeightType>(info.type)));
     const std::vector<uint8_t> rows = qmm::test::random_weights(static_cast<qmm::WeightType>(info.type), n, k, i);
     const std::vector<float> x = qmm::test::random_floats(m * k, i + 1);
     std::vector<uint8_t> lp(qmm_ukernel_lhs_packed_size(i, m, k)), rp(qmm_ukernel_rhs_packed_size(i, n, k));
@@ -101,7 +103,7 @@ TEST(CApi, MicrokernelLevel) {
     ASSERT_EQ(qmm_ukernel_run(i, m, n, k, lp.data(), rp.data(), y.data(), n * 4, -INFINITY, INFINITY), QMM_OK);
     for (float v : y) EXPECT_TRUE(std::isfinite(v)) << info.name;
     EXPECT_EQ(qmm_ukernel_run(i, m, n, 48, lp.data(), rp.data(), y.data(), n * 4, 0, 1),
-              info.type == QMM_TYPE_Q4_0 || info.type == QMM_TYPE_Q8_0 ? QMM_ERR_INVALID_ARGUMENT : QMM_OK);
+              qmm::is_block_type(static_cast<qmm::WeightType>(info.type)) ? QMM_ERR_INVALID_ARGUMENT : QMM_OK);
     if (info.is_gemv) {
       EXPECT_EQ(qmm_ukernel_run(i, 2, n, k, lp.data(), rp.data(), y.data(), n * 4, 0, 1), QMM_ERR_INVALID_ARGUMENT);
     }

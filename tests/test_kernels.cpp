@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "core/buffer.h"
+#include "core/kquants.h"
 #include "test_util.h"
 
 namespace qmm {
@@ -113,6 +114,7 @@ std::vector<size_t> n_values(const TileParams& p) {
 }
 
 std::vector<size_t> k_values(WeightType t) {
+  if (block_len(t) == kSuperBlock) return {256, 512, 768};
   if (is_block_type(t)) return {32, 64, 96, 160};
   return {1, 7, 32, 96, 172};
 }
@@ -153,7 +155,7 @@ TEST_P(KernelTest, LongK) {
 TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : 2 * p.m_step + 3, n = 3 * p.n_step + 5, k = 96;
+  const size_t m = u.gemv ? 1 : 2 * p.m_step + 3, n = 3 * p.n_step + 5, k = 3 * std::max<size_t>(32, block_len(u.type));
   const Problem prob(u.type, m, n, k, 5);
   const std::vector<float> whole = prob.run(u, m, n, -INFINITY, INFINITY);
   prob.check(whole, m, n, -INFINITY, INFINITY, "whole");
@@ -166,7 +168,7 @@ TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
 TEST_P(KernelTest, Clamps) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : p.mr + 3, n = 2 * p.nr + 1, k = 64;
+  const size_t m = u.gemv ? 1 : p.mr + 3, n = 2 * p.nr + 1, k = 2 * std::max<size_t>(32, block_len(u.type));
   const Problem prob(u.type, m, n, k, 17);
   std::vector<float> sorted(prob.ref.begin(), prob.ref.end());
   std::sort(sorted.begin(), sorted.end());

@@ -27,8 +27,9 @@ void check_weight_shape(WeightType type, size_t n, size_t k) {
                                 ", k = " + std::to_string(k) + ")");
   check_arg(n <= (size_t{1} << 31) && k <= (size_t{1} << 31), "weight dimensions above 2^31 are not supported");
   if (is_block_type(type)) {
-    check_arg(k % kBlock == 0, std::string(type_name(type)) + " weights need k to be a multiple of 32 (got k = " +
-                                   std::to_string(k) + ")");
+    check_arg(k % block_len(type) == 0, std::string(type_name(type)) + " weights need k to be a multiple of " +
+                                            std::to_string(block_len(type)) + " (got k = " +
+                                            std::to_string(k) + ")");
   }
 }
 
