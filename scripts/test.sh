@@ -15,7 +15,9 @@ JOBS=${QMM_JOBS:-2}
 STAGES=${QMM_TEST_STAGES:-native sanitize x86emu arm fuzz}
 passed=0 failed=0 skipped=0 failed_stages=()
 
-scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev
+scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev python3-jinja2
+# node + npm for the qmm serve tests' official `openai` client (any node >= 18 already there will do).
+command -v npm >/dev/null || scripts/deps.sh nodejs npm
 
 # Runs ctest in build dir $1 (extra ctest args after it), adds up the counts, prints why
 # every skipped test skipped.

@@ -55,17 +55,58 @@ TEST(Select, NamingAGemvBringsItsGemm) {
   }
 }
 
-TEST(Select, UnknownNamesAreErrorsListingValidNames) {
+TEST(Select, UnknownNamesAreErrorsWithASuggestion) {
   try {
     parse_kernel_filter("avx1024", "");
     FAIL() << "no error";
   } catch (const Error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("unknown ISA or kernel 'avx1024'"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("scalar"), std::string::npos) << msg;
-    EXPECT_NE(msg.find(kernel_list()[0]->name), std::string::npos) << msg;
+    EXPECT_NE(msg.find("did you mean '"), std::string::npos) << msg;
+    EXPECT_LT(msg.size(), 300u) << "one line, not the list of every kernel: " << msg;
+  }
+  try {
+    parse_kernel_filter("", "smee2");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean 'sme2'?"), std::string::npos) << e.what();
+  }
+  // A variant name with one typo suggests the variant.
+  std::string typo = kernel_list()[0]->name;
+  typo[typo.size() / 2] = typo[typo.size() / 2] == 'x' ? 'y' : 'x';
+  try {
+    parse_kernel_filter(typo, "");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(std::string("did you mean '") + kernel_list()[0]->name + "'?"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(parse_kernel_filter("", "scalar,nope"), Error);
+}
+
+// The names of the other architecture (ISAs and variants) are accepted everywhere and ignored,
+// so one QMM_DISABLE=sme2 works on every machine.
+TEST(Select, OtherArchitecturesNamesAreIgnored) {
+#if defined(__x86_64__)
+  const char* foreign_isa = "sme2";
+  const char* foreign_kernel = "matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa";
+#else
+  const char* foreign_isa = "avx512vnni";
+  const char* foreign_kernel = "matmul_clamp_f32_f32p12x1_f16p16x1_12x16_avx512_fma";
+#endif
+  const KernelPair best = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  const KernelFilter deny = parse_kernel_filter("", std::string(foreign_isa) + "," + foreign_kernel + ",i8mm,avx2");
+  EXPECT_EQ(deny.ignored.size(), 3u);  // i8mm or avx2 is the other architecture's too
+  EXPECT_EQ(deny.deny.size(), 1u);
+  const KernelPair d = select_kernels(WeightType::q4_0, parse_kernel_filter("", foreign_isa), cpu_info());
+  EXPECT_EQ(d.gemm, best.gemm);
+  // An allow-list of foreign names only leaves nothing vectorised: the scalar pair.
+  const KernelFilter only_foreign = parse_kernel_filter(foreign_isa, "");
+  EXPECT_EQ(only_foreign.ignored.size(), 1u);
+  EXPECT_EQ(select_kernels(WeightType::q4_0, only_foreign, cpu_info()).gemm->isa, Isa::scalar);
+  // Through merge, the ignored names travel along.
+  EXPECT_EQ(merge(KernelFilter{}, only_foreign).ignored, only_foreign.ignored);
 }
 
 // Sets an environment variable for one scope, then puts back what was there.
@@ -101,6 +142,10 @@ TEST(Select, EnvironmentOverrides) {
   {
     ScopedEnv d("QMM_DISABLE", "bogus");
     EXPECT_THROW(kernel_filter_from_env(), Error);
+  }
+  {
+    ScopedEnv d("QMM_DISABLE", "sme2,avx512vnni");  // the README's example, on any machine
+    EXPECT_NO_THROW(kernel_filter_from_env());
   }
 }
 

@@ -60,11 +60,12 @@ inline void linear(const Fused& w, size_t m, const float* src, size_t src_stride
 
 }  // namespace
 
-State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx)
-    : n_ctx_(n_ctx), n_batch_(std::min(n_batch, n_ctx)), ctx_(&ctx) {
+State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq)
+    : n_ctx_(n_ctx), n_batch_(std::min(n_batch, n_ctx * std::max<size_t>(n_seq, 1))), pos_(n_seq), next_pos_(n_seq), ctx_(&ctx) {
   const Config& c = model.config();
-  check_arg(n_ctx >= 1 && n_batch >= 1, "context and batch sizes must be at least 1");
+  check_arg(n_ctx >= 1 && n_batch >= 1 && n_seq >= 1, "context, batch and sequence counts must be at least 1");
   check_arg(n_ctx <= (size_t{1} << 24), "context size " + std::to_string(n_ctx) + " is too large");
+  check_arg(n_seq <= 4096, "at most 4096 sequences, not " + std::to_string(n_seq));
   const size_t b = n_batch_;
   x_.resize(b * c.n_embd);
   xb_.resize(b * c.n_embd);
@@ -73,10 +74,17 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx)
   hb_.resize(b * 2 * c.n_ff);
   att_.resize(static_cast<size_t>(ctx.threads()) * kAttendHeads * n_ctx);
   rope_.resize(b * c.n_rot);
-  logits_.resize(c.n_vocab);
-  const size_t kv = checked_mul(checked_mul(c.n_layer, n_ctx, "KV cache"), c.kv_dim(), "KV cache");
+  logits_.resize(checked_mul(n_seq, c.n_vocab, "logits"));
+  const size_t kv = checked_mul(checked_mul(checked_mul(n_seq, c.n_layer, "KV cache"), n_ctx, "KV cache"), c.kv_dim(), "KV cache");
   key_cache_.resize(kv);
   value_cache_.resize(kv);
+  rows_.resize(b);
+  spans_.reserve(b);
+}
+
+void State::truncate(size_t seq, size_t n) {
+  check_arg(seq < pos_.size() && n <= pos_[seq], "truncate: no such sequence or position");
+  pos_[seq] = n;
 }
 
 size_t State::bytes() const {
@@ -86,35 +94,75 @@ size_t State::bytes() const {
 }
 
 const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n) {
+  if (n < 1 || n > s.n_batch_) {  // (messages built only on failure: no allocation per token)
+    fail(Status::invalid_argument, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
+  }
+  if (s.pos_[0] + n > s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
+  for (size_t i = 0; i < n; ++i) s.rows_[i] = {0, static_cast<uint32_t>(s.pos_[0] + i), i + 1 == n};
+  return forward(model, s, tokens, s.rows_.data(), n);
+}
+
+const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n) {
   const Config& c = model.config();
   if (n < 1 || n > s.n_batch_) {  // (messages built only on failure: no allocation per token)
     fail(Status::invalid_argument, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
   }
-  if (s.pos_ + n > s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
+  // Check the rows and group them into spans (consecutive positions of one sequence) for attention.
+  std::copy(s.pos_.begin(), s.pos_.end(), s.next_pos_.begin());
+  s.spans_.clear();
+  size_t n_out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const BatchRow& r = rows[i];
+    if (r.seq >= s.pos_.size()) fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": no sequence " + std::to_string(r.seq));
+    const bool continues = !s.spans_.empty() && s.spans_.back().seq == r.seq && s.spans_.back().pos + s.spans_.back().rows == r.pos;
+    const bool earlier = std::any_of(s.spans_.begin(), s.spans_.end(), [&](const State::Span& sp) { return sp.seq == r.seq; });
+    if (r.pos >= s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
+    if (earlier ? r.pos != s.next_pos_[r.seq] : r.pos > s.next_pos_[r.seq]) {
+      fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": position " + std::to_string(r.pos) + " of sequence " +
+                                         std::to_string(r.seq) + " does not follow its cache");
+    }
+    if (continues) {
+      ++s.spans_.back().rows;
+    } else {
+      s.spans_.push_back({i, 1, r.seq, r.pos});
+    }
+    s.next_pos_[r.seq] = r.pos + 1;
+    n_out += r.logits;
+  }
+  if (n_out > s.pos_.size()) fail(Status::invalid_argument, "a batch returns logits for at most one row per sequence");
+  for (size_t i = 0; i < n; ++i) model.check_token(tokens[i]);
   Context& ctx = *s.ctx_;
   ThreadPool& pool = ctx.pool();
-  const size_t m = n, pos = s.pos_, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff;
+  const size_t m = n, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff;
   const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
   const float att_scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  const size_t qkv_dim = dim + 2 * kv_dim;
+  const size_t qkv_dim = dim + 2 * kv_dim, seq_kv = c.n_layer * s.n_ctx_ * kv_dim;
   float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *qkv = s.qkv_.data(), *hb = s.hb_.data();
 
   // Token embeddings: x[i] = token_embd[tokens[i]]
   for (size_t i = 0; i < m; ++i) model.embed(tokens[i], x + i * dim);
 
-  // RoPE angles of the batch's positions, shared by every layer: (cos, sin) per rotated pair.
+  // RoPE angles of the rows' positions, shared by every layer: (cos, sin) per rotated pair.
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < c.n_rot / 2; ++j) {
-      const float theta = static_cast<float>(pos + i) * model.rope_freqs()[j];
+      const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs()[j];
       s.rope_[i * c.n_rot + 2 * j] = std::cos(theta);
       s.rope_[i * c.n_rot + 2 * j + 1] = std::sin(theta);
     }
   }
 
+  // Attention tasks: each span in pieces of up to rows_per_task rows, times the head groups.
+  const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
+  size_t row_tasks = 0, work = 0;
+  for (const State::Span& sp : s.spans_) {
+    row_tasks += (sp.rows + rows_per_task - 1) / rows_per_task;
+    work += c.n_head * sp.rows * (sp.pos + sp.rows) * hd;
+  }
+  const size_t chunks = (group + kAttendHeads - 1) / kAttendHeads, head_tasks = c.n_head_kv * chunks;
+
   for (size_t l = 0; l < c.n_layer; ++l) {
     const Layer& L = model.layers()[l];
-    float* k_cache = s.key_cache_.data() + l * s.n_ctx_ * kv_dim;    // [n_ctx, kv_dim]
-    float* v_cache = s.value_cache_.data() + l * s.n_ctx_ * kv_dim;
+    const size_t layer_kv = l * s.n_ctx_ * kv_dim;  // sequence q's [n_ctx, kv_dim] cache at q·seq_kv + layer_kv
 
     // Attention RMSNorm: xb = rmsnorm(x) · attn_norm
     parallel_range(pool, m, 1, [&](size_t b, size_t e) {
@@ -124,38 +172,38 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
     // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i
     linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx);
 
-    // RoPE on the queries and keys; keys and values go to the cache rows pos..pos+m-1.
+    // RoPE on the queries and keys; each row's key and value go to its sequence's cache at its position.
     parallel_range(pool, m, 4, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         float* row = qkv + i * qkv_dim;
-        float* k_row = k_cache + (pos + i) * kv_dim;
+        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos * kv_dim;
+        float* k_row = s.key_cache_.data() + at;
         std::copy(row + dim, row + dim + kv_dim, k_row);
-        std::copy(row + dim + kv_dim, row + qkv_dim, v_cache + (pos + i) * kv_dim);
+        std::copy(row + dim + kv_dim, row + qkv_dim, s.value_cache_.data() + at);
         rope(row, c.n_head, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
         rope(k_row, c.n_head_kv, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
       }
     });
 
     // Grouped-query attention, one task per (up to kAttendHeads query heads of one K/V head,
-    // group of query rows): row i (position pos + i) attends to cache positions 0..pos+i; the result
-    // goes to xb.
-    const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
-    const size_t row_tasks = (m + rows_per_task - 1) / rows_per_task;
-    const size_t chunks = (group + kAttendHeads - 1) / kAttendHeads, head_tasks = c.n_head_kv * chunks;
+    // piece of a span): row i (position p) attends to its sequence's cache positions 0..p; the
+    // result goes to xb.
     auto attend = [&](size_t t, int tid) {
-      const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * kAttendHeads, i0 = t / head_tasks * rows_per_task;
-      attend_heads(qkv + i0 * qkv_dim + h * hd, qkv_dim, std::min(kAttendHeads, (g + 1) * group - h), k_cache + g * hd,
-                   v_cache + g * hd, kv_dim, hd, pos + i0, std::min(rows_per_task, m - i0), att_scale,
+      const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * kAttendHeads;
+      size_t piece = t / head_tasks, si = 0;  // the span and the piece's first row
+      for (size_t p; piece >= (p = (s.spans_[si].rows + rows_per_task - 1) / rows_per_task); ++si) piece -= p;
+      const State::Span& sp = s.spans_[si];
+      const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * hd;
+      attend_heads(qkv + i0 * qkv_dim + h * hd, qkv_dim, std::min(kAttendHeads, (g + 1) * group - h), s.key_cache_.data() + kv0,
+                   s.value_cache_.data() + kv0, kv_dim, hd, sp.pos + r0, std::min(rows_per_task, sp.rows - r0), att_scale,
                    s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_, xb + i0 * dim + h * hd, dim);
     };
     // Small work (short contexts, tiny models) is not worth waking the pool for.
-    const size_t work = c.n_head * m * (pos + m) * hd;
     if (work < (size_t{1} << 20)) {
       for (size_t t = 0; t < head_tasks * row_tasks; ++t) attend(t, 0);
     } else {
       pool.parallel_for(head_tasks * row_tasks, attend);
     }
-
     // Output projection and residual: x += xb · Woᵀ
     linear(L.wo, m, xb, dim, xb2, dim, ctx);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb2 + b, e - b); });
@@ -181,12 +229,13 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
 
-  // Final RMSNorm and output projection, for the last token only.
-  const float* last = x + (m - 1) * dim;
-  rmsnorm(xb, last, model.output_norm().data(), dim, c.norm_eps);
-  linear(model.output(), 1, xb, dim, s.logits_.data(), c.n_vocab, ctx);
+  // Final RMSNorm and output projection, for the rows that asked for logits.
+  for (size_t i = 0, j = 0; i < m; ++i) {
+    if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
+  }
+  if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx);
 
-  s.pos_ += m;
+  std::copy(s.next_pos_.begin(), s.next_pos_.end(), s.pos_.begin());
   return s.logits_.data();
 }
 

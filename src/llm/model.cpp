@@ -47,6 +47,11 @@ void release_pages(const void* p, size_t bytes) {
   if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
+[[noreturn]] void unloadable(const gguf::TensorInfo& t) {
+  fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
+                                ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q6_K)");
+}
+
 class Loader {
  public:
   Loader(const gguf::File& f, const LoadOptions& opt, ThreadPool& pool, LoadStats& stats)
@@ -59,7 +64,7 @@ class Loader {
     const gguf::TensorInfo& t = f_.tensor(name);
     check(t, t.shape.size() == 1 && t.shape[0] == len, "shape [" + std::to_string(len) + "]");
     std::vector<float> v(len);
-    if (!gguf::ggml_can_dequantize(t.type)) unsupported(t);
+    if (!gguf::ggml_can_dequantize(t.type)) unloadable(t);
     gguf::dequantize_rows(t.type, t.data, v.data(), 1, len);
     done(t);
     return v;
@@ -128,7 +133,7 @@ class Loader {
     if (opt_.convert_to && (!is_block_type(*opt_.convert_to) || k % kBlock == 0)) return *opt_.convert_to;
     if (const std::optional<WeightType> native = native_type(t.type)) return *native;
     if (gguf::ggml_can_dequantize(t.type)) return k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
-    unsupported(t);
+    unloadable(t);
   }
 
   void trace_tensor(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
@@ -179,10 +184,6 @@ class Loader {
     });
   }
 
-  [[noreturn]] void unsupported(const gguf::TensorInfo& t) {
-    fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
-                                  ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q6_K)");
-  }
   void check(const gguf::TensorInfo& t, bool ok, const std::string& expected) {
     if (ok) return;
     std::string got;
@@ -225,18 +226,69 @@ Config read_config(const gguf::File& f) {
   }
   c.n_rot = f.has(a + "rope.dimension_count") ? get_size(f, a + "rope.dimension_count") : c.head_dim;
   if (c.n_rot > c.head_dim || c.n_rot % 2 != 0) bad("rope.dimension_count must be even and at most the head size");
-  c.norm_eps = static_cast<float>(f.find_f64(a + "attention.layer_norm_rms_epsilon").value_or(1e-5));
-  c.rope_freq_base = static_cast<float>(f.find_f64(a + "rope.freq_base").value_or(10000.0));
+  // A value that makes the math meaningless (0, negative, NaN, Inf, or beyond float) is an error.
+  auto positive = [&](const std::string& key, double def) {
+    const double v = f.find_f64(key).value_or(def);
+    const auto x = static_cast<float>(v);
+    if (!(x > 0) || !std::isfinite(x)) bad(key + " = " + std::to_string(v) + " must be a finite positive number");
+    return x;
+  };
+  c.norm_eps = positive(a + "attention.layer_norm_rms_epsilon", 1e-5);
+  c.rope_freq_base = positive(a + "rope.freq_base", 10000.0);
   if (auto type = f.find_string(a + "rope.scaling.type"); type && *type != "none") {
     if (*type != "linear") bad("rope.scaling.type '" + std::string(*type) + "' is not supported (linear only)");
-    const double factor = f.find_f64(a + "rope.scaling.factor").value_or(1.0);
-    if (factor > 0) c.rope_freq_scale = static_cast<float>(1.0 / factor);
+    c.rope_freq_scale = 1.0f / positive(a + "rope.scaling.factor", 1.0);
   }
-  if (!(c.norm_eps > 0) || !(c.rope_freq_base > 0)) bad("layer_norm_rms_epsilon and rope.freq_base must be positive");
   const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
   if (emb.shape.size() != 2 || emb.shape[0] != c.n_embd) bad("token_embd.weight must have shape [embedding_length, n_vocab]");
   c.n_vocab = static_cast<size_t>(emb.shape[1]);
   return c;
+}
+
+// Every tensor the model reads, present with the shape the hyper-parameters give it and a
+// type qmm loads, checked before anything sized by the metadata is allocated: a file cannot
+// claim more layers than it holds, nor hold layers beyond those it claims.
+void check_tensors(const gguf::File& f, const Config& c) {
+  auto need = [&](const std::string& name, std::vector<uint64_t> shape, bool optional = false) {
+    const gguf::TensorInfo* t = f.find_tensor(name);
+    if (!t && optional) return;
+    if (!t) fail(Status::io, f.path() + ": tensor '" + name + "' missing");
+    if (t->shape != shape) {
+      auto dims = [](const std::vector<uint64_t>& s) {
+        std::string r;
+        for (uint64_t d : s) r += (r.empty() ? "" : ", ") + std::to_string(d);
+        return "[" + r + "]";
+      };
+      fail(Status::io, f.path() + ": tensor '" + name + "' has shape " + dims(t->shape) + ", expected " + dims(shape));
+    }
+    if (!gguf::ggml_can_dequantize(t->type)) unloadable(*t);
+  };
+  static const char* const kLayerTensors[] = {"attn_norm", "attn_q",   "attn_k", "attn_v",  "attn_output",
+                                              "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
+  constexpr size_t kPerLayer = std::size(kLayerTensors);
+  if (c.n_layer > f.tensors().size() / kPerLayer) {
+    fail(Status::io, f.path() + ": block_count " + std::to_string(c.n_layer) + " needs " + std::to_string(kPerLayer) +
+                         " tensors per layer, the file has " + std::to_string(f.tensors().size()) + " tensors");
+  }
+  for (const gguf::TensorInfo& t : f.tensors()) {  // blk.N.* with N >= block_count
+    if (!t.name.starts_with("blk.")) continue;
+    const size_t digits = t.name.find_first_not_of("0123456789", 4);
+    if (digits == 4 || digits == std::string::npos || t.name[digits] != '.' || digits - 4 > 10 ||
+        std::stoull(t.name.substr(4, digits - 4)) >= c.n_layer) {
+      fail(Status::io, f.path() + ": tensor '" + t.name + "' is not part of layers 0.." + std::to_string(c.n_layer - 1) +
+                           " (block_count " + std::to_string(c.n_layer) + ")");
+    }
+  }
+  const uint64_t embd = c.n_embd, q = c.n_head * c.head_dim, kv = c.kv_dim(), ff = c.n_ff;
+  const std::vector<uint64_t> shapes[kPerLayer] = {{embd}, {embd, q}, {embd, kv}, {embd, kv}, {q, embd},
+                                                   {embd}, {embd, ff}, {embd, ff}, {ff, embd}};
+  need("token_embd.weight", {embd, c.n_vocab});
+  need("output_norm.weight", {embd});
+  for (size_t l = 0; l < c.n_layer; ++l) {
+    for (size_t i = 0; i < kPerLayer; ++i) need("blk." + std::to_string(l) + "." + kLayerTensors[i] + ".weight", shapes[i]);
+  }
+  need("output.weight", {embd, c.n_vocab}, true);
+  need("rope_freqs.weight", {c.n_rot / 2}, true);
 }
 
 }  // namespace
@@ -247,19 +299,19 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   const gguf::File& f = m.file_;
   m.cfg_ = read_config(f);
   const Config& c = m.cfg_;
+  check_tensors(f, c);
   m.stats_.file_bytes = f.file_size();
   Loader ld(f, opt, pool, m.stats_);
 
-  // Token embedding: stays in the mapping, rows are dequantized on lookup.
+  // Token embedding: copied out of the mapping (read on every token, it must not fault if the
+  // file is truncated while the model runs), rows dequantized on lookup.
   m.tok_embd_ = &f.tensor("token_embd.weight");
-  if (!gguf::ggml_can_dequantize(m.tok_embd_->type)) {
-    fail(Status::unsupported, "tensor 'token_embd.weight' has type " + std::string(gguf::ggml_type_name(m.tok_embd_->type)) +
-                                  ", which qmm cannot load");
-  }
   m.tok_row_bytes_ = gguf::ggml_row_bytes(m.tok_embd_->type, c.n_embd);
+  m.tok_embd_bytes_.assign(m.tok_embd_->data, m.tok_embd_->data + m.tok_embd_->bytes);
+  release_pages(m.tok_embd_->data, m.tok_embd_->bytes);
   if (opt.trace) {
     opt.trace("  token_embd.weight  " + std::string(gguf::ggml_type_name(m.tok_embd_->type)) + " [n=" +
-              std::to_string(c.n_vocab) + " k=" + std::to_string(c.n_embd) + "]  kept in the file mapping, rows dequantized on lookup");
+              std::to_string(c.n_vocab) + " k=" + std::to_string(c.n_embd) + "]  copied, rows dequantized on lookup");
   }
   ld.done(*m.tok_embd_);
 
@@ -295,17 +347,26 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   for (size_t i = 0; i < c.n_rot / 2; ++i) {
     const double theta = std::pow(static_cast<double>(c.rope_freq_base), -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
     m.rope_freqs_[i] = static_cast<float>(theta * c.rope_freq_scale / factors[i]);
+    if (!(factors[i] > 0) || !std::isfinite(factors[i]) || !std::isfinite(m.rope_freqs_[i])) {
+      fail(Status::io, path + ": rope_freqs.weight[" + std::to_string(i) + "] = " + std::to_string(factors[i]) +
+                           " must be a finite positive number");
+    }
   }
   m.stats_.load_seconds = now() - t0;
   return m;
 }
 
 void Model::embed(int32_t token, float* out) const {
+  check_token(token);
+  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_.data() + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
+                        cfg_.n_embd);
+}
+
+void Model::check_token(int32_t token) const {
   if (token < 0 || static_cast<size_t>(token) >= cfg_.n_vocab) {
     fail(Status::invalid_argument,
          "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
   }
-  gguf::dequantize_rows(tok_embd_->type, tok_embd_->data + static_cast<size_t>(token) * tok_row_bytes_, out, 1, cfg_.n_embd);
 }
 
 std::vector<const PackedWeights*> Model::weights() const {

@@ -7,6 +7,7 @@
 // and BF16 are dequantized at load and repacked as Q8_0 (F16 where k is not a multiple of 32)
 // and the trace says so. Anything else is an error naming the tensor and its type.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -86,8 +87,9 @@ class Model {
   const PackedWeights& output() const { return output_; }
   // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i.
   const std::vector<float>& rope_freqs() const { return rope_freqs_; }
-  // Row `token` of the token embedding as F32 (dequantized from the mapped file).
+  // Row `token` of the token embedding as F32 (dequantized from a copy of the tensor).
   void embed(int32_t token, float* out) const;
+  void check_token(int32_t token) const;  // throws unless 0 <= token < n_vocab
   // Every packed weight of one forward token, in order (for statistics and benchmarks).
   std::vector<const PackedWeights*> weights() const;
 
@@ -97,6 +99,7 @@ class Model {
   Config cfg_;
   LoadStats stats_;
   const gguf::TensorInfo* tok_embd_ = nullptr;
+  std::vector<uint8_t> tok_embd_bytes_;  // a copy: the mapping may be truncated under us
   size_t tok_row_bytes_ = 0;
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
@@ -104,33 +107,57 @@ class Model {
   std::vector<float> rope_freqs_;
 };
 
-// The state of one generation: the KV cache and every scratch buffer, sized once for
-// n_ctx positions and batches of up to n_batch tokens (no allocation per token).
+// One row of a batch: the token goes to sequence `seq` at position `pos`, and the forward pass
+// returns logits for it when `logits` is set. A sequence's rows in one batch must have
+// consecutive positions, the first at most State::pos(seq) (an earlier one rewinds its cache).
+struct BatchRow {
+  uint32_t seq = 0;
+  uint32_t pos = 0;
+  bool logits = false;
+};
+
+// The state of up to n_seq generations: one KV cache of n_ctx positions per sequence and the
+// scratch buffers of batches of up to n_batch rows, sized once (no allocation per token).
 class State {
  public:
   // `ctx` (its thread pool and matmul scratch) must outlive the state.
-  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx);
+  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq = 1);
 
-  size_t n_ctx() const { return n_ctx_; }
-  size_t n_batch() const { return n_batch_; }
-  size_t pos() const { return pos_; }   // tokens already in the KV cache
-  void reset() { pos_ = 0; }
-  size_t bytes() const;                 // KV cache + scratch
+  size_t n_ctx() const { return n_ctx_; }      // positions per sequence
+  size_t n_batch() const { return n_batch_; }  // rows per forward pass
+  size_t n_seq() const { return pos_.size(); }
+  size_t pos(size_t seq = 0) const { return pos_.at(seq); }  // positions cached for `seq`
+  void truncate(size_t seq, size_t n);  // keeps the first n (≤ pos(seq)) cached positions of `seq`
+  void reset() { std::fill(pos_.begin(), pos_.end(), size_t{0}); }
+  size_t bytes() const;                 // KV caches + scratch
   Context& ctx() { return *ctx_; }
 
  private:
+  friend const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n);
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);
-  size_t n_ctx_, n_batch_, pos_ = 0;
+  struct Span {  // consecutive rows of one sequence at consecutive positions
+    size_t row, rows, seq, pos;
+  };
+  size_t n_ctx_, n_batch_;
+  std::vector<size_t> pos_, next_pos_;              // per sequence; next_pos_: the batch being checked
   Context* ctx_;
   std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
   std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [n_batch, n_rot]
-  std::vector<float> logits_;                       // [n_vocab] of the last token
-  std::vector<float> key_cache_, value_cache_;      // [n_layer, n_ctx, kv_dim]
+  std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
+  std::vector<float> key_cache_, value_cache_;      // [n_seq, n_layer, n_ctx, kv_dim]
+  std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
+  std::vector<Span> spans_;                         // attention work of the batch
 };
 
-// Runs tokens[0..n) at positions pos()..pos()+n-1 as one batch (n ≤ n_batch, pos()+n ≤ n_ctx),
-// appends them to the KV cache and returns the logits of the last one [n_vocab].
+// Runs one batch of n rows (n ≤ n_batch): row i puts tokens[i] at rows[i].pos of sequence
+// rows[i].seq, attending to that sequence's cache only. Rows of several sequences share every
+// matmul (one GEMM over all rows reads the weights once). Returns the logits of the rows with
+// `logits` set, in row order, [n_out, n_vocab] (n_out ≤ n_seq); afterwards pos(seq) is the last
+// row's position + 1 for every sequence in the batch. Bad rows throw before anything changes.
+const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n);
+
+// Sequence 0's next n tokens (positions pos()..pos()+n-1) as one batch; the logits of the last one.
 const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);
 
 }  // namespace qmm::llm

@@ -299,8 +299,12 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
   if (f.has("tokenizer.ggml.scores")) t.scores_ = f.get_f32_array("tokenizer.ggml.scores");
   if (f.has("tokenizer.ggml.token_type")) t.types_ = f.get_i32_array("tokenizer.ggml.token_type");
   auto id = [&](const char* key, int64_t def) {
-    const std::optional<uint64_t> v = f.has(key) ? f.find_u64(key) : std::nullopt;
-    return static_cast<int32_t>(v && *v < t.tokens_.size() ? static_cast<int64_t>(*v) : def);
+    const std::optional<uint64_t> v = f.find_u64(key);
+    if (v && *v >= t.tokens_.size()) {
+      fail(Status::io, f.path() + ": " + key + " = " + std::to_string(*v) + " is not a token id (the vocabulary has " +
+                           std::to_string(t.tokens_.size()) + " tokens)");
+    }
+    return static_cast<int32_t>(v ? static_cast<int64_t>(*v) : def);
   };
   const bool spm = t.kind_ == Kind::spm;
   t.bos_ = id("tokenizer.ggml.bos_token_id", spm ? 1 : -1);

@@ -1,5 +1,7 @@
 #include "matmul/select.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 #include "core/error.h"
@@ -30,15 +32,85 @@ bool names(const std::vector<std::string>& list, const Ukernel& u) {
   return false;
 }
 
-void validate(const std::vector<std::string>& tokens, const std::string& what) {
-  for (const auto& t : tokens) {
-    Isa isa;
-    if (parse_isa(t, &isa) || find_kernel(t)) continue;
-    std::string valid;
-    for (Isa i : isa_list()) valid += std::string(valid.empty() ? "" : ", ") + isa_name(i);
-    for (const Ukernel* u : kernel_list()) valid += std::string(", ") + u->name;
-    fail(Status::invalid_argument, what + ": unknown ISA or kernel '" + t + "'; valid names: " + valid);
+// Every ISA of every architecture: names of another one are accepted and ignored, so one
+// QMM_DISABLE=sme2 or QMM_KERNELS=avx2,i8mm works on every machine.
+constexpr Isa kAllIsas[] = {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni, Isa::dotprod, Isa::i8mm, Isa::sme2, Isa::neon};
+
+bool is_local_isa(const std::string& name) {
+  Isa isa;
+  return parse_isa(name, &isa);
+}
+
+// An ISA of another architecture, or a variant name whose ISA token is one ("..._sme2_mopa").
+bool is_foreign(const std::string& name) {
+  for (Isa i : kAllIsas) {
+    const std::string isa = isa_name(i);
+    if (is_local_isa(isa)) continue;
+    if (name == isa) return true;
+    if (name.rfind("matmul_clamp_", 0) != 0) continue;
+    for (const std::string& stem : {isa, isa == "avx512vnni" ? std::string("avx512") : isa}) {  // "..._avx512_fma"
+      if (name.find("_" + stem + "_") != std::string::npos || name.ends_with("_" + stem)) return true;
+    }
   }
+  return false;
+}
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest_name(const std::string& t) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  auto consider = [&](const std::string& n) {
+    if (const size_t d = edit_distance(t, n); d < best_d) {
+      best = n;
+      best_d = d;
+    }
+  };
+  for (Isa i : kAllIsas) consider(isa_name(i));
+  for (const Ukernel* u : kernel_list()) consider(u->name);
+  return best;
+}
+
+// Keeps the names of this build, moves those of another architecture to `ignored`, and fails
+// on anything else with the closest valid name.
+std::vector<std::string> check_names(const std::vector<std::string>& tokens, const std::string& what,
+                                     std::vector<std::string>* ignored) {
+  std::vector<std::string> kept;
+  for (const auto& t : tokens) {
+    if (is_local_isa(t) || find_kernel(t)) {
+      kept.push_back(t);
+    } else if (is_foreign(t)) {
+      ignored->push_back(t);
+    } else {
+      fail(Status::invalid_argument, what + ": unknown ISA or kernel '" + t + "'; did you mean '" + closest_name(t) +
+                                         "'? (qmm info -a lists the kernels)");
+    }
+  }
+  return kept;
+}
+
+KernelFilter checked_filter(const std::string& allow_csv, const std::string& deny_csv, const std::string& allow_what,
+                            const std::string& deny_what) {
+  KernelFilter f;
+  const std::vector<std::string> allow = split_csv(allow_csv);
+  f.allow = check_names(allow, allow_what, &f.ignored);
+  // An allow-list of other architectures' names only allows nothing vectorised here.
+  if (f.allow.empty() && !allow.empty()) f.allow.push_back(isa_name(Isa::scalar));
+  f.deny = check_names(split_csv(deny_csv), deny_what, &f.ignored);
+  return f;
 }
 
 bool same_rhs(const Ukernel& a, const Ukernel& b) {
@@ -56,19 +128,13 @@ bool KernelFilter::permits(const Ukernel& u) const {
 }
 
 KernelFilter parse_kernel_filter(const std::string& allow_csv, const std::string& deny_csv, const std::string& what) {
-  KernelFilter f{split_csv(allow_csv), split_csv(deny_csv)};
-  validate(f.allow, what);
-  validate(f.deny, what);
-  return f;
+  return checked_filter(allow_csv, deny_csv, what, what);
 }
 
 KernelFilter kernel_filter_from_env() {
   const char* allow = std::getenv("QMM_KERNELS");
   const char* deny = std::getenv("QMM_DISABLE");
-  KernelFilter f{split_csv(allow ? allow : ""), split_csv(deny ? deny : "")};
-  validate(f.allow, "QMM_KERNELS");
-  validate(f.deny, "QMM_DISABLE");
-  return f;
+  return checked_filter(allow ? allow : "", deny ? deny : "", "QMM_KERNELS", "QMM_DISABLE");
 }
 
 KernelFilter merge(const KernelFilter& a, const KernelFilter& b) {
@@ -88,6 +154,7 @@ KernelFilter merge(const KernelFilter& a, const KernelFilter& b) {
     }
   }
   out.deny.insert(out.deny.end(), b.deny.begin(), b.deny.end());
+  out.ignored.insert(out.ignored.end(), b.ignored.begin(), b.ignored.end());
   return out;
 }
 

@@ -11,14 +11,18 @@ namespace qmm {
 
 // Allow-list / deny-list of ISA names ("avx2") or exact variant names. Empty allow = all.
 // The scalar variants are always allowed: they are the last resort for every type.
+// Names of another architecture's ISAs and variants ("sme2" on x86) are accepted and kept in
+// `ignored` (a tool may mention them); an allow-list of nothing but such names allows scalar.
 struct KernelFilter {
   std::vector<std::string> allow;
   std::vector<std::string> deny;
+  std::vector<std::string> ignored;
   bool permits(const Ukernel& u) const;
 };
 
-// Parses comma-separated lists; throws qmm::Error naming the valid names when a token names
-// neither an ISA of this architecture nor a variant of the list. `what` prefixes the message.
+// Parses comma-separated lists; throws qmm::Error (with the closest valid name) when a token
+// names no ISA of any architecture, no variant of the list and no other architecture's
+// variant. `what` prefixes the message.
 KernelFilter parse_kernel_filter(const std::string& allow_csv, const std::string& deny_csv,
                                  const std::string& what = "kernel override");
 // QMM_KERNELS (allow) and QMM_DISABLE (deny) from the environment.

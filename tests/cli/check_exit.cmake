@@ -1,6 +1,10 @@
 # Runs CMD (a ;-list, behind EMULATOR when cross compiling) and checks its exit code is CODE
-# and its output (stdout + stderr) matches REGEX.
-execute_process(COMMAND ${EMULATOR} ${CMD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+# and its output (stdout + stderr) matches REGEX. Standard input is the file INPUT if given.
+if(NOT INPUT)
+  set(INPUT /dev/null)
+endif()
+execute_process(COMMAND ${EMULATOR} ${CMD} INPUT_FILE ${INPUT} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 120)
 if(NOT rc STREQUAL "${CODE}")
   message(FATAL_ERROR "exit code ${rc}, expected ${CODE}\nstdout: ${out}\nstderr: ${err}")
 endif()

@@ -159,4 +159,14 @@ std::string Args::usage() const {
   return u;
 }
 
+KernelFilter kernel_overrides(const std::string& allow, const std::string& deny, const char* flags) {
+  KernelFilter f = merge(kernel_filter_from_env(), parse_kernel_filter(allow, deny, flags));
+  if (!f.ignored.empty()) {
+    std::string names;
+    for (const auto& n : f.ignored) names += (names.empty() ? "'" : ", '") + n + "'";
+    std::fprintf(stderr, "qmm: ignoring %s (not on this architecture)\n", names.c_str());
+  }
+  return f;
+}
+
 }  // namespace qmm::cli

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "matmul/select.h"
+
 namespace qmm::cli {
 
 struct UsageError : std::runtime_error {
@@ -49,5 +51,9 @@ class Args {
   std::vector<Opt> opts_;
   std::vector<Pos> pos_;
 };
+
+// QMM_KERNELS / QMM_DISABLE narrowed by a verb's --kernels/--disable values (`flags` names
+// them in errors). Names of another architecture's kernels are ignored with one warning line.
+KernelFilter kernel_overrides(const std::string& allow, const std::string& deny, const char* flags);
 
 }  // namespace qmm::cli

@@ -70,7 +70,7 @@ int bench_matmul(int argc, char** argv) {
   check_weight_shape(type, n, k);
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 
-  KernelFilter filter = merge(kernel_filter_from_env(), parse_kernel_filter(kernel, disable, "--kernel/--disable"));
+  KernelFilter filter = kernel_overrides(kernel, disable, "--kernel/--disable");
   if (const Ukernel* u = find_kernel(kernel)) {
     if (u->type != type) throw UsageError(kernel + " takes " + type_name(u->type) + " weights, not " + type_s);
     if (u->gemv && m != 1) throw UsageError(kernel + " is a GEMV (m = 1 only)");

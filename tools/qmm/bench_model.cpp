@@ -43,7 +43,7 @@ int bench_model(int argc, char** argv) {
   if (n_prompt + n_gen == 0) throw UsageError("nothing to measure (-p 0 -n 0)");
 
   llm::LoadOptions opt;
-  opt.filter = merge(kernel_filter_from_env(), parse_kernel_filter(kernels, disable, "--kernels/--disable"));
+  opt.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   ProgressBar bar("loading");
   opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
   Context ctx(static_cast<int>(threads));

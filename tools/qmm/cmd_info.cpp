@@ -20,7 +20,7 @@ int cmd_info(int argc, char** argv) {
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
       .flag("-a,--all", &all, "also list every variant of the kernel list");
   args.parse();
-  const KernelFilter filter = merge(kernel_filter_from_env(), parse_kernel_filter(kernels, disable, "--kernels/--disable"));
+  const KernelFilter filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   const CpuInfo& cpu = cpu_info();
   std::printf("qmm %s\n", qmm_version());
   std::printf("cpu:       %s%s%s\n", cpu.arch.c_str(), cpu.brand.empty() ? "" : " ", cpu.brand.c_str());

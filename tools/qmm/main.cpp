@@ -22,6 +22,7 @@ const Verb kVerbs[] = {
     {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to q4_0, q8_0, f16 or f32"},
     {"synth", qmm::cli::cmd_synth, "write a random-weight Llama GGUF of a named shape"},
     {"run", qmm::cli::cmd_run, "generate text with a GGUF Llama-family model (llama-cli flags)"},
+    {"serve", qmm::cli::cmd_serve, "an OpenAI-compatible HTTP server; concurrent requests decoded as one batch"},
     {"layout", qmm::cli::cmd_layout, "draw where each element lands in a packed buffer (text or SVG)"},
 };
 

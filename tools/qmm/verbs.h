@@ -10,5 +10,6 @@ int cmd_quantize(int argc, char** argv);
 int cmd_synth(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_layout(int argc, char** argv);
+int cmd_serve(int argc, char** argv);
 
 }  // namespace qmm::cli

@@ -1,0 +1,348 @@
+#include "llm/generate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace qmm::llm {
+namespace {
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  size_t i = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+  return i;
+}
+
+// The length of the longest suffix of `text` that is a proper prefix of one of `stops`.
+size_t stop_prefix_suffix(std::string_view text, const std::vector<std::string>& stops) {
+  size_t best = 0;
+  for (const std::string& s : stops) {
+    for (size_t n = std::min(text.size(), s.size() - 1); n > best; --n) {
+      if (text.substr(text.size() - n) == std::string_view(s).substr(0, n)) {
+        best = n;
+        break;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+const char* finish_reason_name(FinishReason r) {
+  switch (r) {
+    case FinishReason::stop: return "stop";
+    case FinishReason::length: return "length";
+    case FinishReason::cancelled: return "cancelled";
+    case FinishReason::error: return "error";
+  }
+  return "?";
+}
+
+Generator::Generator(const Model& model, const Tokenizer& tok, Context& ctx, const GeneratorOptions& opt)
+    : model_(model),
+      tok_(tok),
+      opt_(opt),
+      state_(model, opt.n_ctx, opt.n_batch + opt.n_slots, ctx, opt.n_slots),
+      slots_(opt.n_slots) {
+  check_arg(opt.n_batch >= 1 && opt.n_slots >= 1 && opt.n_ctx >= 2, "generator: n_batch, n_slots >= 1 and n_ctx >= 2");
+  check_arg(tok.n_vocab() <= model.config().n_vocab, "the tokenizer has more tokens than the model");
+  tokens_.reserve(state_.n_batch());
+  rows_.reserve(state_.n_batch());
+  out_slot_.reserve(opt.n_slots);
+}
+
+void Generator::validate(const Request& r) const {
+  check_arg(!r.prompt.empty(), "the prompt is empty");
+  if (r.prompt.size() >= opt_.n_ctx) {
+    fail(Status::invalid_argument, "the prompt is " + std::to_string(r.prompt.size()) + " tokens, the context holds " +
+                                       std::to_string(opt_.n_ctx));
+  }
+  for (int32_t t : r.prompt) {
+    if (t < 0 || static_cast<size_t>(t) >= tok_.n_vocab()) fail(Status::invalid_argument, "token id " + std::to_string(t) + " is outside the vocabulary");
+  }
+  check_arg(r.slot >= -1 && r.slot < static_cast<int>(opt_.n_slots), "slot " + std::to_string(r.slot) + " does not exist");
+  const SamplerParams& p = r.params.sampling;
+  check_arg(p.temperature >= 0 && std::isfinite(p.temperature), "temperature must be a finite number >= 0");
+  check_arg(p.top_p > 0 && p.top_p <= 1, "top_p must be in (0, 1]");
+  check_arg(p.min_p >= 0 && p.min_p <= 1, "min_p must be in [0, 1]");
+  check_arg(p.repeat_penalty > 0 && std::isfinite(p.repeat_penalty), "the repeat penalty must be > 0");
+  for (const std::string& s : r.params.stop) check_arg(!s.empty(), "a stop string is empty");
+}
+
+uint64_t Generator::submit(Request r) {
+  validate(r);
+  if (r.id == 0) r.id = next_id_++;
+  const uint64_t id = r.id;
+  queue_.push_back({std::move(r), now()});
+  return id;
+}
+
+bool Generator::cancel(uint64_t id) {
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    if (it->req.id != id) continue;
+    Result res;
+    res.id = id;
+    res.reason = FinishReason::cancelled;
+    res.prompt_tokens = it->req.prompt.size();
+    const auto done = std::move(it->req.on_done);
+    queue_.erase(it);
+    if (done) done(res);
+    return true;
+  }
+  for (Slot& s : slots_) {
+    if (s.req && s.req->id == id) {
+      finish(s, FinishReason::cancelled);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Generator::cancel_all() {
+  while (!queue_.empty()) cancel(queue_.front().req.id);
+  for (Slot& s : slots_) {
+    if (s.req) finish(s, FinishReason::cancelled);
+  }
+}
+
+// Queued requests take free slots in order: the named slot, or the free one whose cache shares
+// the longest prefix with the prompt.
+void Generator::admit() {
+  for (auto it = queue_.begin(); it != queue_.end() && active_ < slots_.size();) {
+    int best = it->req.slot;
+    if (best >= 0 && slots_[static_cast<size_t>(best)].req) {
+      ++it;  // its slot is busy: it waits, the others go on
+      continue;
+    }
+    if (best < 0) {
+      size_t best_len = 0;
+      for (size_t i = 0; i < slots_.size(); ++i) {
+        if (slots_[i].req) continue;
+        const size_t len = common_prefix(slots_[i].cached, it->req.prompt);
+        if (best < 0 || len > best_len) best = static_cast<int>(i), best_len = len;
+      }
+    }
+    Queued q = std::move(*it);
+    it = queue_.erase(it);
+    start(slots_[static_cast<size_t>(best)], std::move(q.req), q.t_submit);
+  }
+}
+
+void Generator::start(Slot& s, Request r, double t_submit) {
+  const size_t slot = static_cast<size_t>(&s - slots_.data());
+  // Reuse the cached prefix, but prefill at least the last prompt token (its logits are needed).
+  const size_t keep = std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1);
+  state_.truncate(slot, keep);
+  s.cached.resize(keep);
+  s.prefilled = keep;
+  s.history = r.prompt;
+  s.sampler.emplace(r.params.sampling, tok_.n_vocab());
+  s.stream.emplace(tok_, r.params.strip_leading_space);
+  s.held.clear();
+  s.next = -1;
+  s.res = Result{};
+  s.res.id = r.id;
+  s.res.slot = static_cast<int>(slot);
+  s.res.prompt_tokens = r.prompt.size();
+  s.res.cached_tokens = keep;
+  s.t_submit = t_submit;
+  s.t_start = now();
+  s.t_first = 0;
+  s.res.queue_s = s.t_start - t_submit;
+  s.req.emplace(std::move(r));
+  ++active_;
+}
+
+bool Generator::step() {
+  admit();
+  tokens_.clear();
+  rows_.clear();
+  out_slot_.clear();
+  // One row per decoding slot, then one chunk of the prompt of the first slot still prefilling
+  // (the lowest request id: oldest first).
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    Slot& s = slots_[i];
+    if (!s.req || s.next < 0) continue;
+    tokens_.push_back(s.next);
+    rows_.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(s.cached.size()), true});
+    out_slot_.push_back(i);
+  }
+  Slot* fill = nullptr;
+  for (Slot& s : slots_) {
+    if (s.req && s.next < 0 && (!fill || s.req->id < fill->req->id)) fill = &s;
+  }
+  if (fill) {
+    const size_t i = static_cast<size_t>(fill - slots_.data());
+    const std::vector<int32_t>& prompt = fill->req->prompt;
+    const size_t take = std::min(opt_.n_batch, prompt.size() - fill->prefilled);
+    for (size_t j = 0; j < take; ++j) {
+      const size_t p = fill->prefilled + j;
+      const bool last = p + 1 == prompt.size();
+      tokens_.push_back(prompt[p]);
+      rows_.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(p), last});
+      if (last) out_slot_.push_back(i);
+    }
+  }
+  if (rows_.empty()) return false;
+
+  const float* logits = nullptr;
+  try {
+    logits = forward(model_, state_, tokens_.data(), rows_.data(), rows_.size());
+  } catch (const Error& e) {  // (validated requests never get here)
+    for (Slot& s : slots_) {
+      if (s.req) finish(s, FinishReason::error, e.what());
+    }
+    return true;
+  }
+  for (size_t r = 0; r < rows_.size(); ++r) slots_[rows_[r].seq].cached.push_back(tokens_[r]);
+  if (fill) fill->prefilled = std::min(fill->req->prompt.size(), fill->prefilled + opt_.n_batch);
+  const size_t n_vocab = model_.config().n_vocab;
+  for (size_t j = 0; j < out_slot_.size(); ++j) {
+    Slot& s = slots_[out_slot_[j]];
+    if (!s.req) continue;
+    if (s.next >= 0) ++s.res.decode_steps;
+    on_sampled(s, s.sampler->sample(logits + j * n_vocab, s.history));
+  }
+  return true;
+}
+
+void Generator::on_sampled(Slot& s, int32_t token) {
+  if (s.t_first == 0) s.t_first = now();
+  const GenerateParams& p = s.req->params;
+  const bool end = (!p.ignore_eos && tok_.is_end_of_generation(token)) ||
+                   std::find(p.stop_tokens.begin(), p.stop_tokens.end(), token) != p.stop_tokens.end();
+  if (end) {
+    std::string rest = s.stream->flush();
+    if (!emit(s, -1, std::move(rest), true)) return;
+    finish(s, FinishReason::stop);
+    return;
+  }
+  s.history.push_back(token);
+  ++s.res.generated;
+  s.next = token;
+  const bool length = (p.max_tokens > 0 && s.res.generated >= p.max_tokens) || s.cached.size() >= opt_.n_ctx;
+  std::string text = s.stream->push(token);
+  if (length) text += s.stream->flush();
+  if (!emit(s, token, std::move(text), length)) return;
+  if (length) finish(s, FinishReason::length);
+}
+
+// Hands `text` to on_token, holding back what may begin a stop string (all of it when `last`
+// is false). Finishes the request and returns false at a stop string or a cancel.
+bool Generator::emit(Slot& s, int32_t token, std::string text, bool last) {
+  const std::vector<std::string>& stops = s.req->params.stop;
+  if (!stops.empty()) {
+    s.held += text;
+    size_t cut = std::string::npos;
+    for (const std::string& stop : stops) cut = std::min(cut, s.held.find(stop));
+    const bool stopped = cut != std::string::npos;
+    const size_t shown = stopped ? cut : s.held.size() - (last ? 0 : stop_prefix_suffix(s.held, stops));
+    text = s.held.substr(0, shown);
+    s.held.erase(0, shown);
+    if (stopped) {
+      if (s.req->on_token && (token >= 0 || !text.empty())) s.req->on_token(Piece{token, text});
+      finish(s, FinishReason::stop);
+      return false;
+    }
+  }
+  if (token < 0 && text.empty()) return true;  // an end token with nothing left to show
+  if (s.req->on_token && !s.req->on_token(Piece{token, text})) {
+    finish(s, FinishReason::cancelled);
+    return false;
+  }
+  return true;
+}
+
+void Generator::finish(Slot& s, FinishReason reason, std::string error) {
+  const double t = now();
+  if (s.t_first == 0) {
+    s.res.prefill_s = t - s.t_start;
+  } else {
+    s.res.prefill_s = s.t_first - s.t_start;
+    s.res.decode_s = t - s.t_first;
+  }
+  s.res.reason = reason;
+  s.res.error = std::move(error);
+  Request req = std::move(*s.req);
+  s.req.reset();
+  s.next = -1;
+  --active_;
+  if (req.on_done) req.on_done(s.res);
+}
+
+GeneratorThread::GeneratorThread(const Model& model, const Tokenizer& tok, Context& ctx, const GeneratorOptions& opt)
+    : gen_(model, tok, ctx, opt), thread_([this] { loop(); }) {}
+
+GeneratorThread::~GeneratorThread() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  for (Request& r : inbox_) {
+    Result res;
+    res.id = r.id;
+    res.reason = FinishReason::cancelled;
+    res.prompt_tokens = r.prompt.size();
+    if (r.on_done) r.on_done(res);
+  }
+  gen_.cancel_all();
+}
+
+std::optional<uint64_t> GeneratorThread::submit(Request r) {
+  gen_.validate(r);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (waiting_ + inbox_.size() >= gen_.options().max_queue) return std::nullopt;
+  r.id = next_id_++;
+  const uint64_t id = r.id;
+  inbox_.push_back(std::move(r));
+  cv_.notify_all();
+  return id;
+}
+
+void GeneratorThread::cancel(uint64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancels_.push_back(id);
+  cv_.notify_all();
+}
+
+size_t GeneratorThread::active() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return active_;
+}
+
+size_t GeneratorThread::waiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_ + inbox_.size();
+}
+
+void GeneratorThread::loop() {
+  std::deque<Request> inbox;
+  std::vector<uint64_t> cancels;
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !inbox_.empty() || !cancels_.empty() || !gen_.idle(); });
+      if (stop_) return;
+      inbox.swap(inbox_);
+      cancels.swap(cancels_);
+      waiting_ += inbox.size();
+    }
+    for (Request& r : inbox) gen_.submit(std::move(r));  // (validated by submit())
+    inbox.clear();
+    for (uint64_t id : cancels) gen_.cancel(id);
+    cancels.clear();
+    gen_.step();
+    std::lock_guard<std::mutex> lock(mu_);
+    active_ = gen_.active();
+    waiting_ = gen_.queued();
+  }
+}
+
+}  // namespace qmm::llm

@@ -1,0 +1,283 @@
+// The batched generator: a greedy sequence gives the same tokens alone (m = 1) or beside up to
+// 7 others (m = 2..8, prompts prefilled in chunks while others decode), on stories260K and on a
+// synthetic Llama-3 Q4_0 model; stop conditions, cancellation, KV prefix reuse across requests,
+// bad requests, and the engine thread.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "core/error.h"
+#include "llm/generate.h"
+#include "llm/synth.h"
+#include "test_models.h"
+
+namespace qmm::llm {
+namespace {
+
+struct Out {
+  std::vector<int32_t> tokens;
+  std::string text;
+  Result res;
+};
+
+GenerateParams greedy(size_t max_tokens) {
+  GenerateParams p;
+  p.sampling.temperature = 0;
+  p.max_tokens = max_tokens;
+  return p;
+}
+
+Request request(const std::vector<int32_t>& prompt, const GenerateParams& p, Out* out) {
+  Request r;
+  r.prompt = prompt;
+  r.params = p;
+  r.on_token = [out](const Piece& piece) {
+    if (piece.token >= 0) out->tokens.push_back(piece.token);
+    out->text += piece.text;
+    return true;
+  };
+  r.on_done = [out](const Result& res) { out->res = res; };
+  return r;
+}
+
+struct Loaded {
+  Context ctx{1};
+  Model model;
+  Tokenizer tok;
+  explicit Loaded(const std::string& path, const LoadOptions& opt = {})
+      : model(Model::load(path, opt, ctx.pool())), tok(Tokenizer::from_gguf(model.file())) {}
+};
+
+// Each prompt alone, then all together: submitted in two waves (so later prompts are prefilled
+// in chunks of 3 while the first ones decode), with different lengths (so m shrinks as they
+// finish). Every sequence's tokens must be the same.
+void expect_batch_equals_alone(Loaded& L, const std::vector<std::string>& prompts, size_t base_len) {
+  std::vector<std::vector<int32_t>> enc;
+  for (const std::string& p : prompts) enc.push_back(L.tok.encode(p, true));
+  std::vector<Out> alone(prompts.size()), together(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    Generator g(L.model, L.tok, L.ctx, {1, 128, 3, 64});
+    g.submit(request(enc[i], greedy(base_len + i), &alone[i]));
+    g.run();
+    ASSERT_EQ(alone[i].res.reason, FinishReason::length) << i;
+    ASSERT_EQ(alone[i].tokens.size(), base_len + i);
+  }
+  Generator g(L.model, L.tok, L.ctx, {prompts.size(), 128, 3, 64});
+  const size_t half = prompts.size() / 2;
+  for (size_t i = 0; i < half; ++i) g.submit(request(enc[i], greedy(base_len + i), &together[i]));
+  for (int s = 0; s < 4; ++s) g.step();
+  for (size_t i = half; i < prompts.size(); ++i) g.submit(request(enc[i], greedy(base_len + i), &together[i]));
+  size_t max_m = 0;
+  set_matmul_trace([](void* m, const PackedWeights&, size_t rows) { *static_cast<size_t*>(m) = std::max(*static_cast<size_t*>(m), rows); },
+                   &max_m);
+  g.run();
+  set_matmul_trace(nullptr, nullptr);
+  EXPECT_GE(max_m, prompts.size());  // every sequence decoded in one matmul (+ a prefill chunk)
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(together[i].tokens, alone[i].tokens) << "prompt " << i;
+    EXPECT_EQ(together[i].text, alone[i].text) << "prompt " << i;
+    EXPECT_EQ(together[i].res.reason, FinishReason::length);
+  }
+}
+
+const std::vector<std::string> kPrompts = {"Once upon a time", "The cat", "Lily and Tom went to the park", "One day",
+                                           "There was a big dog named Max", "Sue", "The sun was hot and the",
+                                           "A little bird"};
+
+TEST(Generate, Stories260KGreedyBatchOf8EqualsAlone) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  expect_batch_equals_alone(L, kPrompts, 24);
+}
+
+TEST(Generate, SynthLlama3Q4_0GreedyBatchOf8EqualsAlone) {
+  const std::string path = ::testing::TempDir() + "gen_tiny_llama3_q4_0.gguf";
+  gguf::synth_model(*gguf::find_synth_shape("tiny-llama3"), WeightType::q4_0, 11, path, 1);
+  Loaded L(path);
+  expect_batch_equals_alone(L, kPrompts, 24);
+}
+
+TEST(Generate, StopStringsAreCutAndHeldBack) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  const std::vector<int32_t> prompt = L.tok.encode("Once upon a time", true);
+  Out full;
+  Generator g(L.model, L.tok, L.ctx, {});
+  g.submit(request(prompt, greedy(40), &full));
+  g.run();
+  const size_t at = full.text.find("little");
+  ASSERT_NE(at, std::string::npos) << full.text;
+  Out cut;
+  GenerateParams p = greedy(40);
+  p.stop = {"zzz", "little"};
+  g.submit(request(prompt, p, &cut));
+  g.run();
+  EXPECT_EQ(cut.res.reason, FinishReason::stop);
+  EXPECT_EQ(cut.text, full.text.substr(0, at));
+  EXPECT_LT(cut.res.generated, full.res.generated);
+}
+
+TEST(Generate, CancelFinishesQueuedAndRunningRequests) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  const std::vector<int32_t> prompt = L.tok.encode("Once upon a time", true);
+  Generator g(L.model, L.tok, L.ctx, {1, 128, 64, 4});
+  Out a, b, c;
+  const uint64_t ia = g.submit(request(prompt, greedy(50), &a));
+  const uint64_t ib = g.submit(request(prompt, greedy(50), &b));  // waits for the one slot
+  g.step();
+  g.step();
+  EXPECT_TRUE(g.cancel(ib));
+  EXPECT_EQ(b.res.reason, FinishReason::cancelled);
+  EXPECT_TRUE(g.cancel(ia));
+  EXPECT_EQ(a.res.reason, FinishReason::cancelled);
+  EXPECT_FALSE(g.cancel(ia));
+  EXPECT_TRUE(g.idle());
+  // on_token returning false cancels too.
+  Request r = request(prompt, greedy(50), &c);
+  r.on_token = [&c](const Piece&) { return ++c.res.generated < 3; };
+  g.submit(std::move(r));
+  g.run();
+  EXPECT_EQ(c.res.reason, FinishReason::cancelled);
+  EXPECT_EQ(c.res.generated, 3u);
+}
+
+TEST(Generate, NextRequestReusesTheCachedPrefix) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  Generator g(L.model, L.tok, L.ctx, {2, 128, 8, 4});
+  Out first, second, fresh;
+  std::vector<int32_t> prompt = L.tok.encode("Once upon a time, there was a little girl", true);
+  g.submit(request(prompt, greedy(10), &first));
+  g.run();
+  EXPECT_EQ(first.res.cached_tokens, 0u);
+  // The conversation goes on: prompt + reply + more text. Only the new tokens are prefilled,
+  // and the result equals a fresh generator's.
+  std::vector<int32_t> next = prompt;
+  next.insert(next.end(), first.tokens.begin(), first.tokens.end() - 1);  // the last one was never fed
+  const std::vector<int32_t> more = L.tok.encode(" She said", false);
+  next.insert(next.end(), more.begin(), more.end());
+  g.submit(request(next, greedy(10), &second));
+  g.run();
+  EXPECT_EQ(second.res.cached_tokens, prompt.size() + first.tokens.size() - 1);
+  EXPECT_EQ(second.res.slot, first.res.slot);
+  Generator g2(L.model, L.tok, L.ctx, {1, 128, 8, 4});
+  g2.submit(request(next, greedy(10), &fresh));
+  g2.run();
+  EXPECT_EQ(second.tokens, fresh.tokens);
+}
+
+TEST(Generate, FullContextEndsWithLength) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  Generator g(L.model, L.tok, L.ctx, {1, 16, 8, 4});
+  Out o;
+  GenerateParams p = greedy(0);
+  p.ignore_eos = true;
+  const std::vector<int32_t> prompt = L.tok.encode("Once upon a time", true);
+  g.submit(request(prompt, p, &o));
+  g.run();
+  EXPECT_EQ(o.res.reason, FinishReason::length);
+  EXPECT_EQ(prompt.size() + o.res.generated, 17u);  // 16 positions fed, and the last token sampled
+}
+
+TEST(Generate, BadRequestsAreErrors) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  Generator g(L.model, L.tok, L.ctx, {2, 8, 8, 4});
+  Out o;
+  EXPECT_THROW(g.submit(request({}, greedy(1), &o)), Error);
+  EXPECT_THROW(g.submit(request(std::vector<int32_t>(8, 1), greedy(1), &o)), Error);  // fills the context
+  EXPECT_THROW(g.submit(request({1, 100000}, greedy(1), &o)), Error);
+  Request r = request({1}, greedy(1), &o);
+  r.slot = 2;
+  EXPECT_THROW(g.submit(std::move(r)), Error);
+  GenerateParams p = greedy(1);
+  p.sampling.top_p = 0;
+  EXPECT_THROW(g.submit(request({1}, p, &o)), Error);
+  p = greedy(1);
+  p.stop = {""};
+  EXPECT_THROW(g.submit(request({1}, p, &o)), Error);
+  EXPECT_TRUE(g.idle());
+}
+
+TEST(Generate, EngineThreadServesConcurrentSubmitters) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  std::vector<Out> alone(4);
+  {
+    Generator g(L.model, L.tok, L.ctx, {1, 128, 16, 4});
+    for (size_t i = 0; i < 4; ++i) {
+      g.submit(request(L.tok.encode(kPrompts[i], true), greedy(16), &alone[i]));
+      g.run();
+    }
+  }
+  std::vector<Out> outs(4);
+  {
+    GeneratorThread engine(L.model, L.tok, L.ctx, {2, 128, 16, 8});
+    std::vector<std::future<void>> clients;
+    for (size_t i = 0; i < 4; ++i) {
+      clients.push_back(std::async(std::launch::async, [&, i] {
+        std::promise<void> done;
+        Request r = request(L.tok.encode(kPrompts[i], true), greedy(16), &outs[i]);
+        auto finished = r.on_done;
+        r.on_done = [&](const Result& res) {
+          finished(res);
+          done.set_value();
+        };
+        ASSERT_TRUE(engine.submit(std::move(r)).has_value());
+        done.get_future().wait();
+      }));
+    }
+    for (auto& c : clients) c.get();
+    // A request cancelled from another thread ends; an unknown id is ignored.
+    Out slow;
+    std::promise<void> done;
+    Request r = request(L.tok.encode("Once", true), greedy(0), &slow);
+    r.params.ignore_eos = true;
+    r.on_done = [&](const Result& res) {
+      slow.res = res;
+      done.set_value();
+    };
+    const auto id = engine.submit(std::move(r));
+    ASSERT_TRUE(id.has_value());
+    engine.cancel(*id + 100);
+    engine.cancel(*id);
+    done.get_future().wait();
+    EXPECT_EQ(slow.res.reason, FinishReason::cancelled);
+    EXPECT_THROW(engine.submit(request({}, greedy(1), &slow)), Error);
+  }
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(outs[i].tokens, alone[i].tokens) << i;
+}
+
+TEST(Generate, EngineThreadQueueIsBounded) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  std::atomic<int> cancelled{0};
+  std::atomic<bool> release{false};
+  {
+    GeneratorThread engine(L.model, L.tok, L.ctx, {1, 64, 16, 2});
+    GenerateParams p = greedy(0);
+    p.ignore_eos = true;
+    size_t refused = 0;
+    for (int i = 0; i < 6; ++i) {
+      Request r;
+      r.prompt = {1};
+      r.params = p;
+      r.on_token = [&](const Piece&) {  // the running one holds the engine until the end of the test
+        while (!release) std::this_thread::yield();
+        return true;
+      };
+      r.on_done = [&](const Result& res) { cancelled += res.reason == FinishReason::cancelled; };
+      refused += !engine.submit(std::move(r)).has_value();
+    }
+    EXPECT_GE(refused, 3u);  // one runs, at most two wait
+    release = true;
+  }
+  EXPECT_GE(cancelled.load(), 1);  // the destructor ends what was left
+}
+
+}  // namespace
+}  // namespace qmm::llm

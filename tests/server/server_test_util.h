@@ -1,0 +1,123 @@
+// Helpers of the qmm serve tests: an HttpServer on 127.0.0.1 at a free port, run on its own
+// thread, and a small HTTP client (cpp-httplib) for plain and streamed (SSE) requests.
+#pragma once
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "qmm/server/http_server.h"
+
+namespace qmm::serve::test {
+
+class TestServer {
+ public:
+  TestServer(Backend& backend, ServerOptions opt) : server_(backend, with_free_port(std::move(opt))) {
+    port_ = server_.bind();
+    thread_ = std::thread([this] { server_.run(); });
+  }
+  ~TestServer() {
+    server_.stop();
+    thread_.join();
+  }
+  int port() const { return port_; }
+
+ private:
+  static ServerOptions with_free_port(ServerOptions o) {
+    o.host = "127.0.0.1";
+    o.port = 0;
+    return o;
+  }
+  HttpServer server_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+struct Reply {
+  int status = 0;  // 0: no answer (connection error)
+  std::string body;
+  nlohmann::json json() const { return nlohmann::json::parse(body, nullptr, false); }
+};
+
+inline httplib::Client client(int port) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_read_timeout(60);
+  c.set_connection_timeout(10);
+  return c;
+}
+
+inline Reply request(int port, const std::string& method, const std::string& path, const std::string& body = {},
+                     const std::string& key = {}) {
+  httplib::Client c = client(port);
+  httplib::Request req;
+  req.method = method;
+  req.path = path;
+  req.body = body;
+  if (!body.empty()) req.set_header("Content-Type", "application/json");
+  if (!key.empty()) req.set_header("Authorization", "Bearer " + key);
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  if (!c.send(req, res, err)) return {};
+  return {res.status, res.body};
+}
+
+// A streamed request: the SSE payloads ("data: X" -> X) in order. `keep_going(n)` is asked
+// after each event (n so far); false closes the connection there, as a client that goes away.
+struct Stream {
+  int status = 0;
+  std::vector<std::string> events;
+  std::string body;  // everything received (the error body when status != 200)
+};
+
+template <class KeepGoing>
+Stream stream(int port, const std::string& path, const std::string& body, KeepGoing keep_going) {
+  httplib::Client c = client(port);
+  Stream s;
+  std::string pending;
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path;
+  req.body = body;
+  req.set_header("Content-Type", "application/json");
+  req.response_handler = [&s](const httplib::Response& r) {
+    s.status = r.status;
+    return true;
+  };
+  req.content_receiver = [&](const char* data, size_t n, uint64_t, uint64_t) {
+    s.body.append(data, n);
+    pending.append(data, n);
+    for (size_t end; (end = pending.find("\n\n")) != std::string::npos;) {
+      const std::string ev = pending.substr(0, end);
+      pending.erase(0, end + 2);
+      if (ev.rfind("data: ", 0) == 0) s.events.push_back(ev.substr(6));
+      if (!keep_going(s.events.size())) return false;
+    }
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error err = httplib::Error::Success;
+  c.send(req, res, err);
+  if (s.status == 0) s.status = res.status;
+  return s;
+}
+
+inline Stream stream(int port, const std::string& path, const std::string& body) {
+  return stream(port, path, body, [](size_t) { return true; });
+}
+
+// The text of a stream's content deltas (chat) or text pieces (completions).
+inline std::string streamed_text(const Stream& s) {
+  std::string text;
+  for (const std::string& e : s.events) {
+    const nlohmann::json j = nlohmann::json::parse(e, nullptr, false);
+    if (!j.is_object() || !j.contains("choices") || j["choices"].empty()) continue;
+    const nlohmann::json& c = j["choices"][0];
+    if (c.contains("delta") && c["delta"].contains("content")) text += c["delta"]["content"].get<std::string>();
+    if (c.contains("text")) text += c["text"].get<std::string>();
+  }
+  return text;
+}
+
+}  // namespace qmm::serve::test

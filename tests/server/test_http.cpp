@@ -1,0 +1,218 @@
+// The HTTP layer of qmm serve over a scripted backend (no model): routes, the API key,
+// OpenAI-style error bodies with the right status for every failure, SSE framing, and a
+// client that goes away mid-stream cancelling its job. The server keeps serving after each.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "server_test_util.h"
+
+namespace qmm::serve {
+namespace {
+
+using nlohmann::json;
+using test::request;
+
+// Answers every request with "w0 w1 ... w(N-1)" (N = max_tokens, default 4), one word per
+// `delay`, on one worker thread. Refuses (503) beyond `capacity` jobs waiting or running.
+class ScriptedBackend : public Backend {
+ public:
+  explicit ScriptedBackend(size_t capacity, std::chrono::milliseconds delay = std::chrono::milliseconds(0))
+      : capacity_(capacity), delay_(delay), worker_([this] { work(); }) {}
+  ~ScriptedBackend() override {
+    {
+      std::lock_guard l(mu_);
+      quit_ = true;
+    }
+    cv_.notify_all();
+    worker_.join();
+  }
+  std::shared_ptr<Job> submit(Request r) override {
+    std::lock_guard l(mu_);
+    if (jobs_.size() >= capacity_) throw ApiError(503, "all slots are busy and the queue is full");
+    jobs_.push_back(std::make_shared<Job>(std::move(r)));
+    cv_.notify_all();
+    return jobs_.back();
+  }
+  Load load() const override {
+    std::lock_guard l(mu_);
+    return {1, jobs_.empty() ? 0u : 1u, jobs_.empty() ? 0u : jobs_.size() - 1};
+  }
+  int cancelled() const { return cancelled_; }
+
+ private:
+  void work() {
+    for (;;) {
+      std::shared_ptr<Job> job;
+      {
+        std::unique_lock l(mu_);
+        cv_.wait(l, [this] { return quit_ || !jobs_.empty(); });
+        if (quit_) return;
+        job = jobs_.front();
+      }
+      const size_t n = job->request().max_tokens.value_or(4);
+      size_t i = 0;
+      for (; i < n && !job->cancelled(); ++i) {
+        std::this_thread::sleep_for(delay_);
+        job->emit((i ? " w" : "w") + std::to_string(i));
+      }
+      if (job->cancelled()) ++cancelled_;
+      job->finish(Finish::length, {3, i});
+      std::lock_guard l(mu_);
+      jobs_.pop_front();
+    }
+  }
+  size_t capacity_;
+  std::chrono::milliseconds delay_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::shared_ptr<Job>> jobs_;
+  bool quit_ = false;
+  std::atomic<int> cancelled_{0};
+  std::thread worker_;
+};
+
+ServerOptions options(std::string key = {}) {
+  ServerOptions o;
+  o.model_id = "scripted";
+  o.api_key = std::move(key);
+  o.threads = 8;
+  return o;
+}
+
+const std::string kChat = R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":3)";
+
+// Status, error type and param of an error reply (the body must be OpenAI's error shape).
+void expect_error(const test::Reply& r, int status, const char* type) {
+  EXPECT_EQ(r.status, status) << r.body;
+  const json j = r.json();
+  ASSERT_TRUE(j.is_object() && j.contains("error")) << r.body;
+  for (const char* f : {"message", "type", "param", "code"}) EXPECT_TRUE(j["error"].contains(f)) << f << ": " << r.body;
+  EXPECT_EQ(j["error"]["type"], type) << r.body;
+  EXPECT_FALSE(j["error"]["message"].get<std::string>().empty());
+}
+
+TEST(ServeHttp, HealthAndModels) {
+  ScriptedBackend b(4);
+  test::TestServer s(b, options());
+  const test::Reply h = request(s.port(), "GET", "/health");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_EQ(h.json()["status"], "ok");
+  const test::Reply m = request(s.port(), "GET", "/v1/models");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.json()["object"], "list");
+  EXPECT_EQ(m.json()["data"][0]["id"], "scripted");
+  EXPECT_EQ(request(s.port(), "GET", "/v1/models/scripted").json()["id"], "scripted");
+}
+
+TEST(ServeHttp, ChatAndCompletion) {
+  ScriptedBackend b(4);
+  test::TestServer s(b, options());
+  const test::Reply c = request(s.port(), "POST", "/v1/chat/completions", kChat + "}");
+  ASSERT_EQ(c.status, 200) << c.body;
+  const json j = c.json();
+  EXPECT_EQ(j["object"], "chat.completion");
+  EXPECT_EQ(j["model"], "scripted");
+  EXPECT_EQ(j["choices"][0]["message"]["content"], "w0 w1 w2");
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 3);
+  EXPECT_EQ(j["usage"]["completion_tokens"], 3);
+  EXPECT_EQ(j["usage"]["total_tokens"], 6);
+  EXPECT_EQ(j["id"].get<std::string>().rfind("chatcmpl-", 0), 0u);
+
+  const test::Reply p = request(s.port(), "POST", "/v1/completions", R"({"prompt":"x","max_tokens":2,"model":"mine"})");
+  ASSERT_EQ(p.status, 200) << p.body;
+  EXPECT_EQ(p.json()["object"], "text_completion");
+  EXPECT_EQ(p.json()["model"], "mine");  // llama.cpp's leniency: any model name is served by the loaded one
+  EXPECT_EQ(p.json()["choices"][0]["text"], "w0 w1");
+}
+
+TEST(ServeHttp, StreamsServerSentEvents) {
+  ScriptedBackend b(4);
+  test::TestServer s(b, options());
+  const test::Stream st = test::stream(s.port(), "/v1/chat/completions",
+                                       kChat + R"(,"stream":true,"stream_options":{"include_usage":true}})");
+  ASSERT_EQ(st.status, 200) << st.body;
+  ASSERT_EQ(st.events.size(), 1 + 3 + 1 + 1 + 1u) << st.body;  // role, 3 deltas, finish, usage, [DONE]
+  EXPECT_EQ(json::parse(st.events[0])["choices"][0]["delta"]["role"], "assistant");
+  EXPECT_EQ(test::streamed_text(st), "w0 w1 w2");
+  const json fin = json::parse(st.events[4]);
+  EXPECT_EQ(fin["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(fin["object"], "chat.completion.chunk");
+  EXPECT_EQ(json::parse(st.events[5])["usage"]["completion_tokens"], 3);
+  EXPECT_EQ(st.events.back(), "[DONE]");
+  // Every chunk of one stream has the same id.
+  EXPECT_EQ(json::parse(st.events[1])["id"], json::parse(st.events[0])["id"]);
+
+  const test::Stream cs = test::stream(s.port(), "/v1/completions", R"({"prompt":"x","max_tokens":2,"stream":true})");
+  ASSERT_EQ(cs.events.size(), 2 + 1 + 1u) << cs.body;  // 2 pieces, finish, [DONE]
+  EXPECT_EQ(test::streamed_text(cs), "w0 w1");
+}
+
+TEST(ServeHttp, ErrorsAreOpenAIStyleAndTheServerGoesOn) {
+  ScriptedBackend b(4);
+  test::TestServer s(b, options());
+  const int p = s.port();
+  expect_error(request(p, "POST", "/v1/chat/completions", "{not json"), 400, "invalid_request_error");
+  expect_error(request(p, "POST", "/v1/chat/completions", R"({"messages":[]})"), 400, "invalid_request_error");
+  expect_error(request(p, "POST", "/v1/chat/completions", R"({"messages":[{"role":"x","content":"a"}]})"), 400,
+               "invalid_request_error");
+  expect_error(request(p, "POST", "/v1/chat/completions", kChat + R"(,"temperature":9})"), 400, "invalid_request_error");
+  expect_error(request(p, "POST", "/v1/chat/completions", ""), 400, "invalid_request_error");
+  expect_error(request(p, "GET", "/v1/nothing"), 404, "not_found_error");
+  expect_error(request(p, "POST", "/v1/nothing", "{}"), 404, "not_found_error");
+  expect_error(request(p, "GET", "/v1/models/other"), 404, "not_found_error");
+  expect_error(request(p, "GET", "/v1/chat/completions"), 405, "invalid_request_error");
+  expect_error(request(p, "POST", "/health", "{}"), 405, "invalid_request_error");
+  const test::Reply big = request(p, "POST", "/v1/chat/completions", std::string(2 << 20, ' '));
+  expect_error(big, 413, "invalid_request_error");
+  // A form-encoded body is read as the JSON it should be (httplib would parse it as a form).
+  httplib::Client c = test::client(p);
+  const auto form = c.Post("/v1/chat/completions", kChat + "}", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 200);
+  EXPECT_EQ(request(p, "GET", "/health").status, 200);
+  EXPECT_EQ(request(p, "POST", "/v1/chat/completions", kChat + "}").status, 200);
+}
+
+TEST(ServeHttp, ApiKey) {
+  ScriptedBackend b(4);
+  test::TestServer s(b, options("sesame"));
+  const int p = s.port();
+  expect_error(request(p, "GET", "/v1/models"), 401, "authentication_error");
+  expect_error(request(p, "GET", "/v1/models", "", "wrong"), 401, "authentication_error");
+  expect_error(request(p, "POST", "/v1/chat/completions", kChat + "}", "sesam"), 401, "authentication_error");
+  expect_error(request(p, "POST", "/v1/completions", R"({"prompt":"x"})"), 401, "authentication_error");
+  EXPECT_EQ(request(p, "GET", "/health").status, 200);  // health checks need no key
+  EXPECT_EQ(request(p, "GET", "/v1/models", "", "sesame").status, 200);
+  EXPECT_EQ(request(p, "POST", "/v1/chat/completions", kChat + "}", "sesame").status, 200);
+}
+
+TEST(ServeHttp, BusyIs503) {
+  ScriptedBackend b(1, std::chrono::milliseconds(20));
+  test::TestServer s(b, options());
+  std::thread slow([&] { request(s.port(), "POST", "/v1/chat/completions", kChat + R"(,"max_tokens":50})"); });
+  while (b.load().active == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  expect_error(request(s.port(), "POST", "/v1/chat/completions", kChat + "}"), 503, "unavailable_error");
+  slow.join();
+  EXPECT_EQ(request(s.port(), "POST", "/v1/chat/completions", kChat + "}").status, 200);
+}
+
+TEST(ServeHttp, ClientGoneMidStreamCancelsTheJob) {
+  ScriptedBackend b(2, std::chrono::milliseconds(5));
+  test::TestServer s(b, options());
+  const test::Stream st = test::stream(s.port(), "/v1/chat/completions", kChat + R"(,"max_tokens":100000,"stream":true})",
+                                       [](size_t n) { return n < 3; });
+  EXPECT_EQ(st.events.size(), 3u);
+  for (int i = 0; i < 2000 && b.cancelled() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(b.cancelled(), 1);
+  EXPECT_EQ(b.load().active, 0u);
+  EXPECT_EQ(request(s.port(), "POST", "/v1/chat/completions", kChat + "}").status, 200);
+}
+
+}  // namespace
+}  // namespace qmm::serve

@@ -1,0 +1,174 @@
+// The OpenAI wire format of qmm serve: request validation (every bad field is a 400 naming
+// it), response and chunk JSON, SSE framing, and stop strings split over pieces.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "qmm/server/protocol.h"
+#include "qmm/server/stop_matcher.h"
+
+namespace qmm::serve {
+namespace {
+
+using nlohmann::json;
+
+Request chat(const std::string& body) { return parse_request(body, Endpoint::chat); }
+
+// The status and param of the ApiError that parsing `body` throws.
+std::pair<int, std::string> rejection(const std::string& body, Endpoint ep = Endpoint::chat) {
+  try {
+    parse_request(body, ep);
+  } catch (const ApiError& e) {
+    return {e.status, e.param};
+  }
+  return {0, "accepted"};
+}
+
+const std::string kHi = R"("messages":[{"role":"user","content":"hi"}])";
+
+TEST(ServeProtocol, ParsesAChatRequest) {
+  const Request r = chat(R"({"model":"m","messages":[{"role":"system","content":"be brief"},
+      {"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},
+      {"role":"assistant","content":null},{"role":"developer","content":"x"}],
+      "max_tokens":7,"temperature":0,"top_p":0.5,"top_k":3,"min_p":0.1,"seed":42,"stop":["\n","END"],
+      "stream":true,"stream_options":{"include_usage":true},"unknown_field":{"ignored":1}})");
+  ASSERT_EQ(r.messages.size(), 4u);
+  EXPECT_EQ(r.messages[0].role, "system");
+  EXPECT_EQ(r.messages[1].content, "ab");
+  EXPECT_EQ(r.messages[2].content, "");
+  EXPECT_EQ(r.messages[3].role, "system");
+  EXPECT_EQ(r.model, "m");
+  EXPECT_EQ(r.max_tokens, 7u);
+  EXPECT_EQ(r.temperature, 0.0f);
+  EXPECT_EQ(r.top_p, 0.5f);
+  EXPECT_EQ(r.top_k, 3);
+  EXPECT_FLOAT_EQ(r.min_p, 0.1f);
+  EXPECT_EQ(r.seed, 42u);
+  EXPECT_EQ(r.stop, (std::vector<std::string>{"\n", "END"}));
+  EXPECT_TRUE(r.stream);
+  EXPECT_TRUE(r.include_usage);
+}
+
+TEST(ServeProtocol, Defaults) {
+  const Request r = chat("{" + kHi + "}");
+  EXPECT_FALSE(r.max_tokens.has_value());
+  EXPECT_EQ(r.temperature, 1.0f);
+  EXPECT_FALSE(r.stream);
+  EXPECT_FALSE(r.seed.has_value());
+  EXPECT_TRUE(r.stop.empty());
+  EXPECT_EQ(chat("{" + kHi + R"(,"max_completion_tokens":5,"max_tokens":9})").max_tokens, 5u);
+  EXPECT_EQ(chat("{" + kHi + R"(,"stop":"x","seed":-1})").stop, std::vector<std::string>{"x"});
+}
+
+TEST(ServeProtocol, ParsesACompletionRequest) {
+  EXPECT_EQ(parse_request(R"({"prompt":"Once"})", Endpoint::completion).prompt, "Once");
+  EXPECT_EQ(parse_request(R"({"prompt":["Once"]})", Endpoint::completion).prompt, "Once");
+  EXPECT_EQ(rejection(R"({"prompt":5})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
+  EXPECT_EQ(rejection(R"({})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
+}
+
+TEST(ServeProtocol, RejectsMalformedBodies) {
+  for (const char* body : {"", "{", "not json", "[1,2]", "\"s\"", "{\"messages\":[}", "\xff\xfe"}) {
+    EXPECT_EQ(rejection(body).first, 400) << body;
+  }
+  // Deep nesting is an error, not a stack overflow.
+  EXPECT_EQ(rejection(std::string(100000, '[')).first, 400);
+}
+
+TEST(ServeProtocol, RejectsBadFieldsNamingThem) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({})", "messages"},
+      {R"({"messages":"hi"})", "messages"},
+      {R"({"messages":[]})", "messages"},
+      {R"({"messages":[5]})", "messages[0]"},
+      {R"({"messages":[{"content":"x"}]})", "messages[0].role"},
+      {R"({"messages":[{"role":"wizard","content":"x"}]})", "messages[0].role"},
+      {R"({"messages":[{"role":"user"}]})", "messages[0].content"},
+      {R"({"messages":[{"role":"user","content":7}]})", "messages[0].content"},
+      {R"({"messages":[{"role":"user","content":[{"type":"image_url"}]}]})", "messages[0].content"},
+  };
+  for (const auto& [body, param] : cases) EXPECT_EQ(rejection(body), std::make_pair(400, std::string(param))) << body;
+  const std::pair<const char*, const char*> fields[] = {
+      {R"("max_tokens":0)", "max_tokens"},          {R"("max_tokens":-3)", "max_tokens"},
+      {R"("max_tokens":2.5)", "max_tokens"},        {R"("max_tokens":"9")", "max_tokens"},
+      {R"("max_completion_tokens":0)", "max_completion_tokens"},
+      {R"("temperature":-0.1)", "temperature"},     {R"("temperature":2.5)", "temperature"},
+      {R"("temperature":"hot")", "temperature"},    {R"("temperature":true)", "temperature"},
+      {R"("top_p":1.5)", "top_p"},                  {R"("top_k":-1)", "top_k"},
+      {R"("min_p":2)", "min_p"},                    {R"("seed":1.5)", "seed"},
+      {R"("stop":5)", "stop"},                      {R"("stop":[1])", "stop"},
+      {R"("stop":"")", "stop"},                     {R"("stop":["a","b","c","d","e","f","g","h","i","j","k","l","m","n","o","p","q"])", "stop"},
+      {R"("stream":"yes")", "stream"},              {R"("stream_options":[])", "stream_options"},
+      {R"("n":2)", "n"},                            {R"("model":5)", "model"},
+  };
+  for (const auto& [field, param] : fields) {
+    const std::string body = "{" + kHi + "," + field + "}";
+    EXPECT_EQ(rejection(body), std::make_pair(400, std::string(param))) << body;
+  }
+}
+
+TEST(ServeProtocol, ErrorBodyIsOpenAIStyle) {
+  const json e = json::parse(error_body(ApiError(400, "bad 'x'", "x")));
+  EXPECT_EQ(e["error"]["message"], "bad 'x'");
+  EXPECT_EQ(e["error"]["type"], "invalid_request_error");
+  EXPECT_EQ(e["error"]["param"], "x");
+  EXPECT_TRUE(e["error"]["code"].is_null());
+  EXPECT_EQ(json::parse(error_body(ApiError(401, "k")))["error"]["type"], "authentication_error");
+  EXPECT_EQ(json::parse(error_body(ApiError(503, "busy")))["error"]["type"], "unavailable_error");
+}
+
+TEST(ServeProtocol, ResponsesAndChunks) {
+  const ResponseHead chat_head{Endpoint::chat, "chatcmpl-1", "m", 1700000000};
+  const json c = json::parse(completion_body(chat_head, "Hi there", Finish::length, {5, 2}));
+  EXPECT_EQ(c["id"], "chatcmpl-1");
+  EXPECT_EQ(c["object"], "chat.completion");
+  EXPECT_EQ(c["created"], 1700000000);
+  EXPECT_EQ(c["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(c["choices"][0]["message"]["content"], "Hi there");
+  EXPECT_EQ(c["choices"][0]["finish_reason"], "length");
+  EXPECT_EQ(c["usage"]["total_tokens"], 7);
+
+  EXPECT_EQ(json::parse(role_chunk(chat_head))["choices"][0]["delta"]["role"], "assistant");
+  const json t = json::parse(text_chunk(chat_head, "é"));
+  EXPECT_EQ(t["object"], "chat.completion.chunk");
+  EXPECT_EQ(t["choices"][0]["delta"]["content"], "é");
+  EXPECT_TRUE(t["choices"][0]["finish_reason"].is_null());
+  const json f = json::parse(finish_chunk(chat_head, Finish::stop));
+  EXPECT_EQ(f["choices"][0]["finish_reason"], "stop");
+  EXPECT_TRUE(f["choices"][0]["delta"].empty());
+  EXPECT_EQ(json::parse(usage_chunk(chat_head, {3, 4}))["usage"]["completion_tokens"], 4);
+
+  const ResponseHead cmpl{Endpoint::completion, "cmpl-2", "m", 1};
+  const json tc = json::parse(text_chunk(cmpl, "abc"));
+  EXPECT_EQ(tc["object"], "text_completion");
+  EXPECT_EQ(tc["choices"][0]["text"], "abc");
+  EXPECT_EQ(json::parse(completion_body(cmpl, "x", Finish::stop, {}))["choices"][0]["text"], "x");
+
+  EXPECT_EQ(json::parse(models_body("stories", 1))["data"][0]["id"], "stories");
+  EXPECT_EQ(sse_event("[DONE]"), "data: [DONE]\n\n");
+}
+
+TEST(ServeStopMatcher, CutsAtTheFirstStopStringAcrossPieces) {
+  StopMatcher m({"END", "\n\n"});
+  EXPECT_EQ(m.push("Hello E"), "Hello ");  // "E" may start "END"
+  EXPECT_EQ(m.push("N"), "");
+  EXPECT_EQ(m.push("X more"), "ENX more");
+  EXPECT_EQ(m.push(" and\n"), " and");
+  EXPECT_EQ(m.push("\nrest"), "");
+  EXPECT_TRUE(m.stopped());
+  EXPECT_EQ(m.push("ignored"), "");
+
+  StopMatcher earliest({"bc", "ab"});
+  EXPECT_EQ(earliest.push("xabc"), "x");
+
+  StopMatcher tail({"STOP"});
+  EXPECT_EQ(tail.push("ST"), "");
+  EXPECT_EQ(tail.flush(), "ST");
+  EXPECT_FALSE(tail.stopped());
+
+  StopMatcher none({});
+  EXPECT_EQ(none.push("anything"), "anything");
+}
+
+}  // namespace
+}  // namespace qmm::serve

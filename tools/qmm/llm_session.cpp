@@ -1,0 +1,95 @@
+#include "llm_session.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "core/blocks.h"
+#include "core/error.h"
+#include "llm_util.h"
+
+namespace qmm::cli {
+
+void ModelFlags::add_to(Args& args) {
+  args.str("-m,--model", &path, "FILE", "GGUF model (required)")
+      .count("-t,--threads", &threads, "threads (default 0: all cores; one for models under 16 MiB)")
+      .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
+      .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32"},
+              "re-quantize every weight at load (q4_0/q8_0 only where k % 32 == 0)")
+      .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode)");
+}
+
+void SamplingFlags::add_to(Args& args) {
+  args.real("--temp", &temp, "temperature; 0 = greedy (default 0.8)")
+      .size("--top-k", &top_k, "top-k (default 40)")
+      .real("--top-p", &top_p, "top-p; 1 = off (default 0.95)")
+      .real("--min-p", &min_p, "min-p; 0 = off (default 0.05)")
+      .real("--repeat-penalty", &repeat_penalty, "repetition penalty; 1 = off (default 1.0)")
+      .count("--repeat-last-n", &last_n, "tokens the penalty looks back on (default 64)")
+      .integer("-s,--seed", &seed, "random seed (default -1: random)");
+}
+
+llm::SamplerParams SamplingFlags::params() const {
+  if (!(temp >= 0)) throw UsageError("--temp must be >= 0");
+  if (!(top_p > 0 && top_p <= 1)) throw UsageError("--top-p must be in (0, 1]");
+  if (!(min_p >= 0 && min_p <= 1)) throw UsageError("--min-p must be in [0, 1]");
+  if (!(repeat_penalty > 0)) throw UsageError("--repeat-penalty must be > 0");
+  llm::SamplerParams sp;
+  sp.temperature = static_cast<float>(temp);
+  sp.top_k = static_cast<int>(std::min<size_t>(top_k, 1u << 30));
+  sp.top_p = static_cast<float>(top_p);
+  sp.min_p = static_cast<float>(min_p);
+  sp.repeat_penalty = static_cast<float>(repeat_penalty);
+  sp.repeat_last_n = last_n;
+  sp.seed = seed >= 0 ? static_cast<uint64_t>(seed) : std::random_device{}();
+  return sp;
+}
+
+LoadedModel LoadedModel::load(const ModelFlags& f) {
+  if (f.path.empty()) throw UsageError("-m/--model is required");
+  if (f.threads > 1024) throw UsageError("-t must be at most 1024");
+  LoadedModel lm;
+  lm.threads = f.threads;
+  if (lm.threads == 0) {  // a tiny model's matmuls are shorter than waking the other threads
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(f.path, ec);
+    lm.threads = !ec && bytes < (16u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  }
+  llm::LoadOptions opt;
+  opt.filter = kernel_overrides(f.kernels, f.disable, "--kernels/--disable");
+  if (!f.convert.empty()) {
+    WeightType t;
+    parse_type(f.convert.c_str(), &t);
+    opt.convert_to = t;
+  }
+  ProgressBar bar("loading");
+  if (f.trace) {
+    std::fprintf(stderr, "trace load: %s\n", f.path.c_str());
+    opt.trace = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  } else {
+    opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
+  }
+  lm.ctx = std::make_unique<Context>(static_cast<int>(lm.threads));
+  lm.model = std::make_unique<llm::Model>(llm::Model::load(f.path, opt, lm.ctx->pool()));
+  bar.finish();
+  lm.tok = std::make_unique<llm::Tokenizer>(llm::Tokenizer::from_gguf(lm.model->file()));
+  if (lm.tok->n_vocab() > lm.model->config().n_vocab) {
+    fail(Status::io, f.path + ": the tokenizer has " + std::to_string(lm.tok->n_vocab()) + " tokens, the model " +
+                         std::to_string(lm.model->config().n_vocab));
+  }
+  if (f.trace) std::fprintf(stderr, "  tokenizer: %s\n", lm.tok->description().c_str());
+  return lm;
+}
+
+void LoadedModel::print_model_lines() const {
+  const llm::Config& c = model->config();
+  const llm::LoadStats& st = model->stats();
+  std::fprintf(stderr, "\nmodel:   %s, %zu layers, dim %zu, %zu heads (%zu KV), vocab %zu; %s\n", c.arch.c_str(), c.n_layer,
+               c.n_embd, c.n_head, c.n_head_kv, c.n_vocab, tok->kind() == llm::Tokenizer::Kind::spm ? "SentencePiece" : "BPE");
+  std::fprintf(stderr, "load:    %.3f s (repack %.3f s); packed weights %s, file %s (mapped, released after packing)\n",
+               st.load_seconds, st.pack_seconds, mib(st.packed_bytes).c_str(), mib(st.file_bytes).c_str());
+}
+
+}  // namespace qmm::cli

@@ -1,0 +1,236 @@
+#include "http_server.h"
+
+#include <httplib.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace qmm::serve {
+namespace {
+
+constexpr auto kPoll = std::chrono::milliseconds(250);  // how often a waiting stream checks its client
+const char* const kJson = "application/json";
+
+void reply_error(httplib::Response& res, const ApiError& e) {
+  res.status = e.status;
+  res.set_content(error_body(e), kJson);
+}
+
+// The message of an error httplib produced itself (no route, body too large, bad request line).
+ApiError http_error(const httplib::Request& req, int status, size_t max_body) {
+  switch (status) {
+    case 404: return ApiError(404, "no route for " + req.method + " " + req.path, {}, "not_found");
+    case 413:
+      return ApiError(413, "the request body is larger than the limit of " + std::to_string(max_body) + " bytes", {},
+                      "request_too_large");
+    case 400: return ApiError(400, "malformed HTTP request");
+    default: return ApiError(status, "HTTP status " + std::to_string(status));
+  }
+}
+
+// Constant-time comparison, so the key cannot be guessed byte by byte from response times.
+bool same_key(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+}  // namespace
+
+HttpServer::HttpServer(Backend& backend, ServerOptions opt)
+    : backend_(backend), opt_(std::move(opt)), svr_(std::make_unique<httplib::Server>()), created_(std::time(nullptr)) {
+  const size_t threads = opt_.threads;
+  svr_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  svr_->set_payload_max_length(opt_.max_body_bytes);
+  svr_->set_keep_alive_timeout(2);
+  svr_->set_read_timeout(10);
+  svr_->set_write_timeout(10);
+  routes();
+}
+
+HttpServer::~HttpServer() = default;
+
+bool HttpServer::authorized(const httplib::Request& req) const {
+  if (opt_.api_key.empty()) return true;
+  const std::string h = req.get_header_value("Authorization");
+  const std::string prefix = "Bearer ";
+  return h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0 &&
+         same_key(h.substr(prefix.size()), opt_.api_key);
+}
+
+void HttpServer::routes() {
+  using httplib::ContentReader;
+  using httplib::Request;
+  using httplib::Response;
+  // Every handler: the key first (except /health), then ApiError -> its JSON body. POST bodies
+  // are read here (httplib's own reading would parse form-encoded bodies, with a smaller limit).
+  using Fn = std::function<void(const Request&, Response&, const std::string& body)>;
+  auto guarded = [this](bool needs_key, Fn fn) {
+    return [this, needs_key, fn = std::move(fn)](const Request& req, Response& res, const ContentReader& reader) {
+      try {
+        const std::string body = read_body(req, res, reader);
+        if (needs_key && !authorized(req)) {
+          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY')", {}, "invalid_api_key");
+        }
+        fn(req, res, body);
+      } catch (const ApiError& e) {
+        reply_error(res, e);
+      }
+    };
+  };
+  auto get = [guarded](bool needs_key, Fn fn) {  // a GET handler has no body to read
+    return [h = guarded(needs_key, std::move(fn))](const Request& req, Response& res) {
+      h(req, res, ContentReader(nullptr, nullptr));
+    };
+  };
+  auto not_allowed = [guarded](const char* allow) {
+    return guarded(false, [allow](const Request& req, Response& res, const std::string&) {
+      res.set_header("Allow", allow);
+      throw ApiError(405, req.method + " is not allowed on " + req.path + " (use " + allow + ")", {},
+                     "method_not_allowed");
+    });
+  };
+
+  const auto health = get(false, [this](const Request&, Response& res, const std::string&) {
+    const Load l = backend_.load();
+    res.set_content(nlohmann::json{{"status", "ok"},
+                                   {"slots_idle", l.slots - l.active},
+                                   {"slots_processing", l.active},
+                                   {"requests_queued", l.queued}}
+                        .dump(),
+                    kJson);
+  });
+  const auto models = get(true, [this](const Request&, Response& res, const std::string&) {
+    res.set_content(models_body(opt_.model_id, created_), kJson);
+  });
+  const auto model = get(true, [this](const Request& req, Response& res, const std::string&) {
+    const std::string id = req.matches[1];
+    if (id != opt_.model_id) throw ApiError(404, "the model '" + id + "' does not exist", "model", "model_not_found");
+    res.set_content(model_body(opt_.model_id, created_), kJson);
+  });
+  const auto chat = guarded(true, [this](const Request& req, Response& res, const std::string& body) {
+    generate(req, res, body, Endpoint::chat);
+  });
+  const auto completion = guarded(true, [this](const Request& req, Response& res, const std::string& body) {
+    generate(req, res, body, Endpoint::completion);
+  });
+  const auto get_not_allowed = [not_allowed](const char* allow) {
+    return [h = not_allowed(allow)](const Request& req, Response& res) { h(req, res, ContentReader(nullptr, nullptr)); };
+  };
+
+  for (const char* p : {"/health", "/v1/health"}) svr_->Get(p, health).Post(p, not_allowed("GET"));
+  svr_->Get("/v1/models", models).Post("/v1/models", not_allowed("GET"));
+  svr_->Get("/v1/models/(.+)", model);
+  for (const char* p : {"/v1/chat/completions", "/chat/completions"}) svr_->Post(p, chat).Get(p, get_not_allowed("POST"));
+  for (const char* p : {"/v1/completions", "/completions"}) {
+    svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
+  }
+
+  // httplib's own errors (no route, body too large, bad request) get a JSON body too.
+  svr_->set_error_handler([this](const Request& req, Response& res) {
+    if (res.body.empty()) reply_error(res, http_error(req, res.status, opt_.max_body_bytes));
+  });
+  svr_->set_exception_handler([](const Request&, Response& res, std::exception_ptr ep) {
+    std::string what = "internal error";
+    try {
+      std::rethrow_exception(ep);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    reply_error(res, ApiError(500, what));
+  });
+}
+
+std::string HttpServer::read_body(const httplib::Request& req, httplib::Response& res,
+                                  const httplib::ContentReader& reader) const {
+  std::string body;
+  const bool has_body = req.has_header("Content-Length") || req.get_header_value("Transfer-Encoding") == "chunked";
+  if (!reader.reader_ || !has_body) return body;
+  if (req.is_multipart_form_data()) throw ApiError(400, "the request body must be JSON, not multipart/form-data");
+  bool too_large = false;
+  const bool ok = reader([&](const char* data, size_t n) {
+    if (body.size() + n > opt_.max_body_bytes) {
+      too_large = true;
+      return false;
+    }
+    body.append(data, n);
+    return true;
+  });
+  if (too_large || res.status == 413) throw http_error(req, 413, opt_.max_body_bytes);
+  if (!ok) throw ApiError(400, "could not read the request body");
+  return body;
+}
+
+void HttpServer::generate(const httplib::Request&, httplib::Response& res, const std::string& body, Endpoint ep) {
+  Request r = parse_request(body, ep);
+  const bool streaming = r.stream;
+  ResponseHead head{ep, (ep == Endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++),
+                    r.model.empty() ? opt_.model_id : r.model, std::time(nullptr)};
+  std::shared_ptr<Job> job = backend_.submit(std::move(r));
+  if (streaming) return stream(std::move(job), head, res);
+
+  std::string text;
+  for (Event e;;) {
+    if (!job->next(e, kPoll)) continue;
+    text += e.text;
+    if (!e.done) continue;
+    if (!e.error.empty()) throw ApiError(500, e.error);
+    res.set_content(completion_body(head, text, e.finish, e.usage), kJson);
+    return;
+  }
+}
+
+void HttpServer::stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res) {
+  res.set_header("Cache-Control", "no-cache");
+  const bool usage = job->request().include_usage;
+  auto provider = [job, head, usage, started = false](size_t, httplib::DataSink& sink) mutable {
+    auto send = [&sink](const std::string& payload) {
+      const std::string ev = sse_event(payload);
+      return sink.write(ev.data(), ev.size());
+    };
+    if (!started) {
+      started = true;
+      if (head.endpoint == Endpoint::chat && !send(role_chunk(head))) return false;
+    }
+    Event e;
+    if (!job->next(e, kPoll)) return sink.is_writable();  // nothing yet: is the client still there?
+    if (!e.text.empty() && !send(text_chunk(head, e.text))) return false;
+    if (!e.done) return true;
+    if (!e.error.empty()) {
+      send(error_body(ApiError(500, e.error)));
+    } else {
+      if (!send(finish_chunk(head, e.finish))) return false;
+      if (usage && !send(usage_chunk(head, e.usage))) return false;
+    }
+    if (!send("[DONE]")) return false;
+    sink.done();
+    return true;
+  };
+  // The releaser runs when the stream ends; unless it ended well the client is gone (or the
+  // server stops): cancel the job, which frees its slot at the engine's next step.
+  res.set_chunked_content_provider("text/event-stream", std::move(provider), [job](bool success) {
+    if (!success) job->cancel();
+  });
+}
+
+int HttpServer::bind() {
+  if (opt_.port == 0) {
+    const int port = svr_->bind_to_any_port(opt_.host);
+    if (port <= 0) fail(Status::io, "cannot listen on " + opt_.host + " (any port)");
+    return port;
+  }
+  if (!svr_->bind_to_port(opt_.host, opt_.port)) {
+    fail(Status::io, "cannot listen on " + opt_.host + ":" + std::to_string(opt_.port) + " (in use, or not an address here)");
+  }
+  return opt_.port;
+}
+
+void HttpServer::run() { svr_->listen_after_bind(); }
+
+void HttpServer::stop() { svr_->stop(); }
+
+}  // namespace qmm::serve

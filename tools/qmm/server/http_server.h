@@ -1,0 +1,70 @@
+// The HTTP side of `qmm serve` (cpp-httplib): routes, API-key check, OpenAI-style errors for
+// every failure (including httplib's own 404 / 413 / 400), and the answers of a Backend as
+// one JSON body or as server-sent events. Each request runs on one of httplib's threads;
+// generation happens on the backend's engine thread, reached through a Job.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "job.h"
+
+namespace httplib {
+class ContentReader;
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace qmm::serve {
+
+struct Load {
+  size_t slots = 0, active = 0, queued = 0;
+};
+
+// What the HTTP side needs from the model side.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Queues a validated request. Throws ApiError: 400 when the prompt does not fit a slot's
+  // context, 503 when every slot is busy and the queue is full.
+  virtual std::shared_ptr<Job> submit(Request r) = 0;
+  virtual Load load() const = 0;
+};
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;                 // 0: any free port (bind() returns it)
+  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY"
+  std::string model_id = "qmm";    // what /v1/models lists and responses name
+  size_t max_body_bytes = 1 << 20;
+  size_t threads = 32;             // HTTP threads (each open connection holds one)
+};
+
+class HttpServer {
+ public:
+  HttpServer(Backend& backend, ServerOptions opt);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  int bind();    // binds host:port, returns the port; throws qmm::Error when it cannot
+  void run();    // serves until stop()
+  void stop();   // from any thread; in-flight streams are cut, their jobs cancelled
+
+ private:
+  void routes();
+  std::string read_body(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) const;
+  void generate(const httplib::Request& req, httplib::Response& res, const std::string& body, Endpoint ep);
+  void stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res);
+  bool authorized(const httplib::Request& req) const;
+
+  Backend& backend_;
+  ServerOptions opt_;
+  std::unique_ptr<httplib::Server> svr_;
+  std::atomic<uint64_t> next_id_{1};
+  int64_t created_;
+};
+
+}  // namespace qmm::serve

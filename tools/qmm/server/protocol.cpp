@@ -1,0 +1,255 @@
+#include "protocol.h"
+
+#include <nlohmann/json.hpp>
+
+namespace qmm::serve {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+constexpr size_t kMaxStops = 16;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message) { throw ApiError(400, message, param); }
+
+const json* field(const json& body, const char* name) {  // nullptr when absent or null
+  const auto it = body.find(name);
+  return it == body.end() || it->is_null() ? nullptr : &*it;
+}
+
+double number(const json& body, const char* name, double lo, double hi, double def) {
+  const json* v = field(body, name);
+  if (!v) return def;
+  if (!v->is_number()) bad(name, std::string("'") + name + "' must be a number");
+  const double x = v->get<double>();
+  if (!(x >= lo && x <= hi)) {
+    bad(name, std::string("'") + name + "' must be between " + json(lo).dump() + " and " + json(hi).dump() +
+                  ", got " + v->dump());
+  }
+  return x;
+}
+
+std::optional<int64_t> integer(const json& body, const char* name, int64_t lo) {
+  const json* v = field(body, name);
+  if (!v) return std::nullopt;
+  if (!v->is_number_integer()) bad(name, std::string("'") + name + "' must be an integer");
+  const int64_t x = v->is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(v->get<uint64_t>(), INT64_MAX))
+                                            : v->get<int64_t>();
+  if (x < lo) bad(name, std::string("'") + name + "' must be at least " + std::to_string(lo) + ", got " + v->dump());
+  return x;
+}
+
+bool boolean(const json& body, const char* name, const std::string& param) {
+  const json* v = field(body, name);
+  if (!v) return false;
+  if (!v->is_boolean()) bad(param, "'" + param + "' must be a boolean");
+  return v->get<bool>();
+}
+
+// A message's content: a string, or an array of {"type":"text","text":...} parts.
+std::string content_text(const json& c, const std::string& param) {
+  if (c.is_string()) return c.get<std::string>();
+  if (!c.is_array()) bad(param, "'" + param + "' must be a string or an array of text parts");
+  std::string out;
+  for (const json& part : c) {
+    const json* type = part.is_object() ? field(part, "type") : nullptr;
+    const json* text = part.is_object() ? field(part, "text") : nullptr;
+    if (!type || *type != "text" || !text || !text->is_string()) {
+      bad(param, "'" + param + "' parts must be {\"type\": \"text\", \"text\": STRING} (only text is supported)");
+    }
+    out += text->get<std::string>();
+  }
+  return out;
+}
+
+std::vector<Turn> parse_messages(const json& body) {
+  const json* m = field(body, "messages");
+  if (!m) bad("messages", "'messages' is required");
+  if (!m->is_array()) bad("messages", "'messages' must be an array");
+  if (m->empty()) bad("messages", "'messages' must contain at least one message");
+  std::vector<Turn> turns;
+  for (size_t i = 0; i < m->size(); ++i) {
+    const json& msg = (*m)[i];
+    const std::string at = "messages[" + std::to_string(i) + "]";
+    if (!msg.is_object()) bad(at, "'" + at + "' must be an object");
+    const json* role = field(msg, "role");
+    if (!role || !role->is_string()) bad(at + ".role", "'" + at + ".role' is required and must be a string");
+    std::string r = role->get<std::string>();
+    if (r == "developer") r = "system";  // OpenAI's newer name for the system prompt
+    if (r != "system" && r != "user" && r != "assistant") {
+      bad(at + ".role", "'" + at + ".role' must be 'system', 'developer', 'user' or 'assistant', got " + role->dump());
+    }
+    const json* content = field(msg, "content");
+    if (!content && r != "assistant") bad(at + ".content", "'" + at + ".content' is required");
+    turns.push_back({r, content ? content_text(*content, at + ".content") : std::string()});
+  }
+  return turns;
+}
+
+std::string parse_prompt(const json& body) {
+  const json* p = field(body, "prompt");
+  if (!p) bad("prompt", "'prompt' is required");
+  if (p->is_string()) return p->get<std::string>();
+  if (p->is_array() && p->size() == 1 && (*p)[0].is_string()) return (*p)[0].get<std::string>();
+  bad("prompt", "'prompt' must be a string (or an array holding one string)");
+}
+
+std::vector<std::string> parse_stop(const json& body) {
+  const json* s = field(body, "stop");
+  if (!s) return {};
+  std::vector<std::string> out;
+  if (s->is_string()) {
+    out.push_back(s->get<std::string>());
+  } else if (s->is_array() && s->size() <= kMaxStops) {
+    for (const json& x : *s) {
+      if (!x.is_string()) bad("stop", "'stop' must be a string or an array of strings");
+      out.push_back(x.get<std::string>());
+    }
+  } else {
+    bad("stop", "'stop' must be a string or an array of at most " + std::to_string(kMaxStops) + " strings");
+  }
+  for (const std::string& x : out) {
+    if (x.empty()) bad("stop", "'stop' strings must not be empty");
+  }
+  return out;
+}
+
+ojson head_json(const ResponseHead& h, bool chunk) {
+  const bool chat = h.endpoint == Endpoint::chat;
+  return ojson{{"id", h.id},
+               {"object", chat ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion"},
+               {"created", h.created},
+               {"model", h.model}};
+}
+
+ojson usage_json(const Usage& u) {
+  return ojson{{"prompt_tokens", u.prompt_tokens},
+               {"completion_tokens", u.completion_tokens},
+               {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+}
+
+std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
+
+// A chunk with one choice: `delta` for chat, `text` for completions.
+std::string chunk_with(const ResponseHead& h, ojson delta, const std::string& text, const char* finish) {
+  ojson j = head_json(h, true);
+  ojson choice{{"index", 0}};
+  if (h.endpoint == Endpoint::chat) {
+    choice["delta"] = std::move(delta);
+  } else {
+    choice["text"] = text;
+  }
+  choice["logprobs"] = nullptr;
+  choice["finish_reason"] = finish ? ojson(finish) : ojson(nullptr);
+  j["choices"] = ojson::array({std::move(choice)});
+  return dump(j);
+}
+
+}  // namespace
+
+const char* ApiError::type() const {
+  switch (status) {
+    case 401: return "authentication_error";
+    case 404: return "not_found_error";
+    case 503: return "unavailable_error";
+    default: return status >= 500 ? "server_error" : "invalid_request_error";
+  }
+}
+
+Request parse_request(std::string_view body, Endpoint endpoint) {
+  json j;
+  try {
+    j = json::parse(body);
+  } catch (const json::exception& e) {
+    throw ApiError(400, std::string("the request body is not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw ApiError(400, "the request body must be a JSON object");
+  Request r;
+  r.endpoint = endpoint;
+  if (endpoint == Endpoint::chat) {
+    r.messages = parse_messages(j);
+  } else {
+    r.prompt = parse_prompt(j);
+  }
+  if (const json* m = field(j, "model")) {
+    if (!m->is_string()) bad("model", "'model' must be a string");
+    r.model = m->get<std::string>();
+  }
+  // max_completion_tokens is the newer name of max_tokens; either may be given.
+  std::optional<int64_t> max = integer(j, "max_completion_tokens", 1);
+  if (!max) max = integer(j, "max_tokens", 1);
+  if (max) r.max_tokens = static_cast<size_t>(*max);
+  if (const std::optional<int64_t> n = integer(j, "n", 1); n && *n != 1) bad("n", "only 'n' = 1 is supported");
+  r.temperature = static_cast<float>(number(j, "temperature", 0, 2, 1));
+  r.top_p = static_cast<float>(number(j, "top_p", 0, 1, 1));
+  r.min_p = static_cast<float>(number(j, "min_p", 0, 1, 0));
+  if (const std::optional<int64_t> k = integer(j, "top_k", 0)) r.top_k = static_cast<int>(std::min<int64_t>(*k, 1 << 30));
+  if (const std::optional<int64_t> s = integer(j, "seed", INT64_MIN); s && *s >= 0) r.seed = static_cast<uint64_t>(*s);
+  r.stop = parse_stop(j);
+  r.stream = boolean(j, "stream", "stream");
+  if (const json* so = field(j, "stream_options")) {
+    if (!so->is_object()) bad("stream_options", "'stream_options' must be an object");
+    r.include_usage = boolean(*so, "include_usage", "stream_options.include_usage");
+  }
+  return r;
+}
+
+const char* finish_name(Finish f) { return f == Finish::stop ? "stop" : "length"; }
+
+std::string error_body(const ApiError& e) {
+  const auto null_or = [](const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); };
+  return dump(ojson{{"error", ojson{{"message", e.what()}, {"type", e.type()}, {"param", null_or(e.param)},
+                                    {"code", null_or(e.code)}}}});
+}
+
+std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u) {
+  ojson j = head_json(h, false);
+  ojson choice{{"index", 0}};
+  if (h.endpoint == Endpoint::chat) {
+    choice["message"] = ojson{{"role", "assistant"}, {"content", text}};
+  } else {
+    choice["text"] = text;
+  }
+  choice["logprobs"] = nullptr;
+  choice["finish_reason"] = finish_name(finish);
+  j["choices"] = ojson::array({std::move(choice)});
+  j["usage"] = usage_json(u);
+  return dump(j);
+}
+
+std::string role_chunk(const ResponseHead& h) {
+  return chunk_with(h, ojson{{"role", "assistant"}, {"content", ""}}, "", nullptr);
+}
+
+std::string text_chunk(const ResponseHead& h, const std::string& text) {
+  return chunk_with(h, ojson{{"content", text}}, text, nullptr);
+}
+
+std::string finish_chunk(const ResponseHead& h, Finish finish) {
+  return chunk_with(h, ojson::object(), "", finish_name(finish));
+}
+
+std::string usage_chunk(const ResponseHead& h, const Usage& u) {
+  ojson j = head_json(h, true);
+  j["choices"] = ojson::array();
+  j["usage"] = usage_json(u);
+  return dump(j);
+}
+
+std::string model_body(const std::string& model_id, int64_t created) {
+  return dump(ojson{{"id", model_id}, {"object", "model"}, {"created", created}, {"owned_by", "qmm"}});
+}
+
+std::string models_body(const std::string& model_id, int64_t created) {
+  ojson m = ojson::parse(model_body(model_id, created));
+  return dump(ojson{{"object", "list"}, {"data", ojson::array({std::move(m)})}});
+}
+
+std::string sse_event(std::string_view payload) {
+  std::string s = "data: ";
+  s.append(payload);
+  s += "\n\n";
+  return s;
+}
+
+}  // namespace qmm::serve

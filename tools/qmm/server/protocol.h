@@ -1,0 +1,77 @@
+// The OpenAI-compatible wire format of `qmm serve`: request bodies of /v1/chat/completions
+// and /v1/completions parsed and validated into a Request (bad input is an ApiError with the
+// HTTP status and OpenAI's error fields), and the JSON of responses, stream chunks and errors.
+// No HTTP and no model here, so every rule is unit-tested on its own.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qmm::serve {
+
+// An error answered as {"error":{"message","type","param","code"}} with HTTP `status`.
+struct ApiError : std::runtime_error {
+  ApiError(int http_status, const std::string& message, std::string param_name = {}, std::string error_code = {})
+      : std::runtime_error(message), status(http_status), param(std::move(param_name)), code(std::move(error_code)) {}
+  int status;
+  std::string param, code;
+  const char* type() const;  // "invalid_request_error", "authentication_error", ...
+};
+
+struct Turn {
+  std::string role, content;
+};
+
+enum class Endpoint { chat, completion };
+
+struct Request {
+  Endpoint endpoint = Endpoint::chat;
+  std::vector<Turn> messages;  // chat: at least one
+  std::string prompt;          // completion
+  std::string model;           // as sent (echoed back); may be empty
+  std::optional<size_t> max_tokens;
+  float temperature = 1.0f;    // OpenAI's defaults: temperature 1, top_p 1, no top-k / min-p
+  float top_p = 1.0f;
+  int top_k = 0;
+  float min_p = 0.0f;
+  std::optional<uint64_t> seed;
+  std::vector<std::string> stop;
+  bool stream = false;
+  bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
+};
+
+// Parses a request body; throws ApiError (400) naming the offending field.
+Request parse_request(std::string_view body, Endpoint endpoint);
+
+enum class Finish { stop, length };
+const char* finish_name(Finish f);
+
+struct Usage {
+  size_t prompt_tokens = 0, completion_tokens = 0;
+};
+
+// The fixed parts of one response: "chatcmpl-N" / "cmpl-N", the creation time and the model.
+struct ResponseHead {
+  Endpoint endpoint;
+  std::string id, model;
+  int64_t created;
+};
+
+std::string error_body(const ApiError& e);
+std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u);
+// Stream chunks: the role (chat only), a piece of text, the finish reason, the usage.
+std::string role_chunk(const ResponseHead& h);
+std::string text_chunk(const ResponseHead& h, const std::string& text);
+std::string finish_chunk(const ResponseHead& h, Finish finish);
+std::string usage_chunk(const ResponseHead& h, const Usage& u);
+std::string models_body(const std::string& model_id, int64_t created);
+std::string model_body(const std::string& model_id, int64_t created);
+
+// One server-sent event: "data: PAYLOAD\n\n".
+std::string sse_event(std::string_view payload);
+
+}  // namespace qmm::serve
