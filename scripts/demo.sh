@@ -40,7 +40,7 @@ if [ -f "$STORIES" ]; then
     grep -v '^  blk\.\|^    -> '
 elif has_verb synth; then
   echo "(../shared/models/stories260K.gguf is absent: a synthetic tiny model with random weights, the text is noise)"
-  "$QMM" synth tiny --type q8_0 -o "$WORK/tiny-q8_0.gguf" >/dev/null
+  "$QMM" synth tiny --type q8_0 -f -o "$WORK/tiny-q8_0.gguf" >/dev/null
   "$QMM" run -m "$WORK/tiny-q8_0.gguf" --trace -n 60 --temp 0 -t "$THREADS"
 else
   echo "skipped: no stories260K.gguf and this qmm has no 'synth' verb"

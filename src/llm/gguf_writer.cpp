@@ -1,10 +1,6 @@
 #include "llm/gguf_writer.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -59,53 +55,15 @@ std::vector<uint8_t> numeric_array(ValueType t, const std::vector<T>& v) {
 
 size_t pad_to(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
-// A FILE* that is closed (and the temporary removed) unless committed. A path that exists
-// and is not a regular file (/dev/null, a pipe) is written directly, never renamed over.
-class OutFile {
- public:
-  explicit OutFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) tmp_ = path;
-    f_ = std::fopen(tmp_.c_str(), "wb");
-    if (!f_) fail(Status::io, path + ": cannot create: " + std::strerror(errno));
-    std::setvbuf(f_, nullptr, _IOFBF, 1 << 20);
+// Zero bytes up to the next multiple of `alignment`.
+void pad(AtomicFile& out, size_t alignment) {
+  static const uint8_t zeros[256] = {};
+  for (size_t n = pad_to(out.pos(), alignment) - out.pos(); n > 0;) {
+    const size_t m = std::min(n, sizeof zeros);
+    out.write(zeros, m);
+    n -= m;
   }
-  ~OutFile() {
-    if (f_) {
-      std::fclose(f_);
-      if (tmp_ != path_) std::remove(tmp_.c_str());
-    }
-  }
-  void write(const void* p, size_t n) {
-    if (n && std::fwrite(p, 1, n, f_) != n) fail(Status::io, path_ + ": write failed: " + std::strerror(errno));
-    pos_ += n;
-  }
-  void pad(size_t alignment) {
-    static const uint8_t zeros[256] = {};
-    for (size_t n = pad_to(pos_, alignment) - pos_; n > 0;) {
-      const size_t m = std::min(n, sizeof zeros);
-      write(zeros, m);
-      n -= m;
-    }
-  }
-  void commit() {
-    FILE* f = std::exchange(f_, nullptr);
-    const bool direct = tmp_ == path_;
-    if (std::fclose(f) != 0) {
-      if (!direct) std::remove(tmp_.c_str());
-      fail(Status::io, path_ + ": write failed: " + std::strerror(errno));
-    }
-    if (!direct && std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      std::remove(tmp_.c_str());
-      fail(Status::io, path_ + ": cannot rename the temporary file: " + std::strerror(errno));
-    }
-  }
-
- private:
-  std::string path_, tmp_;
-  FILE* f_ = nullptr;
-  size_t pos_ = 0;
-};
+}
 
 }  // namespace
 
@@ -113,12 +71,11 @@ class OutFile {
 
 void Writer::set(std::string_view key, ValueType type, std::vector<uint8_t> value) {
   check_arg(!key.empty(), "GGUF metadata key must not be empty");
-  for (Kv& kv : kvs_) {
-    if (kv.key == key) {
-      kv.type = type;
-      kv.value = std::move(value);
-      return;
-    }
+  const auto [it, added] = kv_index_.emplace(std::string(key), kvs_.size());
+  if (!added) {
+    kvs_[it->second].type = type;
+    kvs_[it->second].value = std::move(value);
+    return;
   }
   kvs_.push_back({std::string(key), type, std::move(value)});
 }
@@ -154,17 +111,19 @@ void Writer::copy_kv(const File& from, std::string_view key) {
   set(key, from.type_of(key), std::vector<uint8_t>(raw.begin(), raw.end()));
 }
 
-bool Writer::has(std::string_view key) const {
-  return std::any_of(kvs_.begin(), kvs_.end(), [&](const Kv& kv) { return kv.key == key; });
-}
+bool Writer::has(std::string_view key) const { return kv_index_.count(std::string(key)) != 0; }
 
 void Writer::remove(std::string_view key) {
-  std::erase_if(kvs_, [&](const Kv& kv) { return kv.key == key; });
+  const auto it = kv_index_.find(std::string(key));
+  if (it == kv_index_.end()) return;
+  kvs_.erase(kvs_.begin() + static_cast<std::ptrdiff_t>(it->second));
+  kv_index_.clear();
+  for (size_t i = 0; i < kvs_.size(); ++i) kv_index_.emplace(kvs_[i].key, i);
 }
 
 size_t Writer::alignment() const {
-  for (const Kv& kv : kvs_) {
-    if (kv.key != "general.alignment") continue;
+  if (const auto it = kv_index_.find("general.alignment"); it != kv_index_.end()) {
+    const Kv& kv = kvs_[it->second];
     uint32_t a = 0;
     if (kv.type != ValueType::u32) fail(Status::invalid_argument, "general.alignment must be a u32");
     std::memcpy(&a, kv.value.data(), 4);
@@ -179,7 +138,7 @@ size_t Writer::alignment() const {
 size_t Writer::checked_tensor(std::string_view name, uint32_t type, const std::vector<uint64_t>& shape) const {
   const std::string n(name);
   check_arg(!name.empty() && name.size() <= kMaxName, "tensor name '" + n + "' must have 1..63 bytes");
-  for (const Tensor& t : tensors_) check_arg(t.name != name, "duplicate tensor '" + n + "'");
+  check_arg(!tensor_names_.count(n), "duplicate tensor '" + n + "'");
   check_arg(ggml_type_known(type), "tensor '" + n + "': unknown ggml type " + std::to_string(type));
   check_arg(!shape.empty() && shape.size() <= 4, "tensor '" + n + "' must have 1..4 dimensions");
   size_t rows = 1;
@@ -198,6 +157,7 @@ void Writer::add_tensor(std::string_view name, uint32_t type, const std::vector<
   check_arg(data != nullptr, "tensor '" + std::string(name) + "' has no data");
   const size_t rb = ggml_row_bytes(type, shape[0]);
   tensors_.push_back({std::string(name), type, shape, bytes, rb, bytes / rb, data, nullptr});
+  tensor_names_.emplace(name);
 }
 
 void Writer::add_tensor(std::string_view name, uint32_t type, const std::vector<uint64_t>& shape, Fill fill) {
@@ -205,11 +165,12 @@ void Writer::add_tensor(std::string_view name, uint32_t type, const std::vector<
   check_arg(static_cast<bool>(fill), "tensor '" + std::string(name) + "' has no fill function");
   const size_t rb = ggml_row_bytes(type, shape[0]);
   tensors_.push_back({std::string(name), type, shape, bytes, rb, bytes / rb, nullptr, std::move(fill)});
+  tensor_names_.emplace(name);
 }
 
 // ---- output ----
 
-void Writer::write(const std::string& path) const {
+void Writer::write(const std::string& path, const WriteOptions& opt) const {
   const size_t align = alignment();
   std::vector<uint8_t> head;
   head.insert(head.end(), {'G', 'G', 'U', 'F'});
@@ -231,9 +192,9 @@ void Writer::write(const std::string& path) const {
     offset = pad_to(checked_add(offset, t.bytes, "GGUF data size"), align);
   }
 
-  OutFile out(path);
+  AtomicFile out(path, opt);
   out.write(head.data(), head.size());
-  out.pad(align);
+  pad(out, align);
   std::unique_ptr<uint8_t[]> chunk;
   size_t chunk_bytes = 0;
   for (const Tensor& t : tensors_) {
@@ -252,7 +213,7 @@ void Writer::write(const std::string& path) const {
         out.write(chunk.get(), n * t.row_bytes);
       }
     }
-    out.pad(align);
+    pad(out, align);
   }
   out.commit();
 }

@@ -5,16 +5,19 @@
 // callback that write() calls, tensor by tensor and in chunks of whole rows (≤ 64 MiB), to
 // produce the bytes into an I/O buffer — so a large model is generated and streamed to the
 // file without ever being held in memory.
-// write() goes to PATH.tmp and renames it to PATH on success (no half-written PATH); a PATH
-// that exists and is not a regular file (/dev/null) is written directly.
+// write() goes through an AtomicFile (atomic_file.h): a unique temporary renamed over PATH on
+// success, never a half-written or lost PATH; a character device (/dev/null) is written directly.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "llm/atomic_file.h"
 #include "llm/gguf.h"
 
 namespace qmm::gguf {
@@ -48,7 +51,7 @@ class Writer {
   size_t tensor_count() const { return tensors_.size(); }
 
   // Writes the file; throws qmm::Error (Status::io) on failure.
-  void write(const std::string& path) const;
+  void write(const std::string& path, const WriteOptions& opt = {}) const;
 
  private:
   struct Kv {
@@ -69,7 +72,9 @@ class Writer {
   size_t alignment() const;
 
   std::vector<Kv> kvs_;
+  std::unordered_map<std::string, size_t> kv_index_;  // key -> position in kvs_
   std::vector<Tensor> tensors_;
+  std::unordered_set<std::string> tensor_names_;
 };
 
 }  // namespace qmm::gguf

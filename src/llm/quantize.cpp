@@ -32,7 +32,8 @@ uint32_t quantized_type(const TensorInfo& t, WeightType target) {
   return want;
 }
 
-QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightType target, int threads) {
+QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightType target, int threads,
+                            const WriteOptions& opt) {
   Writer w;
   for (std::string_view key : in.keys()) w.copy_kv(in, key);
   w.set_u32("general.file_type", llama_ftype(target));
@@ -40,11 +41,11 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightT
 
   QuantizeStats stats;
   ThreadPool pool(threads);
-  // Per-thread F32 scratch for one group of rows.
-  constexpr size_t kGroup = 16;
-  size_t max_k = 0;
-  for (const TensorInfo& t : in.tensors()) max_k = std::max<size_t>(max_k, t.shape[0]);
-  std::vector<std::vector<float>> scratch(static_cast<size_t>(pool.threads()), std::vector<float>(kGroup * max_k));
+  // Per-thread F32 scratch for one group of rows, grown as a tensor needs it: up to 16 rows of
+  // at most 64 Ki values, a single row when rows are longer (bounded by the work, not by the
+  // longest row of the file times the thread count).
+  constexpr size_t kGroupValues = size_t{1} << 16, kMaxGroup = 16;
+  std::vector<std::vector<float>> scratch(static_cast<size_t>(pool.threads()));
 
   for (const TensorInfo& t : in.tensors()) {
     const uint32_t type = quantized_type(t, target);
@@ -60,17 +61,21 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightT
     const size_t in_rb = ggml_row_bytes(t.type, k), out_rb = ggml_row_bytes(type, k);
     stats.out_bytes += out_rb * t.rows();
     const auto wt = static_cast<WeightType>(type);
-    w.add_tensor(t.name, type, t.shape, [&, k, in_rb, out_rb, wt, src = t.data, src_type = t.type](
+    const size_t group = std::clamp<size_t>(kGroupValues / k, 1, kMaxGroup);
+    w.add_tensor(t.name, type, t.shape, [&, k, in_rb, out_rb, wt, group, src = t.data, src_type = t.type](
                                             uint8_t* dst, size_t first, size_t rows) {
-      pool.parallel_for((rows + kGroup - 1) / kGroup, [&](size_t g, int tid) {
-        const size_t r0 = g * kGroup, n = std::min(kGroup, rows - r0);
-        std::vector<float>& f = scratch[static_cast<size_t>(tid)];  // sized for kGroup rows of max_k
+      pool.parallel_for((rows + group - 1) / group, [&](size_t g, int tid) {
+        const size_t r0 = g * group, n = std::min(group, rows - r0);
+        std::vector<float>& f = scratch[static_cast<size_t>(tid)];
+        if (f.size() < n * k) f.resize(n * k);
         dequantize_rows(src_type, src + (first + r0) * in_rb, f.data(), n, k);
         quantize_rows(wt, f.data(), dst + r0 * out_rb, n, k);
       });
     });
   }
-  w.write(out_path);
+  WriteOptions o = opt;
+  o.inputs.push_back(in.path());  // never write over the file being read
+  w.write(out_path, o);
   return stats;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/blocks.h"
+#include "llm/atomic_file.h"
 #include "llm/gguf.h"
 
 namespace qmm::gguf {
@@ -27,7 +28,9 @@ struct QuantizeStats {
 };
 
 // Reads `in`, writes the quantized model to `out_path` (streamed; rows converted on
-// `threads` threads). Throws qmm::Error for a tensor it cannot convert.
-QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightType target, int threads);
+// `threads` threads; `out_path` must not be `in`, see atomic_file.h for `opt`). Throws
+// qmm::Error for a tensor it cannot convert.
+QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightType target, int threads,
+                            const WriteOptions& opt = {});
 
 }  // namespace qmm::gguf

@@ -77,7 +77,8 @@ const SynthShape* find_synth_shape(const std::string& name) {
   return nullptr;
 }
 
-SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, const std::string& path, int threads) {
+SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, const std::string& path, int threads,
+                       const WriteOptions& opt) {
   const uint32_t head_dim = sh.dim / sh.heads, kv_dim = head_dim * sh.kv_heads;
   Writer w;
   w.set_string("general.architecture", "llama");
@@ -159,7 +160,7 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   }
   stats.tensors = w.tensor_count();
   stats.bytes += static_cast<uint64_t>(sh.dim) * 4 * (1 + 2 * sh.layers) + (sh.llama3 ? rope.size() * 4 : 0);
-  w.write(path);
+  w.write(path, opt);
   return stats;
 }
 

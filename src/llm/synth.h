@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/blocks.h"
+#include "llm/atomic_file.h"
 
 namespace qmm::gguf {
 
@@ -30,6 +31,7 @@ struct SynthStats {
 
 // Writes the model to `path`. 2-D weights are `type` when their rows fit its blocks, else
 // F32 (F16 for an f16 model); 1-D tensors are F32.
-SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads);
+SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads,
+                       const WriteOptions& opt = {});
 
 }  // namespace qmm::gguf

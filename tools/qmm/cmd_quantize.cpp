@@ -15,7 +15,7 @@ namespace qmm::cli {
 int cmd_quantize(int argc, char** argv) {
   std::string in, out, type_s;
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  bool verbose = false;
+  bool verbose = false, force = false;
   Args args("quantize",
             "Requantize a GGUF model: 2-D weights whose rows are a multiple of its block become TYPE (token_embd\n"
             "included), 1-D tensors stay F32, others keep their type; ggml-exact rounding, metadata copied.",
@@ -24,7 +24,8 @@ int cmd_quantize(int argc, char** argv) {
       .positional("OUT", &out, "output GGUF file")
       .positional("TYPE", &type_s, "q4_0, q8_0, q4_k, q5_k, q6_k, iq4_nl, f16 or f32 (any case)")
       .size("-t,--threads", &threads, "threads (default: all cores)")
-      .flag("-v,--verbose", &verbose, "print every tensor");
+      .flag("-v,--verbose", &verbose, "print every tensor")
+      .flag("-f,--force", &force, "replace OUT if it exists (never the input)");
   args.parse();
   WeightType target;
   if (!parse_type(type_s.c_str(), &target)) {
@@ -40,7 +41,7 @@ int cmd_quantize(int argc, char** argv) {
       std::printf("  %-32s %-5s -> %-5s\n", t.name.c_str(), gguf::ggml_type_name(t.type), gguf::ggml_type_name(to));
     }
   }
-  const gguf::QuantizeStats s = gguf::quantize_file(f, out, target, static_cast<int>(threads));
+  const gguf::QuantizeStats s = gguf::quantize_file(f, out, target, static_cast<int>(threads), {.replace = force, .inputs = {}});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s -> %s (%s): %zu tensors converted, %zu kept; tensor data %.2f MB -> %.2f MB; %.2f s\n", in.c_str(),
               out.c_str(), type_name(target), s.converted, s.kept, s.in_bytes / 1e6, s.out_bytes / 1e6, secs);

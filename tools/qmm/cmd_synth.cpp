@@ -14,6 +14,7 @@ namespace qmm::cli {
 int cmd_synth(int argc, char** argv) {
   std::string shape_s, out, type_s = "q4_0";
   long long seed = 1;
+  bool force = false;
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
   std::string summary = "Write a random-weight Llama GGUF (weights ~N(0, 0.02), norms 1) that llama.cpp loads.\nShapes:";
   for (const auto& s : gguf::synth_shapes()) summary += std::string("\n  ") + s.name + ": " + s.summary;
@@ -22,7 +23,8 @@ int cmd_synth(int argc, char** argv) {
       .str("-o,--output", &out, "FILE", "output GGUF file (required)")
       .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32"}, "weight type (default q4_0)")
       .integer("--seed", &seed, "random seed (default 1)")
-      .size("-t,--threads", &threads, "threads (default: all cores)");
+      .size("-t,--threads", &threads, "threads (default: all cores)")
+      .flag("-f,--force", &force, "replace FILE if it exists");
   args.parse();
   const gguf::SynthShape* shape = gguf::find_synth_shape(shape_s);
   if (!shape) {
@@ -36,7 +38,8 @@ int cmd_synth(int argc, char** argv) {
   parse_type(type_s.c_str(), &type);
 
   const auto t0 = std::chrono::steady_clock::now();
-  const gguf::SynthStats s = gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads));
+  const gguf::SynthStats s = gguf::synth_model(*shape, type, static_cast<uint64_t>(seed), out, static_cast<int>(threads),
+                                                  {.replace = force, .inputs = {}});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s: %s %s, %zu tensors, %.1f M parameters, %.1f MB of tensor data, %.2f s\n", out.c_str(), shape->name,
               type_s.c_str(), s.tensors, s.params / 1e6, s.bytes / 1e6, secs);

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "verbs.h"
+
 namespace qmm::cli {
 
 void MatmulTrace::begin(const char* stage) {
@@ -65,5 +67,7 @@ std::string mib(size_t bytes) {
   std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return buf;
 }
+
+const bool kHaveLlm = true;  // llm_off.cpp in a build with -DQMM_BUILD_LLM=OFF
 
 }  // namespace qmm::cli

@@ -223,7 +223,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     double p = std::pow(10.0, static_cast<double>(int_arg(arg(a, 0, "precision", Value(0)), what)));
     std::string method = arg(a, 1, "method", Value("common")).to_string();
     double x = v.is_number() ? v.as_double() : throw Failure(what + " needs a number");
-    double r = method == "floor" ? std::floor(x * p) : method == "ceil" ? std::ceil(x * p) : std::round(x * p);
+    double r = method == "floor" ? std::floor(x * p) : method == "ceil" ? std::ceil(x * p) : std::nearbyint(x * p);
     return Value(r / p);
   }
   if (name == "sort") {
@@ -242,7 +242,9 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
   }
   if (name == "attr") {
     check_args(a, 1, {}, what);
-    return get_attr(v, arg(a, 0, "name").to_string());
+    std::string attr_name = arg(a, 0, "name").to_string();  // attributes only: no dict keys
+    if (v.is_dict() && !v.dict().is_namespace && v.dict().find(attr_name)) return Value::undefined("no attribute");
+    return get_attr(v, attr_name);
   }
   if (name == "sum") {
     check_args(a, 2, {"attribute", "start"}, what);
