@@ -111,7 +111,7 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   if (threads > 1) {
     const size_t want = threads * 4;  // tiles wanted in all
     const size_t n_tiles_wanted = ceil_div(want, m_tiles);
-    if (m > 1) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
+    if (m > p.m_step) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);  // one row tile: long tiles as the GEMV
     n_tile = std::min(n_tile, round_up(ceil_div(n, n_tiles_wanted), p.n_step));
   }
   const size_t n_tiles = ceil_div(n, n_tile);

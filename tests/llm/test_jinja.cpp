@@ -92,6 +92,8 @@ const char* const kSnippets[] = {
     "{{ d | items | list }} {{ missing | items | list }} {{ l | sort }} {{ words | sort }} {{ words | sort(reverse=true) }} {{ l | reverse | list }} {{ 'abc' | reverse }}",
     "{{ l | sum }} {{ l | min }} {{ l | max }} {{ [1, 1, 2] | unique | list }} {{ -3 | abs }} {{ 2.567 | round(2) }} {{ 2.5 | round }} {{ l | map('string') | join }}",
     "{{ '<a href=\"x\">&' | e }} {{ '<b>' | safe }} {{ d | dictsort }} {{ messages[0] | attr('role') }} {{ ['a', 'b'] | map('upper') | list }}",
+    "{{ {1: 'a', 2.0: 'b', true: 'c', none: 'n', (1, 2): 't'} }} {{ {0: 0, 512: 128}[512] }} {{ {1: 'x', none: 1.5} | tojson }} {% for k in {3: 'x'} %}{{ k + 1 }}{% endfor %} {{ 1 in {1: 2} }} {{ {1: 2}.get(1) }}",
+    "{{ none | selectattr('type', 'equalto', 'x') | list }} {{ none | map(attribute='x') | list }} {{ '' | select | list }} {{ 0 | reject | list }}",
     // tojson, as transformers defines it
     "{{ tools | tojson }}",
     "{{ tools[0] | tojson(indent=4) }}",

@@ -23,5 +23,6 @@ int cmd_synth(int, char**) { not_built("synth"); }
 int cmd_run(int, char**) { not_built("run"); }
 int cmd_serve(int, char**) { not_built("serve"); }
 int bench_model(int, char**) { not_built("bench model"); }
+int bench_serve(int, char**) { not_built("bench serve"); }
 
 }  // namespace qmm::cli

@@ -120,6 +120,7 @@ Value select(const std::string& name, const Value& seq, CallArgs& a) {
   }
   if (!a.kw.empty()) throw Failure(name + " takes no keyword arguments");
   std::vector<Value> out;
+  if (!seq.truthy()) return Value::list({});  // jinja2 skips a falsy sequence (none included)
   for (const Value& v : iterate(seq)) {
     Value x = by_attr ? attribute(v, a.pos[0].str()) : v;
     bool pass = test.empty() ? x.truthy() : apply_test(test, x, test_args);
@@ -130,6 +131,7 @@ Value select(const std::string& name, const Value& seq, CallArgs& a) {
 
 Value map(const Value& seq, CallArgs& a) {
   std::vector<Value> out;
+  if (!seq.truthy()) return Value::list({});  // jinja2 skips a falsy sequence (none included)
   Value attr = arg(a, a.pos.size(), "attribute");
   if (attr.is_string()) {
     check_args(a, 0, {"attribute", "default"}, "filter 'map'");
@@ -235,7 +237,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     check_args(a, 3, {"case_sensitive", "by", "reverse"}, what);
     if (!v.is_dict()) throw Failure(what + " needs a dict");
     std::vector<Value> items;
-    for (const auto& [k, x] : v.dict().items) items.push_back(Value::list({Value(k), x}, true));
+    for (const auto& [k, x] : v.dict().items) items.push_back(Value::list({k, x}, true));
     bool by_value = arg(a, 1, "by", Value("key")).to_string() == "value";
     return sort_items(std::move(items), arg(a, 2, "reverse", Value(false)).truthy(),
                       arg(a, 0, "case_sensitive", Value(false)).truthy(), Value(by_value ? "1" : "0"));
@@ -271,7 +273,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     if (v.is_undefined()) return Value::list({});
     if (!v.is_dict()) throw Failure(what + " needs a mapping, got " + v.type_name());
     std::vector<Value> out;
-    for (const auto& [k, x] : v.dict().items) out.push_back(Value::list({Value(k), x}, true));
+    for (const auto& [k, x] : v.dict().items) out.push_back(Value::list({k, x}, true));
     return Value::list(std::move(out));
   }
   if (name == "abs") {

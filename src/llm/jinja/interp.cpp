@@ -121,7 +121,7 @@ bool contains(const Value& container, const Value& item) {
       throw Failure(std::string("'in <string>' requires string as left operand, not ") + item.type_name());
     return container.str().find(item.str()) != std::string::npos;
   }
-  if (container.is_dict()) return item.is_string() && container.dict().find(item.str()) != nullptr;
+  if (container.is_dict()) return container.dict().lookup(item) != nullptr;
   for (const Value& v : iterate(container))
     if (equals(v, item)) return true;
   return false;
@@ -263,7 +263,7 @@ class Interp {
       Value ns = eval(*target.args[0], s);
       if (!ns.is_dict() || !ns.dict().is_namespace)
         template_error(target.line, "cannot assign attribute on non-namespace object");
-      ns.mutable_dict().set(target.name, v);
+      ns.mutable_dict().set(Value(target.name), v);
     } else {
       std::vector<Value> parts = guarded(target.line, [&] { return iterate(v); });
       if (parts.size() != target.args.size())
@@ -387,8 +387,10 @@ class Interp {
         Value d = Value::make_dict();
         for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
           Value k = eval(*e.args[i], s);
-          if (!k.is_string()) throw Failure("only string keys are supported in dict literals");
-          d.mutable_dict().set(k.str(), eval(*e.args[i + 1], s));
+          if (k.is_undefined()) throw Failure(k.undefined_message());
+          if (k.is_dict() || (k.is_list() && !k.is_tuple()) || k.is_function())
+            throw Failure(std::string("unhashable type: '") + k.type_name() + "'");
+          d.mutable_dict().set(std::move(k), eval(*e.args[i + 1], s));
         }
         return d;
       }
