@@ -35,7 +35,17 @@ bool is_block_type(WeightType t);                    // a quantized type: k must
 size_t block_len(WeightType t);                      // weights per block: 1 (f32, f16), 32, 256 (K-quants)
 size_t row_bytes(WeightType t, size_t k);            // bytes of one GGUF row of k elements (k valid)
 
+// True when x[0..31] are all finite (no NaN, no ±Inf).
+inline bool block_is_finite(const float* x) {
+  bool finite = true;
+  for (size_t j = 0; j < kBlock; ++j) finite &= x[j] - x[j] == 0.0f;  // NaN for NaN and ±Inf
+  return finite;
+}
+
 // ggml's reference quantizers (quantize_row_q4_0_ref / _q8_0_ref rounding). k % 32 == 0.
+// The NaN policy (include/qmm/qmm.h): a block holding NaN or ±Inf, or whose scale d rounds to
+// Inf in binary16, gets d = NaN (kFp16NaN) and all-zero values, so it dequantizes to NaN
+// (ggml would store an Inf d and convert NaN to int: undefined behaviour).
 void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k);
 void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k);
 void dequantize_row_q4_0(const BlockQ4_0* x, float* y, size_t k);

@@ -21,6 +21,7 @@ int cmd_gguf(int, char**) { not_built("gguf"); }
 int cmd_quantize(int, char**) { not_built("quantize"); }
 int cmd_synth(int, char**) { not_built("synth"); }
 int cmd_run(int, char**) { not_built("run"); }
+int cmd_chat(int, char**) { not_built("chat"); }
 int cmd_serve(int, char**) { not_built("serve"); }
 int bench_model(int, char**) { not_built("bench model"); }
 int bench_serve(int, char**) { not_built("bench serve"); }

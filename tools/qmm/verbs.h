@@ -12,6 +12,7 @@ int cmd_gguf(int argc, char** argv);
 int cmd_quantize(int argc, char** argv);
 int cmd_synth(int argc, char** argv);
 int cmd_run(int argc, char** argv);
+int cmd_chat(int argc, char** argv);
 int cmd_layout(int argc, char** argv);
 int cmd_serve(int argc, char** argv);
 
