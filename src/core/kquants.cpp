@@ -194,6 +194,15 @@ int nearest_code(float v) {
   return v - kIq4nlValues[hi - 1] < kIq4nlValues[hi] - v ? hi - 1 : hi;
 }
 
+// The NaN policy (kernels/ukernel.h): a block with a NaN or ±Inf gets a NaN scale (and zero
+// quants), so every product with it is NaN; ggml leaves such blocks undefined.
+bool all_finite(const float* x, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void kscale_min(const uint8_t scales[12], int j, uint8_t* sc, uint8_t* m) {
@@ -209,6 +218,10 @@ void kscale_min(const uint8_t scales[12], int j, uint8_t* sc, uint8_t* m) {
 void quantize_row_q4_k(const float* x, BlockQ4_K* y, size_t k) {
   for (size_t i = 0; i < k / kSuperBlock; ++i, x += kSuperBlock) {
     uint8_t levels[256];
+    if (!all_finite(x, kSuperBlock)) {
+      y[i] = BlockQ4_K{kFp16NaN, kFp16NaN, {}, {}};
+      continue;
+    }
     quantize_super_asym(x, 15, -1.f, 20, &y[i].d, &y[i].dmin, y[i].scales, levels);
     for (int p = 0; p < 4; ++p) {
       for (int l = 0; l < 32; ++l) y[i].qs[32 * p + l] = static_cast<uint8_t>(levels[64 * p + l] | (levels[64 * p + 32 + l] << 4));
@@ -219,6 +232,10 @@ void quantize_row_q4_k(const float* x, BlockQ4_K* y, size_t k) {
 void quantize_row_q5_k(const float* x, BlockQ5_K* y, size_t k) {
   for (size_t i = 0; i < k / kSuperBlock; ++i, x += kSuperBlock) {
     uint8_t levels[256];
+    if (!all_finite(x, kSuperBlock)) {
+      y[i] = BlockQ5_K{kFp16NaN, kFp16NaN, {}, {}, {}};
+      continue;
+    }
     quantize_super_asym(x, 31, -0.5f, 15, &y[i].d, &y[i].dmin, y[i].scales, levels);
     std::memset(y[i].qh, 0, 32);
     for (int j = 0; j < 8; ++j) {
@@ -246,6 +263,10 @@ void quantize_row_q6_k(const float* x, BlockQ6_K* y, size_t k) {
     }
     BlockQ6_K& b = y[i];
     std::memset(&b, 0, sizeof b);
+    if (!all_finite(x, kSuperBlock)) {
+      b.d = kFp16NaN;
+      continue;
+    }
     if (max_abs < kGroupMaxEps) continue;  // all zero: d = 0
     const float inv = -128.f / max_scale;
     b.d = fp32_to_fp16(1 / inv);
@@ -289,6 +310,10 @@ void quantize_row_iq4_nl(const float* x, BlockIQ4_NL* y, size_t k) {
         *sumq2 += w[j] * q * q;
       }
     };
+    if (!all_finite(x, 32)) {
+      y[i] = BlockIQ4_NL{kFp16NaN, {}};
+      continue;
+    }
     float d = 0;
     if (amax >= kGroupMaxEps) {
       float sumqx, sumq2;

@@ -30,11 +30,17 @@ struct Packer {
   }
 };
 
+// A super-block (block) scale, ±Inf stored as NaN (the NaN policy, kernels/ukernel.h).
+void store_scale(uint8_t* out, uint16_t d) {
+  const uint16_t v = fp16_scale_or_nan(d);
+  std::memcpy(out, &v, 2);
+}
+
 // The 8 sub-block scales and mins as bytes at `out` (16·nr bytes), then d and dmin.
 void pack_scale_min(const uint8_t scales[12], uint16_t d, uint16_t dmin, uint8_t* out, size_t nr, size_t r) {
   for (int j = 0; j < 8; ++j) kscale_min(scales, j, &out[2 * nr * j + r], &out[2 * nr * j + nr + r]);
-  std::memcpy(out + 16 * nr + 2 * r, &d, 2);
-  std::memcpy(out + 18 * nr + 2 * r, &dmin, 2);
+  store_scale(out + 16 * nr + 2 * r, d);
+  store_scale(out + 18 * nr + 2 * r, dmin);
 }
 
 void pack_q4k(const BlockQ4_K& b, uint8_t* out, size_t nr, size_t r) {
@@ -52,12 +58,12 @@ void pack_q6k(const BlockQ6_K& b, uint8_t* out, size_t nr, size_t r) {
   interleave_chunks(b.ql, 128, nr, r, out);
   interleave_chunks(b.qh, 64, nr, r, out + 128 * nr);
   for (size_t t = 0; t < 16; ++t) out[192 * nr + nr * t + r] = static_cast<uint8_t>(b.scales[t]);
-  std::memcpy(out + 208 * nr + 2 * r, &b.d, 2);
+  store_scale(out + 208 * nr + 2 * r, b.d);
 }
 
 void pack_iq4nl(const BlockIQ4_NL& b, uint8_t* out, size_t nr, size_t r) {
   interleave_chunks(b.qs, 16, nr, r, out);
-  std::memcpy(out + 16 * nr + 2 * r, &b.d, 2);
+  store_scale(out + 16 * nr + 2 * r, b.d);
 }
 
 using Q4k = Packer<BlockQ4_K, kSuperBlock, layout::kQ4kpBytes, pack_q4k>;
