@@ -15,7 +15,7 @@ const KEY = 'test-key';
 // Starts the server on a free port of 127.0.0.1 and waits for its "on http://..." line.
 function startServer() {
   const proc = spawn(qmm, ['serve', '-m', model, '--port', '0', '--chat-template', 'chatml', '--api-key', KEY,
-                           '-np', '4', '-c', '512', '-t', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+                           '-np', '4', '-c', '2048', '-t', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('qmm serve did not start in 30 s: ' + out)), 30000);
@@ -127,7 +127,7 @@ await step('errors: 401, 400, 404', async () => {
 });
 
 await step('an aborted stream frees its slot', async () => {
-  const stream = await client.chat.completions.create({ model: 'm', messages, max_tokens: 400, temperature: 0, stream: true, ignore_eos: true });
+  const stream = await client.chat.completions.create({ model: 'm', messages, max_tokens: 1900, temperature: 0, stream: true, ignore_eos: true });
   let n = 0;
   for await (const c of stream) {
     if (++n === 3) {
