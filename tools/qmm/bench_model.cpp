@@ -217,9 +217,9 @@ int bench_model(int argc, char** argv) {
     Context ctx(static_cast<int>(t));
     llm::State state(model, std::max<size_t>(max_p + max_n, 1), std::max<size_t>(max_p, 1), ctx);
     // Warm-up: one token (first touch of the scratch, the pool's threads). The peak memory is
-    // taken before the limits are measured (they read 512 MiB buffers of their own).
+    // taken before any limits are measured (they read 512 MiB buffers of their own).
     llm::forward(model, state, prompt.data(), 1);
-    mi.peak_rss = std::max(mi.peak_rss, peak_rss_bytes());
+    if (limits.empty()) mi.peak_rss = peak_rss_bytes();
     limits.push_back(std::make_unique<MachineLimits>());
     MachineLimits& lim = *limits.back();
     lim.threads = static_cast<int>(t);
