@@ -61,37 +61,17 @@ inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, c
   }
 }
 
-// One R-row LHS panel's tile, computing only the rows it has: a panel of m − i0 ≤ R/4 or ≤ R/2
-// rows (batched decode: m = 2..4 on an 8-row kernel) skips the products of the padding rows.
-template <class V, class K, size_t R, size_t C>
-inline void gemm_rows(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, const uint8_t* lp, const uint8_t* rp,
-                      size_t rhs_panel, size_t pf, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
-  const size_t rows = m - i0;
-  if constexpr (R % 4 == 0) {
-    if (rows <= R / 4) {
-      gemm_tile<V, K, R / 4, C, R>(m, i0, j0, n, blocks, lp, rp, rhs_panel, pf, dst, stride, vlo, vhi);
-      return;
-    }
-  }
-  if constexpr (R % 2 == 0) {
-    if (rows <= R / 2) {
-      gemm_tile<V, K, R / 2, C, R>(m, i0, j0, n, blocks, lp, rp, rhs_panel, pf, dst, stride, vlo, vhi);
-      return;
-    }
-  }
-  gemm_tile<V, K, R, C>(m, i0, j0, n, blocks, lp, rp, rhs_panel, pf, dst, stride, vlo, vhi);
-}
-
-// dst[m, n] = clamp(lhs · Wᵀ) in R-row x C-panel tiles (C·V::kLanes columns), the last
-// panels one at a time. The last row tile of each column tile prefetches the next column
-// tile's weights: with few rows (batched decode, m ≤ R) the weights stream from DRAM once, and
-// without it the hardware prefetcher restarts at every panel (half the GEMV's bandwidth at m = 2).
-template <class V, class K, size_t R, size_t C = 1>
-void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
-          float hi) {
+// dst[m, n] = clamp(lhs · Wᵀ) in R-row x C-panel tiles (C·V::kLanes columns) over an LHS
+// packed in RL-row panels (R < RL only for m ≤ R: one row tile), the last panels one at a time. The last row tile of each column tile
+// prefetches the next column tile's weights: with few rows (batched decode, m ≤ R) the weights
+// stream from DRAM once, and without it the hardware prefetcher restarts at every panel (half
+// the GEMV's bandwidth at m = 2).
+template <class V, class K, size_t R, size_t C, size_t RL>
+void gemm_cols(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
+               float hi) {
   constexpr size_t nr = V::kLanes;
   const size_t blocks = k / kBlock;
-  const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * K::kRhsBlock;
+  const size_t lhs_panel = x86lhs::panel_bytes(RL, k), rhs_panel = blocks * K::kRhsBlock;
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
@@ -99,15 +79,30 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   for (; j0 + C * nr <= n; j0 += C * nr)
     for (size_t i0 = 0; i0 < m; i0 += R) {
       const size_t pf = i0 + R >= m && j0 + C * nr < n ? C * rhs_panel : 0;
-      gemm_rows<V, K, R, C>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf, dst,
-                            stride, vlo, vhi);
+      gemm_tile<V, K, R, C, RL>(m, i0, j0, n, blocks, lp + i0 / RL * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf,
+                                dst, stride, vlo, vhi);
     }
   for (; j0 < n; j0 += nr)
     for (size_t i0 = 0; i0 < m; i0 += R) {
       const size_t pf = i0 + R >= m && j0 + nr < n ? rhs_panel : 0;
-      gemm_rows<V, K, R, 1>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf, dst,
-                            stride, vlo, vhi);
+      gemm_tile<V, K, R, 1, RL>(m, i0, j0, n, blocks, lp + i0 / RL * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf,
+                                dst, stride, vlo, vhi);
     }
+}
+
+// The GEMM of an R-row x C-panel kernel. A few rows (batched decode: m ≤ R/4 or ≤ R/2) compute
+// only those rows, in tiles as many panels wider (the same registers; each activation
+// broadcast serves more panels) instead of multiplying padding rows.
+template <class V, class K, size_t R, size_t C = 1>
+void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
+          float hi) {
+  if constexpr (R % 4 == 0) {
+    if (m <= R / 4) return gemm_cols<V, K, R / 4, 4 * C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  }
+  if constexpr (R % 2 == 0) {
+    if (m <= R / 2) return gemm_cols<V, K, R / 2, 2 * C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  }
+  gemm_cols<V, K, R, C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 // GEMV: columns go in groups of kGemvGroup panels (each activation broadcast serves the group,
