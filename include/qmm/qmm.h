@@ -38,13 +38,15 @@ typedef enum qmm_status {
   QMM_ERR_INTERNAL = 5
 } qmm_status;
 
-/* Weight types, numbered as GGML/GGUF number them. */
-/* (QMM_TYPE_FORCE_INT makes every int a valid value, so a wrong one is reported, not undefined.) */
+/* Weight types, numbered as GGML/GGUF number them. Calls take the type as an int and report an
+ * unknown one (QMM_ERR_UNSUPPORTED); the two bounds make every int a valid qmm_type value, so
+ * (qmm_type)-1 is well defined in C++ too. */
 typedef enum qmm_type {
   QMM_TYPE_F32 = 0,
   QMM_TYPE_F16 = 1,
   QMM_TYPE_Q4_0 = 2,
   QMM_TYPE_Q8_0 = 8,
+  QMM_TYPE_FORCE_INT_MIN = -0x7fffffff - 1,
   QMM_TYPE_FORCE_INT = 0x7fffffff
 } qmm_type;
 
@@ -62,19 +64,40 @@ typedef struct qmm_pack_options {
   qmm_context* context;/* pack with this context's threads, or NULL */
 } qmm_pack_options;
 
-/* Packs GGUF rows [n, k] of `type` (k contiguous) once. k % 32 == 0 for Q4_0 / Q8_0. */
-QMM_API qmm_status qmm_weights_pack(qmm_type type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
+/* Sizes: every n, m, k is 1..2^31 with n*k and m*k at most 2^40; anything else (zero, or a size
+ * that would overflow) is QMM_ERR_INVALID_ARGUMENT. Float pointers and byte strides are
+ * multiples of 4. */
+
+/* Packs GGUF rows [n, k] of `type` (a qmm_type value, k contiguous) once. k % 32 == 0 for
+ * Q4_0 / Q8_0. */
+QMM_API qmm_status qmm_weights_pack(int type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
                             qmm_weights** out);
 /* The chosen kernel names (gemv = 1: the m == 1 kernel), or NULL for a NULL handle. */
 QMM_API const char* qmm_weights_kernel(const qmm_weights* w, int gemv);
 QMM_API size_t qmm_weights_packed_bytes(const qmm_weights* w);
 QMM_API void qmm_weights_free(qmm_weights* w);
 
-/* A thread pool (threads >= 1) plus scratch; one matmul at a time per context. */
+/* A thread pool (threads >= 1) plus scratch. One call at a time per context: a call made while
+ * another thread's call uses the same context (qmm_matmul, qmm_weights_pack with
+ * options->context) fails with QMM_ERR_INVALID_ARGUMENT and touches nothing. Free a context
+ * only when no call uses it (qmm_context_free waits for a call still running). */
 QMM_API qmm_status qmm_context_create(int threads, qmm_context** out);
 QMM_API void qmm_context_free(qmm_context* c);
 
-/* dst[m, n] = clamp(lhs[m, k] · Wᵀ, min, max); strides in bytes. ctx NULL: one thread. */
+/* dst[m, n] = clamp(lhs[m, k] · Wᵀ, min, max); strides in bytes. ctx NULL: one thread.
+ * clamp_min <= clamp_max, neither NaN (-INFINITY / INFINITY: no clamp).
+ *
+ * NaN and ±Inf in lhs or in the weights propagate as F32 arithmetic would, identically on every
+ * kernel and with no undefined behaviour on any path:
+ *   - Q4_0 / Q8_0 weights: activations are quantized per 32-element block of k. A block that
+ *     holds NaN or ±Inf (or values beyond its binary16 scale, |x| >= 65520 * 127) makes every
+ *     output of its row NaN. A weight block whose scale d is NaN or ±Inf makes every output of
+ *     its column NaN (qmm's quantizers give a block with a non-finite F32 value a NaN d).
+ *   - F32 / F16 weights: each output is what F32 arithmetic gives in any summation order: NaN
+ *     when one of its products is NaN (a NaN input, or ±Inf times 0) or they hold both +Inf and
+ *     -Inf, else ±Inf when one is infinite.
+ * Every other output is bit for bit what it is without the non-finite input. The clamp keeps
+ * NaN (clamp(NaN) = NaN) and clamps ±Inf like any number. */
 QMM_API qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t lhs_stride, float* dst,
                       size_t dst_stride, float clamp_min, float clamp_max, qmm_context* ctx);
 
@@ -91,6 +114,8 @@ typedef struct qmm_ukernel_info {
 } qmm_ukernel_info;
 
 QMM_API size_t qmm_ukernel_count(void);
+/* The size / offset getters return 0 for a bad index, a variant this CPU cannot run, or a zero
+ * or too large (overflowing) shape, and set qmm_last_error(). */
 QMM_API qmm_status qmm_ukernel_get(size_t index, qmm_ukernel_info* out);
 QMM_API qmm_status qmm_ukernel_find(const char* name, size_t* index);
 QMM_API size_t qmm_ukernel_lhs_packed_size(size_t index, size_t m, size_t k);
