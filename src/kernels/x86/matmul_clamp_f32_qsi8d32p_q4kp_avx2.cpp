@@ -22,7 +22,7 @@ inline __m256 bytes_to_f32(const uint8_t* p) {
 struct Q4K {
   static constexpr size_t kStepBlocks = 8, kRhsBlock = kNr * 148;
 
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL = R>
   static void step(const uint8_t* w, size_t stride, const uint8_t* a, __m256 acc[C][R]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     __m256 d[C], dmin8[C];
@@ -32,8 +32,8 @@ struct Q4K {
     }
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
-      const uint8_t* a0 = a + 2 * pair * R * x86lhs::kBlockBytes;
-      const uint8_t* a1 = a0 + R * x86lhs::kBlockBytes;
+      const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
+      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
       const uint8_t* q = w + pair * 32 * kNr;
       __m256i s0[C][R] = {}, s1[C][R] = {};
       for (size_t v = 0; v < 8; ++v) {
@@ -44,20 +44,20 @@ struct Q4K {
           hi[c] = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
         }
         for (size_t r = 0; r < R; ++r) {
-          const __m256i av0 = avx2::broadcast4(a0 + 4 * R * v + 4 * r), av1 = avx2::broadcast4(a1 + 4 * R * v + 4 * r);
+          const __m256i av0 = avx2::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = avx2::broadcast4(a1 + 4 * RL * v + 4 * r);
           for (size_t c = 0; c < C; ++c) {
             s0[c][r] = _mm256_add_epi16(s0[c][r], _mm256_maddubs_epi16(lo[c], av0));
             s1[c][r] = _mm256_add_epi16(s1[c][r], _mm256_maddubs_epi16(hi[c], av1));
           }
         }
       }
-      finish<R, C>(w, stride, 2 * pair, a0, d, dmin8, s0, acc);
-      finish<R, C>(w, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
+      finish<R, C, RL>(w, stride, 2 * pair, a0, d, dmin8, s0, acc);
+      finish<R, C, RL>(w, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
     }
   }
 
   // Sub-block j's scales on its int16 sums s, and its min term, into acc.
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL>
   static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const __m256 d[C],
                      const __m256 dmin8[C], __m256i s[C][R], __m256 acc[C][R]) {
     const __m256i ones = _mm256_set1_epi16(1);
@@ -68,8 +68,8 @@ struct Q4K {
       mn[c] = _mm256_mul_ps(bytes_to_f32(sm + kNr), dmin8[c]);
     }
     for (size_t r = 0; r < R; ++r) {
-      const __m256 sa = avx2::broadcast_f32(aj + 32 * R + 4 * r);
-      const __m256 neg8sum = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(avx2::broadcast4(aj + 36 * R + 4 * r), ones)), sa);
+      const __m256 sa = avx2::broadcast_f32(aj + 32 * RL + 4 * r);
+      const __m256 neg8sum = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(avx2::broadcast4(aj + 36 * RL + 4 * r), ones)), sa);
       for (size_t c = 0; c < C; ++c) {
         const __m256 isum = _mm256_cvtepi32_ps(_mm256_madd_epi16(s[c][r], ones));
         acc[c][r] = _mm256_fmadd_ps(isum, _mm256_mul_ps(sc[c], sa), acc[c][r]);

@@ -35,7 +35,7 @@ inline __m256i high_bits(__m256i qh, size_t t) {
 struct Q6K {
   static constexpr size_t kStepBlocks = 8, kRhsBlock = kNr * 210;
 
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL = R>
   static void step(const uint8_t* w, size_t stride, const uint8_t* a, __m256 acc[C][R]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f), k32 = _mm256_set1_epi8(32);
     __m256 d[C];
@@ -43,7 +43,7 @@ struct Q6K {
 #pragma GCC unroll 1
     for (size_t j = 0; j < 8; ++j) {
       const size_t h = j / 4, t = j % 4;
-      const uint8_t* aj = a + j * R * x86lhs::kBlockBytes;
+      const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
       const uint8_t* ql = w + (2 * h + t % 2) * 32 * kNr;
       const uint8_t* qh = w + 128 * kNr + h * 32 * kNr;
       const int nib_shift = t < 2 ? 0 : 4;
@@ -58,7 +58,7 @@ struct Q6K {
             u[c] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(lo, nib_shift), m4), high_bits(hi, t));
           }
           for (size_t r = 0; r < R; ++r) {
-            const __m256i av = avx2::broadcast4(aj + 4 * R * v + 4 * r);
+            const __m256i av = avx2::broadcast4(aj + 4 * RL * v + 4 * r);
             const __m256i zp = _mm256_maddubs_epi16(k32, av);
             z[r] = _mm256_add_epi16(z[r], zp);
             for (size_t c = 0; c < C; ++c) {
@@ -75,7 +75,7 @@ struct Q6K {
         }
       }
       for (size_t r = 0; r < R; ++r) {
-        const __m256 sa = avx2::broadcast_f32(aj + 32 * R + 4 * r);
+        const __m256 sa = avx2::broadcast_f32(aj + 32 * RL + 4 * r);
         for (size_t c = 0; c < C; ++c) {
           acc[c][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum[c][r]), _mm256_mul_ps(d[c], sa), acc[c][r]);
         }
