@@ -122,6 +122,12 @@ const char* const kSnippets[] = {
     "  {{ 'v' }}\n  {%+ if true %}plus{% endif +%}\nz  {{- ' tight ' -}}  w\n\t{% for i in l %}\n{{ i }}\n{% endfor %}\nend",
     "{%- if true -%}\n\n  A  \n\n{%- endif -%}\n\n B {{ 'x' }}\n\r\nC\r\n",
     "trailing newline kept? \n",
+    "  {% if true %}lead{% endif %}\n\t {# c #}\n x\n {%- raw -%}  {{ raw }}  {%- endraw -%} \n y {%+ if true %}p{% endif %}",
+    "{% for i in l %}\n  {{ i }}\n{% endfor %}\n{% for i in l -%}\n  {{ i }}\n{%- endfor %}\n{%- if true +%}\nkeep\n{% endif %}",
+    "a{{ 'b' }}\n  {{ 'c' }}  \n{#- x -#}\n\n{# y +#}\nz  {#+ w #}\n",
+    "{% macro m(x) %}{% for i in range(x) %}{{ loop.index }}{% endfor %}{% endmacro %}{% for j in [2, 3] %}[{{ m(j) }}|{{ loop.index }}]{% endfor %}",
+    "{{ messages | selectattr('role', 'in', ['user', 'system']) | map(attribute='role') | join(',') }} {{ messages | map(attribute='nope', default='-') | join }}",
+    "{% set ns = namespace(items=[]) %}{% for m in messages %}{% set ns.items = ns.items + [m.role] %}{% endfor %}{{ ns.items }} {{ ns.items | length }}",
     "{{ raise_exception('custom failure') if false else 'no raise' }} {{ strftime_now('%Y') | length }}",
     "{{ messages[0]['content'] | trim + '!' }} {{ messages | length - 1 }} {{ 'a' ~ 'b' | upper }} {{ not true == false }}",
 };
