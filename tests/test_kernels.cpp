@@ -201,17 +201,19 @@ float f32_class(const float* x, const float* w, size_t k, float clean) {
 TEST_P(KernelTest, NonFiniteInputsFollowTheNaNPolicy) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : p.mr + 2, n = 2 * p.nr + 3, k = 96;
+  const size_t m = u.gemv ? 1 : p.mr + 2, n = 2 * p.nr + 3, k = k_values(u.type).back();
   const Problem clean(u.type, m, n, k, 23);
   const bool blocks = is_block_type(u.type);
+  // Formats whose 32-block starts with its f16 d; a new block format adds where its scales are.
+  const bool d_first = u.type == WeightType::q4_0 || u.type == WeightType::q8_0;
   for (float lo : {-INFINITY, -1.0f}) {
     const float hi = -lo;
     const std::vector<float> base = clean.run(u, m, n, lo, hi);
     for (Poison where : {Poison::activation, Poison::weight, Poison::weight_scale}) {
-      if (where == Poison::weight_scale && !blocks) continue;
+      if (where == Poison::weight_scale && !d_first) continue;
       for (float poison : {NAN, INFINITY, -INFINITY}) {
         Problem bad = clean;
-        const size_t i = m - 1, j = p.nr + 1, c = 37;  // the poisoned row, column, element
+        const size_t i = m - 1, j = p.nr + 1, c = k / 2 + 5;  // the poisoned row, column, element
         const size_t rb = row_bytes(u.type, k);
         if (where == Poison::activation) {
           bad.lhs[i * k + c] = poison;
