@@ -96,12 +96,21 @@ bool sort_less(const Value& a, const Value& b, bool case_sensitive) {
   return r;
 }
 
-Value sort_items(std::vector<Value> items, bool reverse, bool case_sensitive, const Value& attr) {
-  auto key = [&](const Value& v) { return attr.is_string() ? attribute(v, attr.str()) : v; };
-  std::stable_sort(items.begin(), items.end(), [&](const Value& a, const Value& b) {
-    return reverse ? sort_less(key(b), key(a), case_sensitive) : sort_less(key(a), key(b), case_sensitive);
+// A stable sort (ties keep their order; std::sort on positions, as libstdc++'s stable_sort
+// trips clang's deprecation warnings).
+Value sort_items(const std::vector<Value>& items, bool reverse, bool case_sensitive, const Value& attr) {
+  std::vector<Value> keys;
+  for (const Value& v : items) keys.push_back(attr.is_string() ? attribute(v, attr.str()) : v);
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); i++) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (sort_less(keys[a], keys[b], case_sensitive)) return !reverse;
+    if (sort_less(keys[b], keys[a], case_sensitive)) return reverse;
+    return a < b;
   });
-  return Value::list(std::move(items));
+  std::vector<Value> out;
+  for (size_t i : order) out.push_back(items[i]);
+  return Value::list(std::move(out));
 }
 
 // select / reject / selectattr / rejectattr
@@ -239,7 +248,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     std::vector<Value> items;
     for (const auto& [k, x] : v.dict().items) items.push_back(Value::list({k, x}, true));
     bool by_value = arg(a, 1, "by", Value("key")).to_string() == "value";
-    return sort_items(std::move(items), arg(a, 2, "reverse", Value(false)).truthy(),
+    return sort_items(items, arg(a, 2, "reverse", Value(false)).truthy(),
                       arg(a, 0, "case_sensitive", Value(false)).truthy(), Value(by_value ? "1" : "0"));
   }
   if (name == "attr") {
