@@ -53,6 +53,7 @@ const char* const kSnippets[] = {
     // arithmetic and operators
     "{{ 1 + 2 * 3 }} {{ (1 + 2) * 3 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ 7 % 3 }} {{ -7 % 3 }} {{ 7 / 2 }} {{ 2 ** 10 }}",
     "{{ 'ab' + 'cd' }} {{ 'x' ~ 1 ~ none ~ true }} {{ 'ab' * 3 }} {{ [1] + [2] }} {{ 2.5 * 2 }} {{ 1 + true }}",
+    "{{ 1 < n < 10 }} {{ 1 < n > 10 }} {{ 3 > 2 > 1 }} {{ 1 == 1 == true }} {{ 'a' in 'abc' in ['abc'] }} {{ 1 < 2 < 3 < 2 }}",
     "{{ 1 == 1.0 }} {{ 1 != 2 }} {{ 'a' < 'b' }} {{ 3 >= 3 }} {{ [1, 2] == [1, 2] }} {{ 2 > 1.5 }}",
     "{{ 'a' in 'cat' }} {{ 2 in l }} {{ 'a' in d }} {{ 'z' not in d }} {{ 5 not in l }} {{ 'x' in undefined_thing }}",
     "{{ true and 'yes' }} {{ false or 'fallback' }} {{ none or 0 }} {{ not n }} {{ not (n > 3 and t) }}",
@@ -122,6 +123,13 @@ const char* const kSnippets[] = {
     "  {{ 'v' }}\n  {%+ if true %}plus{% endif +%}\nz  {{- ' tight ' -}}  w\n\t{% for i in l %}\n{{ i }}\n{% endfor %}\nend",
     "{%- if true -%}\n\n  A  \n\n{%- endif -%}\n\n B {{ 'x' }}\n\r\nC\r\n",
     "trailing newline kept? \n",
+    "{% raw %}\nX{% endraw %}|a\n  {% raw %}\n  X\n  {% endraw %}\nb{% raw -%}  X  {%- endraw %}\nc {%- raw %}{{x}}{% endraw +%}\nd {% raw %} {% endraw %} ",
+    "  {% if true %}lead{% endif %}\n\t {# c #}\n x\n {%- raw -%}  {{ raw }}  {%- endraw -%} \n y {%+ if true %}p{% endif %}",
+    "{% for i in l %}\n  {{ i }}\n{% endfor %}\n{% for i in l -%}\n  {{ i }}\n{%- endfor %}\n{%- if true +%}\nkeep\n{% endif %}",
+    "a{{ 'b' }}\n  {{ 'c' }}  \n{#- x -#}\n\n{# y +#}\nz  {#+ w #}\n",
+    "{% macro m(x) %}{% for i in range(x) %}{{ loop.index }}{% endfor %}{% endmacro %}{% for j in [2, 3] %}[{{ m(j) }}|{{ loop.index }}]{% endfor %}",
+    "{{ messages | selectattr('role', 'in', ['user', 'system']) | map(attribute='role') | join(',') }} {{ messages | map(attribute='nope', default='-') | join }}",
+    "{% set ns = namespace(items=[]) %}{% for m in messages %}{% set ns.items = ns.items + [m.role] %}{% endfor %}{{ ns.items }} {{ ns.items | length }}",
     "{{ raise_exception('custom failure') if false else 'no raise' }} {{ strftime_now('%Y') | length }}",
     "{{ messages[0]['content'] | trim + '!' }} {{ messages | length - 1 }} {{ 'a' ~ 'b' | upper }} {{ not true == false }}",
 };

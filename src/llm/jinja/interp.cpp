@@ -374,6 +374,7 @@ class Interp {
         return Value(-v.as_double());
       }
       case Expr::Kind::binary: return eval_binary(e, s);
+      case Expr::Kind::compare: return eval_compare(e, s);
       case Expr::Kind::cond:
         if (eval(*e.args[1], s).truthy()) return eval(*e.args[0], s);
         return e.args[2] ? eval(*e.args[2], s) : Value::undefined("the inline if has no else");
@@ -400,18 +401,25 @@ class Interp {
 
   Value eval_binary(const Expr& e, Scope& s) {
     Value a = eval(*e.args[0], s);
-    if (e.name == "and") return a.truthy() ? eval(*e.args[1], s) : a;
-    if (e.name == "or") return a.truthy() ? a : eval(*e.args[1], s);
+    if (e.code == 'a') return a.truthy() ? eval(*e.args[1], s) : a;
+    if (e.code == 'o') return a.truthy() ? a : eval(*e.args[1], s);
     Value b = eval(*e.args[1], s);
-    if (e.name == "~") {
+    if (e.code == '~') {
       std::string r = a.to_string() + b.to_string();
       if (r.size() > kMaxSize) throw Failure("the string is too large");
       return Value(std::move(r));
     }
-    const std::string& op = e.name;
-    if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" || op == "in" || op == "not in")
-      return compare(op, a, b);
-    return arithmetic(op, a, b);
+    return arithmetic(e.name, a, b);
+  }
+
+  Value eval_compare(const Expr& e, Scope& s) {
+    Value left = eval(*e.args[0], s);
+    for (size_t i = 0;; i++) {
+      Value right = eval(*e.args[i + 1], s);
+      Value r = compare(e.ops[i], left, right);
+      if (!r.truthy() || i + 1 == e.ops.size()) return r;
+      left = std::move(right);
+    }
   }
 
   const Value& globals_;

@@ -66,17 +66,7 @@ class Lexer {
       }
       char kind = s_[start + 1];  // '{', '%' or '#'
       char sign = start + 2 < s_.size() && (s_[start + 2] == '-' || s_[start + 2] == '+') ? s_[start + 2] : 0;
-      if (sign == '-') {
-        while (!text.empty() && is_ws(text.back())) text.pop_back();
-      } else if (sign != '+' && opt_.lstrip_blocks && kind != '{') {
-        size_t l_pos = text.rfind('\n');
-        l_pos = l_pos == std::string::npos ? 0 : l_pos + 1;
-        if (l_pos > 0 || line_starting) {
-          bool blank = l_pos < text.size();
-          for (size_t i = l_pos; i < text.size(); i++) blank = blank && is_ws(text[i]);
-          if (blank) text.resize(l_pos);
-        }
-      }
+      strip_before_tag(text, sign, kind != '{', line_starting);
       emit(Token::Type::text, text);
       advance_to(start);
       size_t body = start + 2 + (sign ? 1 : 0);
@@ -93,6 +83,22 @@ class Lexer {
     for (size_t i = from; i + 1 < s_.size(); i++)
       if (s_[i] == '{' && (s_[i + 1] == '{' || s_[i + 1] == '%' || s_[i + 1] == '#')) return i;
     return s_.size();
+  }
+
+  // The text before a tag with sign `sign`: '-' strips its trailing whitespace; lstrip_blocks
+  // drops the spaces between the line start and a block or comment tag.
+  void strip_before_tag(std::string& text, char sign, bool block_or_comment, bool line_starting) const {
+    if (sign == '-') {
+      while (!text.empty() && is_ws(text.back())) text.pop_back();
+    } else if (sign != '+' && opt_.lstrip_blocks && block_or_comment) {
+      size_t l_pos = text.rfind('\n');
+      l_pos = l_pos == std::string::npos ? 0 : l_pos + 1;
+      if (l_pos > 0 || line_starting) {
+        bool blank = l_pos < text.size();
+        for (size_t i = l_pos; i < text.size(); i++) blank = blank && is_ws(text[i]);
+        if (blank) text.resize(l_pos);
+      }
+    }
   }
 
   void advance_to(size_t p) {
@@ -133,12 +139,13 @@ class Lexer {
     size_t end = expression(p, '%');
     if (tokens_.size() == first + 3 && tokens_[first + 1].type == Token::Type::name && tokens_[first + 1].text == "raw") {
       tokens_.resize(first);
-      return raw(end);
+      return raw(after_end(close_, close_sign_, false));  // no trim_blocks after {% raw %}, as jinja2
     }
     return end;
   }
 
-  // {% raw %}…{% endraw %}: the text between, untouched.
+  // {% raw %}…{% endraw %}: the text between, untouched but for the whitespace rules of the
+  // {% endraw %} tag.
   size_t raw(size_t p) {
     for (size_t i = s_.find("{%", p); i != std::string::npos; i = s_.find("{%", i + 2)) {
       size_t k = i + 2;
@@ -150,8 +157,7 @@ class Lexer {
       char esign = k < s_.size() && (s_[k] == '-' || s_[k] == '+') ? s_[k++] : 0;
       if (s_.compare(k, 2, "%}") != 0) continue;
       std::string text = s_.substr(p, i - p);
-      if (sign == '-')
-        while (!text.empty() && is_ws(text.back())) text.pop_back();
+      strip_before_tag(text, sign, true, p > 0 && s_[p - 1] == '\n');
       emit(Token::Type::text, text);
       return after_end(k + 2, esign, true);
     }
@@ -178,6 +184,8 @@ class Lexer {
         size_t d = p + (sign ? 1 : 0);
         if (d + 1 < s_.size() && s_[d] == delim && s_[d + 1] == '}') {
           tokens_.push_back(Token{delim == '}' ? Token::Type::var_end : Token::Type::block_end, "", 0, 0, line});
+          close_ = d + 2;
+          close_sign_ = sign;
           return after_end(d + 2, sign, delim == '%');
         }
       }
@@ -291,6 +299,8 @@ class Lexer {
 
   std::string s_;
   LexOptions opt_;
+  size_t close_ = 0;     // just after the last "}}" / "%}"
+  char close_sign_ = 0;  // and its sign
   size_t pos_ = 0;
   int line_ = 1;
   std::vector<Token> tokens_;

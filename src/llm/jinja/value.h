@@ -60,9 +60,9 @@ class Value {
   Value(int v) : rep_(static_cast<int64_t>(v)) {}
   Value(int64_t v) : rep_(v) {}
   Value(double v) : rep_(v) {}
-  Value(std::string s) : rep_(std::move(s)) {}
-  Value(const char* s) : rep_(std::string(s)) {}
-  Value(std::string_view s) : rep_(std::string(s)) {}
+  Value(std::string s) : rep_(std::make_shared<const std::string>(std::move(s))) {}
+  Value(const char* s) : Value(std::string(s)) {}
+  Value(std::string_view s) : Value(std::string(s)) {}
   static Value list(std::vector<Value> items, bool tuple = false);
   static Value make_dict(std::vector<std::pair<std::string, Value>> items = {});
   static Value make_namespace(std::vector<std::pair<std::string, Value>> items = {});
@@ -82,7 +82,7 @@ class Value {
   bool as_bool() const { return std::get<bool>(rep_); }
   int64_t as_int() const;   // bool or int
   double as_double() const; // bool, int or float
-  const std::string& str() const { return std::get<std::string>(rep_); }
+  const std::string& str() const { return *std::get<std::shared_ptr<const std::string>>(rep_); }
   const std::vector<Value>& items() const { return std::get<std::shared_ptr<ListData>>(rep_)->items; }
   bool is_tuple() const { return std::get<std::shared_ptr<ListData>>(rep_)->tuple; }
   const DictData& dict() const { return *std::get<std::shared_ptr<DictData>>(rep_); }
@@ -99,7 +99,9 @@ class Value {
   const char* type_name() const;  // Python's type name, for errors
 
  private:
-  using Rep = std::variant<Undefined, std::nullptr_t, bool, int64_t, double, std::string, std::shared_ptr<ListData>,
+  // Strings, lists and dicts are shared (values are copied often; only namespaces change).
+  using Rep = std::variant<Undefined, std::nullptr_t, bool, int64_t, double, std::shared_ptr<const std::string>,
+                           std::shared_ptr<ListData>,
                            std::shared_ptr<DictData>, std::shared_ptr<Function>>;
   explicit Value(Rep r) : rep_(std::move(r)) {}
   Rep rep_;
