@@ -12,7 +12,8 @@
 // 4 × SMOPA into ZA0.S..ZA3.S }; then per output row i: MOVA {4 vectors} <- ZA0H.B[4i..4i+3]
 // (row i of all four tiles), SCVTF ×4, FMUL ×4 by the RHS scales (per column), FMLA ×4 by
 // element with the LHS scale of row i (LD1RQW of four rows' scales), add to the row in dst
-// (dst is the F32 accumulator: the first block stores, the last one clamps with FCLAMP ×4).
+// (dst is the F32 accumulator: the first block stores, the last one clamps with FMAX ×4 +
+// FMIN ×4, sme2_clamp.h).
 //
 // Efficiency at SVL 512 (VL = 16), counted from the disassembly (clang 19 -O2):
 //  - steady state, per 4-K quad: LD1B + LD1B×2 + 2 LUTI4 + 4 SMOPA = 8 instructions (the quad
