@@ -1,6 +1,6 @@
 // matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa: Q4_0 GEMM with SME2 SMOPA.
 //
-// Packers (DESIGN.md §5, byte-identical to KleidiAI's SME2 packers):
+// Packers (docs/design.md §5, byte-identical to KleidiAI's SME2 packers):
 //   LHS lhs_quant_pack_qsi8d32p_f32                     mr = VL, kr = 4
 //   RHS rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0  nr = 4·VL, kr = 4, sr = 2
 // VL = SVL/32 (16 at SVL 512); m_step = mr, n_step = nr. Correct at any SVL 128..2048 (the

@@ -22,7 +22,7 @@
 
 namespace qmm::sme2 {
 
-// Q4_0 weights, RHS qsi4c32ps1s0scalef16 (DESIGN.md §5): a quad is nr little-endian u16 of four
+// Q4_0 weights, RHS qsi4c32ps1s0scalef16 (docs/design.md §5): a quad is nr little-endian u16 of four
 // unsigned nibbles = 2 streaming vectors; LUTI4 (ZT0 = -8..7, zero point 8 folded into the
 // table) expands each vector into two int8 vectors, nibble i of the vector -> byte i.
 struct Q4Weights {
