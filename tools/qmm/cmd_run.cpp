@@ -40,8 +40,8 @@ int cmd_run(int argc, char** argv) {
   ModelFlags mf;
   SamplingFlags sf;
   std::string prompt, prompt_file;
+  ContextFlags cf;
   long long n_predict = -1;
-  size_t n_ctx = 0, n_batch = 512;
   Args args("run",
             "Generate text with a GGUF Llama-family model: the prompt is prefilled as one batch, then tokens are\n"
             "decoded one at a time and streamed. Timings and peak memory are printed to stderr at the end.",
@@ -49,12 +49,10 @@ int cmd_run(int argc, char** argv) {
   mf.add_to(args);
   args.str("-p,--prompt", &prompt, "TEXT", "prompt; - reads it from standard input (default: empty, start from BOS)")
       .str("-f,--file", &prompt_file, "FILE", "read the prompt from FILE")
-      .integer("-n,--n-predict", &n_predict, "tokens to generate (default -1: until EOS or the context is full)")
-      .count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
-      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
+      .integer("-n,--n-predict", &n_predict, "tokens to generate (default -1: until EOS or the context is full)");
+  cf.add_to(args);
   sf.add_to(args);
   args.parse();
-  if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (n_predict < -1) throw UsageError("-n must be -1 or more");
   const llm::SamplerParams sampling = sf.params();
   prompt = read_prompt(prompt, prompt_file);
@@ -67,12 +65,12 @@ int cmd_run(int argc, char** argv) {
     if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
     tokens.push_back(tok.bos());
   }
-  if (n_ctx == 0) n_ctx = lm.default_ctx();
-  if (tokens.size() >= n_ctx) {
+  if (cf.n_ctx == 0) cf.n_ctx = lm.default_ctx();
+  if (tokens.size() >= cf.n_ctx) {
     throw UsageError("the prompt is " + std::to_string(tokens.size()) + " tokens, the context holds " +
-                     std::to_string(n_ctx) + " (-c)");
+                     std::to_string(cf.n_ctx) + " (-c)");
   }
-  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, n_ctx, n_batch, 1});
+  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1});
 
   // Prefill until the first token is sampled, then decode: the trace shows each stage's matmuls.
   MatmulTrace mt;
