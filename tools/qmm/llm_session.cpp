@@ -1,9 +1,7 @@
 #include "llm_session.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <random>
-#include <thread>
 
 #include "core/blocks.h"
 #include "core/error.h"
