@@ -1,9 +1,7 @@
 #include "llm_session.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <random>
-#include <thread>
 
 #include "core/blocks.h"
 #include "core/error.h"
@@ -29,6 +27,11 @@ void SamplingFlags::add_to(Args& args) {
       .real("--repeat-penalty", &repeat_penalty, "repetition penalty; 1 = off (default 1.0)")
       .count("--repeat-last-n", &last_n, "tokens the penalty looks back on (default 64)")
       .integer("-s,--seed", &seed, "random seed (default -1: random)");
+}
+
+void ContextFlags::add_to(Args& args) {
+  args.count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
+      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
 }
 
 llm::SamplerParams SamplingFlags::params() const {
