@@ -61,6 +61,8 @@ const std::vector<SynthShape>& synth_shapes() {
       {"tiny", 64, 2, 4, 2, 192, 512, 512, 10000.0f, false, "dim 64, 2 layers, 4/2 heads, FFN 192, 512 SentencePiece tokens"},
       {"tiny-llama3", 64, 2, 4, 2, 192, 1024, 2048, 500000.0f, true,
        "tiny with Llama 3 features: 1024-token BPE vocabulary, rope_freqs, tied embeddings"},
+      {"tiny-k", 256, 2, 4, 2, 512, 512, 512, 10000.0f, false,
+       "dim 256, 2 layers, 4/2 heads, FFN 512, 512 SentencePiece tokens (rows fit K-quant super-blocks)"},
       {"llama-1b", 2048, 16, 32, 8, 8192, 32000, 4096, 10000.0f, false,
        "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
       {"llama-3.2-1b", 2048, 16, 32, 8, 8192, 128256, 131072, 500000.0f, true,
@@ -78,13 +80,16 @@ const SynthShape* find_synth_shape(const std::string& name) {
   return nullptr;
 }
 
-SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, const std::string& path, int threads,
+SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt) {
   const uint32_t head_dim = sh.dim / sh.heads, kv_dim = head_dim * sh.kv_heads;
   Writer w;
   w.set_string("general.architecture", "llama");
   w.set_string("general.name", std::string("qmm synth ") + sh.name);
-  w.set_u32("general.file_type", llama_ftype(type));
+  QuantTarget q = target_in;
+  q.n_layer = sh.layers;
+  q.has_output = !sh.llama3;
+  w.set_u32("general.file_type", llama_ftype(q));
   w.set_u32("general.quantization_version", 2);
   w.set_u32("llama.context_length", sh.context);
   w.set_u32("llama.embedding_length", sh.dim);
@@ -116,8 +121,7 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   ThreadPool pool(threads);
   std::vector<float> ones(sh.dim, 1.0f);
   const std::vector<float> rope = llama3_rope_factors(head_dim, sh.rope_base);
-  const auto target = static_cast<uint32_t>(type);
-  const uint32_t fallback = type == WeightType::f16 ? kF16 : kF32;
+  const uint32_t fallback = q.type == WeightType::f16 ? kF16 : kF32;
   uint64_t tensor_id = 0;
 
   // 1-D tensors from memory; 2-D ones generated row by row while the file is written.
@@ -126,7 +130,7 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
     stats.params += x.size();
   };
   auto mat = [&](const std::string& name, uint32_t k, uint32_t n) {
-    const uint32_t t = k % ggml_block_size(target) == 0 ? target : fallback;
+    const uint32_t t = weight_type(name, k, q, fallback);
     const auto wt = static_cast<WeightType>(t);
     const size_t rb = ggml_row_bytes(t, k);
     const uint64_t id = tensor_id++;
