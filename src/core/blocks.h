@@ -1,4 +1,4 @@
-// GGUF block formats, bit-exact with ggml (DESIGN.md §5), and ggml's row quantizers.
+// GGUF block formats, bit-exact with ggml (docs/design.md §5), and ggml's row quantizers.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -231,6 +231,7 @@ class Interp {
                                    {"revindex0", Value()}, {"first", Value()}, {"last", Value()},
                                    {"length", Value(len)}, {"previtem", Value()}, {"nextitem", Value()},
                                    {"depth", Value(1)}, {"depth0", Value(0)}, {"cycle", std::move(cycle)}});
+    loop.mutable_dict().changes = true;
     auto& fields = loop.mutable_dict().items;
     auto at = [&](int64_t j) { return j >= 0 && j < len ? items[static_cast<size_t>(j)] : Value(); };
     Scope is{&s, {}};
@@ -263,7 +264,12 @@ class Interp {
       Value ns = eval(*target.args[0], s);
       if (!ns.is_dict() || !ns.dict().is_namespace)
         template_error(target.line, "cannot assign attribute on non-namespace object");
-      ns.mutable_dict().set(Value(target.name), v);
+      if (v.holds_changing_dict())
+        template_error(target.line, "a namespace attribute cannot hold a namespace or a loop object");
+      guarded(target.line, [&] {
+        ns.mutable_dict().set(Value(target.name), v);
+        return 0;
+      });
     } else {
       std::vector<Value> parts = guarded(target.line, [&] { return iterate(v); });
       if (parts.size() != target.args.size())
@@ -433,12 +439,14 @@ class Interp {
 
 Template::Template(std::string_view source, const Options& opt)
     : body_(std::make_unique<Body>(parse(lex(source, LexOptions{opt.trim_blocks, opt.lstrip_blocks})))),
-      max_steps_(opt.max_steps) {}
+      max_steps_(opt.max_steps),
+      max_bytes_(opt.max_bytes) {}
 Template::~Template() = default;
 Template::Template(Template&&) noexcept = default;
 Template& Template::operator=(Template&&) noexcept = default;
 
 std::string Template::render(const Value& globals) const {
+  RenderBudget budget(max_bytes_);
   try {
     return Interp(globals, max_steps_).run(*body_);
   } catch (const Failure& e) {

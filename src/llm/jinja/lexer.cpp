@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "llm/jinja/value.h"
 
 namespace qmm::llm::jinja {
 
@@ -12,7 +13,31 @@ void template_error(int line, const std::string& message) {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+// Byte length of the whitespace code point (Python's \s, e.g. U+3000) at s[p], or 0.
+size_t ws_at(std::string_view s, size_t p) {
+  if (p >= s.size()) return 0;
+  auto c = static_cast<unsigned char>(s[p]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 0;
+  if (n == 0 || p + n > s.size()) return 0;
+  return is_space(s.substr(p, n)) ? n : 0;
+}
+
+size_t skip_ws(std::string_view s, size_t p) {
+  while (size_t n = ws_at(s, p)) p += n;
+  return p;
+}
+
+// Length of `text` without its trailing whitespace.
+size_t rstripped(std::string_view text) {
+  size_t e = text.size();
+  while (e > 0) {
+    size_t b = e - 1;
+    while (b > 0 && e - b < 3 && (static_cast<unsigned char>(text[b]) & 0xC0) == 0x80) b--;
+    if (ws_at(text, b) != e - b) break;
+    e = b;
+  }
+  return e;
+}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
@@ -89,14 +114,12 @@ class Lexer {
   // drops the spaces between the line start and a block or comment tag.
   void strip_before_tag(std::string& text, char sign, bool block_or_comment, bool line_starting) const {
     if (sign == '-') {
-      while (!text.empty() && is_ws(text.back())) text.pop_back();
+      text.resize(rstripped(text));
     } else if (sign != '+' && opt_.lstrip_blocks && block_or_comment) {
       size_t l_pos = text.rfind('\n');
       l_pos = l_pos == std::string::npos ? 0 : l_pos + 1;
       if (l_pos > 0 || line_starting) {
-        bool blank = l_pos < text.size();
-        for (size_t i = l_pos; i < text.size(); i++) blank = blank && is_ws(text[i]);
-        if (blank) text.resize(l_pos);
+        if (l_pos < text.size() && skip_ws(text, l_pos) == text.size()) text.resize(l_pos);
       }
     }
   }
@@ -114,7 +137,7 @@ class Lexer {
   // After a tag's closing delimiter at `p` with sign `sign`: where the following text starts.
   size_t after_end(size_t p, char sign, bool trim) const {
     if (sign == '-') {
-      while (p < s_.size() && is_ws(s_[p])) p++;
+      p = skip_ws(s_, p);
     } else if (sign == 0 && trim && opt_.trim_blocks && p < s_.size() && s_[p] == '\n') {
       p++;
     }
@@ -123,6 +146,7 @@ class Lexer {
 
   size_t comment(size_t p) {
     size_t j = s_.find("#}", p);
+    if (j == std::string::npos && p >= s_.size()) return p;  // "{#" ending the template: ignored, as jinja2
     if (j == std::string::npos) template_error(line_, "missing end of comment tag '#}'");
     char sign = j > p && (s_[j - 1] == '-' || s_[j - 1] == '+') ? s_[j - 1] : 0;
     return after_end(j + 2, sign, true);
@@ -150,10 +174,10 @@ class Lexer {
     for (size_t i = s_.find("{%", p); i != std::string::npos; i = s_.find("{%", i + 2)) {
       size_t k = i + 2;
       char sign = k < s_.size() && (s_[k] == '-' || s_[k] == '+') ? s_[k++] : 0;
-      while (k < s_.size() && is_ws(s_[k])) k++;
+      k = skip_ws(s_, k);
       if (s_.compare(k, 6, "endraw") != 0) continue;
       k += 6;
-      while (k < s_.size() && is_ws(s_[k])) k++;
+      k = skip_ws(s_, k);
       char esign = k < s_.size() && (s_[k] == '-' || s_[k] == '+') ? s_[k++] : 0;
       if (s_.compare(k, 2, "%}") != 0) continue;
       std::string text = s_.substr(p, i - p);
@@ -174,7 +198,7 @@ class Lexer {
     };
     while (true) {
       size_t q = p;
-      while (q < s_.size() && is_ws(s_[q])) q++;
+      q = skip_ws(s_, q);
       count_lines(p, q);
       p = q;
       if (p >= s_.size())

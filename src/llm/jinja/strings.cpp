@@ -67,6 +67,7 @@ std::string py_format(const std::string& f, const CallArgs& a) {
       if (!v) throw Failure("KeyError: '" + field + "'");
     }
     out += v->to_string();
+    if (out.size() > kMaxSize) throw Failure("the string is too large");
     i = end;
   }
   return out;
