@@ -72,8 +72,9 @@ for s in $STAGES; do
       passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
       [ "$rc" = 0 ] || failed_stages+=(x86emu) ;;
     fuzz)
-      stage "libFuzzer on the GGUF reader and model loading (clang-19, ASan + UBSan), 2 x 30 s"
-      if scripts/fuzz.sh 60; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi ;;
+      stage "libFuzzer (clang-19, ASan + UBSan) on the GGUF reader and model loading, 2 x 30 s, and on the Jinja interpreter, 30 s"
+      if scripts/fuzz.sh 60; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi
+      if FUZZ_TARGET=jinja scripts/fuzz.sh 30; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi ;;
     *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;
   esac
 done

@@ -1,11 +1,20 @@
 // The C API: a full round trip, the microkernel-level calls, and every misuse reported as an
 // error code plus a message (never an abort).
+#include <atomic>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <thread>
+
+#include "core/buffer.h"
+#include "matmul/matmul.h"
 
 #include "qmm/qmm.h"
 #include "test_util.h"
+
+extern "C" qmm_status qmm_test_c_pack_bad_type(void);  // test_c_header.c
 
 namespace {
 
@@ -112,6 +121,193 @@ TEST(CApi, MicrokernelLevel) {
     }
     EXPECT_EQ(qmm_ukernel_run(i, m, n, k, nullptr, rp.data(), y.data(), n * 4, 0, 1), QMM_ERR_INVALID_ARGUMENT);
   }
+}
+
+// ---- The misuse suite (runs under ASan + UBSan in the sanitize stage): every case is an
+// error code plus a message, never a crash, a hang, undefined behaviour or a write. ----
+
+// Sizes that overflow size_t anywhere in the packed-size arithmetic are invalid arguments.
+TEST(CApiMisuse, OverflowingSizes) {
+  const std::vector<uint8_t> rows(4096);
+  qmm_weights* w = nullptr;
+  for (int t : {QMM_TYPE_F32, QMM_TYPE_F16, QMM_TYPE_Q4_0, QMM_TYPE_Q8_0}) {
+    EXPECT_EQ(qmm_weights_pack(t, size_t{1} << 31, size_t{1} << 31, rows.data(), nullptr, &w), QMM_ERR_INVALID_ARGUMENT) << t;
+    EXPECT_NE(last().find("too large"), std::string::npos) << last();
+    EXPECT_EQ(qmm_weights_pack(t, size_t{1} << 32, 32, rows.data(), nullptr, &w), QMM_ERR_INVALID_ARGUMENT) << t;
+    EXPECT_EQ(qmm_weights_pack(t, 32, SIZE_MAX - 31, rows.data(), nullptr, &w), QMM_ERR_INVALID_ARGUMENT) << t;
+    EXPECT_EQ(w, nullptr);
+  }
+  const size_t huge[][2] = {{SIZE_MAX, 32}, {32, SIZE_MAX - 31}, {size_t{1} << 31, size_t{1} << 31},
+                            {SIZE_MAX / 34 + 1, 32}, {0, 32}, {1, 0}};
+  std::vector<float> x(64);
+  std::vector<uint8_t> buf(4096);
+  float y[64];
+  for (size_t i = 0; i < qmm_ukernel_count(); ++i) {
+    qmm_ukernel_info info;
+    ASSERT_EQ(qmm_ukernel_get(i, &info), QMM_OK);
+    if (!info.available) continue;
+    for (const auto& s : huge) {
+      EXPECT_EQ(qmm_ukernel_lhs_packed_size(i, s[0], s[1]), 0u) << info.name << " m=" << s[0] << " k=" << s[1];
+      EXPECT_NE(last(), "");
+      EXPECT_EQ(qmm_ukernel_rhs_packed_size(i, s[0], s[1]), 0u) << info.name << " n=" << s[0] << " k=" << s[1];
+      EXPECT_NE(last(), "");
+      EXPECT_EQ(qmm_ukernel_pack_lhs(i, s[0], s[1], x.data(), 256, buf.data()), QMM_ERR_INVALID_ARGUMENT) << info.name;
+      EXPECT_EQ(qmm_ukernel_pack_rhs(i, s[0], s[1], buf.data(), buf.data()), QMM_ERR_INVALID_ARGUMENT) << info.name;
+      EXPECT_EQ(qmm_ukernel_run(i, 1, s[0], s[1], buf.data(), buf.data(), y, 256, 0, 1), QMM_ERR_INVALID_ARGUMENT);
+      EXPECT_EQ(qmm_ukernel_run(i, s[0], 1, s[1], buf.data(), buf.data(), y, 256, 0, 1), QMM_ERR_INVALID_ARGUMENT);
+    }
+    EXPECT_EQ(qmm_ukernel_lhs_packed_offset(i, SIZE_MAX - 63, 64), 0u) << info.name;
+    EXPECT_NE(last(), "");
+    EXPECT_EQ(qmm_ukernel_rhs_packed_offset(i, SIZE_MAX - 63, 64), 0u) << info.name;
+    EXPECT_EQ(qmm_ukernel_rhs_packed_offset(i, size_t{1} << 31, size_t{1} << 31), 0u) << info.name;
+    EXPECT_EQ(qmm_ukernel_lhs_packed_offset(i, 0, 0), 0u) << info.name;  // k = 0
+    EXPECT_EQ(qmm_ukernel_lhs_packed_offset(i, 0, 64), 0u);               // valid: the first panel
+    EXPECT_EQ(last(), "");
+    EXPECT_GT(qmm_ukernel_rhs_packed_size(i, 1, 64), 0u);
+  }
+  // m x stride that overflows, and m beyond the limit.
+  ASSERT_EQ(qmm_weights_pack(QMM_TYPE_Q8_0, 4, 64, buf.data(), nullptr, &w), QMM_OK) << last();
+  EXPECT_EQ(qmm_matmul(w, SIZE_MAX / 256 + 1, x.data(), 256, y, 16, 0, 1, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qmm_matmul(w, (size_t{1} << 31) + 1, x.data(), 256, y, 16, 0, 1, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  qmm_weights_free(w);
+  qmm::AlignedBuffer b;
+  EXPECT_THROW(b.resize(SIZE_MAX - 1), std::bad_alloc);  // its rounding must not wrap
+}
+
+// Null pointers, zero sizes, bad strides and misaligned pointers, bad clamps: errors.
+TEST(CApiMisuse, PointersStridesAndClamps) {
+  const std::vector<uint8_t> rows(4096);
+  qmm_weights* w = nullptr;
+  ASSERT_EQ(qmm_weights_pack(QMM_TYPE_Q8_0, 4, 64, rows.data(), nullptr, &w), QMM_OK) << last();
+  alignas(16) float x[2 * 64 + 4] = {}, y[16] = {};
+  const auto* misaligned = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(x) + 2);
+  EXPECT_EQ(qmm_matmul(w, 1, x, 256, nullptr, 16, 0, 1, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qmm_matmul(w, 2, x, 258, y, 16, 0, 1, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(last().find("multiples of 4"), std::string::npos) << last();
+  EXPECT_EQ(qmm_matmul(w, 2, x, 256, y, 18, 0, 1, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qmm_matmul(w, 1, misaligned, 256, y, 16, 0, 1, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  const float nan = NAN;
+  for (auto [lo, hi] : {std::pair{nan, 1.0f}, std::pair{0.0f, nan}, std::pair{nan, nan}, std::pair{2.0f, 1.0f},
+                        std::pair{INFINITY, -INFINITY}}) {
+    EXPECT_EQ(qmm_matmul(w, 1, x, 256, y, 16, lo, hi, nullptr), QMM_ERR_INVALID_ARGUMENT) << lo << " " << hi;
+    EXPECT_NE(last().find("clamp"), std::string::npos) << last();
+  }
+  EXPECT_EQ(qmm_matmul(w, 1, x, 256, y, 16, 1.0f, 1.0f, nullptr), QMM_OK) << last();  // min == max is fine
+  for (float v : {y[0], y[3]}) EXPECT_EQ(v, 1.0f);
+  qmm_weights_free(w);
+  EXPECT_EQ(qmm_weights_packed_bytes(nullptr), 0u);
+
+  for (size_t i = 0; i < qmm_ukernel_count(); ++i) {
+    qmm_ukernel_info info;
+    ASSERT_EQ(qmm_ukernel_get(i, &info), QMM_OK);
+    if (!info.available) continue;
+    const size_t n = info.nr, k = 64;
+    std::vector<uint8_t> lp(qmm_ukernel_lhs_packed_size(i, 1, k)), rp(qmm_ukernel_rhs_packed_size(i, n, k));
+    std::vector<float> out(n);
+    EXPECT_EQ(qmm_ukernel_pack_lhs(i, 1, k, nullptr, 256, lp.data()), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_pack_lhs(i, 1, k, x, 256, nullptr), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_pack_lhs(i, 1, k, x, 200, lp.data()), QMM_ERR_INVALID_ARGUMENT);   // < k floats
+    EXPECT_EQ(qmm_ukernel_pack_lhs(i, 2, k, x, 258, lp.data()), QMM_ERR_INVALID_ARGUMENT);   // not a float stride
+    EXPECT_EQ(qmm_ukernel_pack_lhs(i, 1, k, misaligned, 256, lp.data()), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_pack_rhs(i, n, k, nullptr, rp.data()), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_pack_rhs(i, n, k, rows.data(), nullptr), QMM_ERR_INVALID_ARGUMENT);
+    ASSERT_EQ(qmm_ukernel_pack_lhs(i, 1, k, x, 256, lp.data()), QMM_OK) << last();
+    ASSERT_EQ(qmm_ukernel_pack_rhs(i, n, k, rows.data(), rp.data()), QMM_OK) << last();
+    for (auto [lo, hi] : {std::pair{nan, 1.0f}, std::pair{0.0f, nan}, std::pair{2.0f, 1.0f}}) {
+      EXPECT_EQ(qmm_ukernel_run(i, 1, n, k, lp.data(), rp.data(), out.data(), n * 4, lo, hi), QMM_ERR_INVALID_ARGUMENT)
+          << info.name << " clamp " << lo << " " << hi;
+    }
+    EXPECT_EQ(qmm_ukernel_run(i, 1, n, k, lp.data(), rp.data(), out.data(), n * 4 + 2, 0, 1), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_run(i, 1, n, k, lp.data(), rp.data(), nullptr, n * 4, 0, 1), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_run(i, 1, 0, k, lp.data(), rp.data(), out.data(), n * 4, 0, 1), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_run(i, 0, n, k, lp.data(), rp.data(), out.data(), n * 4, 0, 1), QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(qmm_ukernel_run(i, 1, n, k, lp.data(), rp.data(), out.data(), n * 4, 0, 1), QMM_OK) << last();
+  }
+  EXPECT_EQ(qmm_ukernel_find(nullptr, nullptr), QMM_ERR_INVALID_ARGUMENT);
+}
+
+// Any int is a type: unknown ones are reported (no undefined enum conversion on the way).
+TEST(CApiMisuse, UnknownTypes) {
+  const std::vector<uint8_t> rows(4096);
+  qmm_weights* w = nullptr;
+  for (int t : {-1, 3, 7, 9, 77, INT_MIN, INT_MAX}) {
+    EXPECT_EQ(qmm_weights_pack(t, 4, 64, rows.data(), nullptr, &w), QMM_ERR_UNSUPPORTED) << t;
+    EXPECT_EQ(last(), "unknown weight type " + std::to_string(t));
+    EXPECT_EQ(w, nullptr);
+  }
+  EXPECT_EQ(qmm_weights_pack(static_cast<qmm_type>(-1), 4, 64, rows.data(), nullptr, &w), QMM_ERR_UNSUPPORTED);
+  EXPECT_EQ(qmm_test_c_pack_bad_type(), QMM_ERR_UNSUPPORTED);  // from C
+}
+
+// Two threads on one context: the second call, made while the first is inside qmm_matmul
+// (held there by the trace hook), is an error and leaves the context to the first.
+struct Rendezvous {
+  std::atomic<int> stage{0};  // 1: the first call is inside; 2: the second call is done
+};
+
+void hold_inside(void* user, const qmm::PackedWeights&, size_t) {
+  auto* r = static_cast<Rendezvous*>(user);
+  if (r->stage.load() != 0) return;
+  r->stage.store(1);
+  while (r->stage.load() != 2) std::this_thread::yield();
+}
+
+TEST(CApiMisuse, ConcurrentUseOfOneContext) {
+  const size_t n = 64, k = 64, m = 4;
+  const std::vector<uint8_t> rows = qmm::test::random_weights(qmm::WeightType::q8_0, n, k, 3);
+  const std::vector<float> x = qmm::test::random_floats(m * k, 4);
+  qmm_weights* w = nullptr;
+  ASSERT_EQ(qmm_weights_pack(QMM_TYPE_Q8_0, n, k, rows.data(), nullptr, &w), QMM_OK) << last();
+  std::vector<float> want(m * n), y(m * n), y2(m * n, -1.0f);
+  ASSERT_EQ(qmm_matmul(w, m, x.data(), k * 4, want.data(), n * 4, -INFINITY, INFINITY, nullptr), QMM_OK);
+  qmm_context* c = nullptr;
+  ASSERT_EQ(qmm_context_create(2, &c), QMM_OK);
+
+  Rendezvous r;
+  qmm::set_matmul_trace(hold_inside, &r);
+  qmm_status first = QMM_ERR_INTERNAL;
+  std::thread t([&] { first = qmm_matmul(w, m, x.data(), k * 4, y.data(), n * 4, -INFINITY, INFINITY, c); });
+  while (r.stage.load() != 1) std::this_thread::yield();
+  const qmm_status second = qmm_matmul(w, m, x.data(), k * 4, y2.data(), n * 4, -INFINITY, INFINITY, c);
+  const std::string msg = last();
+  qmm_pack_options opt{nullptr, nullptr, c};
+  qmm_weights* w2 = nullptr;
+  const qmm_status pack = qmm_weights_pack(QMM_TYPE_Q8_0, n, k, rows.data(), &opt, &w2);
+  r.stage.store(2);
+  t.join();
+  qmm::set_matmul_trace(nullptr, nullptr);
+  EXPECT_EQ(second, QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(msg.find("in use"), std::string::npos) << msg;
+  EXPECT_EQ(pack, QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(w2, nullptr);
+  EXPECT_EQ(y2, std::vector<float>(m * n, -1.0f)) << "the refused call wrote its output";
+  EXPECT_EQ(first, QMM_OK);
+  EXPECT_EQ(y, want);
+
+  // Free-running: every call either succeeds with the right answer or is refused.
+  std::atomic<int> ok{0}, refused{0}, wrong{0};
+  auto hammer = [&] {
+    std::vector<float> out(m * n);
+    for (int i = 0; i < 200; ++i) {
+      const qmm_status s = qmm_matmul(w, m, x.data(), k * 4, out.data(), n * 4, -INFINITY, INFINITY, c);
+      if (s == QMM_OK) {
+        ++ok;
+        if (out != want) ++wrong;
+      } else if (s == QMM_ERR_INVALID_ARGUMENT) {
+        ++refused;
+      } else {
+        ++wrong;
+      }
+    }
+  };
+  std::thread a(hammer), b(hammer);
+  a.join();
+  b.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(ok.load() + refused.load(), 400);
+  EXPECT_GT(ok.load(), 0);
+  qmm_context_free(c);
+  qmm_weights_free(w);
 }
 
 }  // namespace

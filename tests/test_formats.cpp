@@ -122,6 +122,32 @@ TEST(Blocks, Q8_0HandWorked) {
   for (int j = 0; j < 32; ++j) EXPECT_EQ(b.qs[j], 0);
 }
 
+// The NaN policy: a block holding NaN or ±Inf, or whose d overflows binary16, becomes d = NaN
+// with zero values (no float -> int conversion of NaN/Inf: UBSan checks it in the sanitize
+// build); the other blocks of the row quantize as before.
+TEST(Blocks, NonFiniteBlocksQuantizeToNaN) {
+  const std::vector<float> clean = test::random_floats(96, 9);
+  for (WeightType t : {WeightType::q4_0, WeightType::q8_0}) {
+    std::vector<uint8_t> want(row_bytes(t, 96)), got(want.size());
+    quantize_rows(t, clean.data(), want.data(), 1, 96);
+    for (float bad : {NAN, INFINITY, -INFINITY, 1e7f, -1e7f}) {
+      std::vector<float> x = clean;
+      x[32 + 5] = bad;
+      quantize_rows(t, x.data(), got.data(), 1, 96);
+      const size_t bb = want.size() / 3;
+      uint16_t d;
+      std::memcpy(&d, got.data() + bb, 2);
+      EXPECT_EQ(d, kFp16NaN) << type_name(t) << " " << bad;
+      for (size_t i = 2; i < bb; ++i) EXPECT_EQ(got[bb + i], t == WeightType::q4_0 ? 0x88 : 0) << type_name(t) << " " << bad;
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), bb)) << "block 0 changed";
+      EXPECT_EQ(0, std::memcmp(got.data() + 2 * bb, want.data() + 2 * bb, bb)) << "block 2 changed";
+      std::vector<float> y(96);
+      dequantize_row(t, got.data(), y.data(), 96);
+      for (size_t j = 32; j < 64; ++j) EXPECT_TRUE(std::isnan(y[j])) << j;
+    }
+  }
+}
+
 TEST(Blocks, RowBytesAndTypes) {
   EXPECT_EQ(row_bytes(WeightType::q4_0, 64), 36u);
   EXPECT_EQ(row_bytes(WeightType::q8_0, 64), 68u);

@@ -7,11 +7,13 @@
 // f16: 2^-11 relative per block, plus F32 accumulation order). Float kernels:
 // |got − ref| ≤ k·2^-22·S (F32 accumulation in any order).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/buffer.h"
+#include "core/fp16.h"
 #include "test_util.h"
 
 namespace qmm {
@@ -173,6 +175,77 @@ TEST_P(KernelTest, Clamps) {
   const float lo = sorted[sorted.size() / 3], hi = sorted[2 * sorted.size() / 3];
   for (auto [l, h] : {std::pair{lo, hi}, std::pair{lo, INFINITY}, std::pair{-INFINITY, hi}, std::pair{-INFINITY, INFINITY}}) {
     prob.check(prob.run(u, m, n, l, h), m, n, l, h, "clamp [" + std::to_string(l) + ", " + std::to_string(h) + "]");
+  }
+}
+
+// The NaN policy (kernels/ukernel.h, include/qmm/qmm.h) for NaN, +Inf and -Inf in one
+// activation, one weight value, and (block types) one weight block's scale d, under an open
+// and a finite clamp: the outputs the policy names are NaN (block types: the poisoned row or
+// column, whole; float types: what F32 arithmetic gives, NaN or ±Inf before the clamp), and
+// every other output keeps the bits of the same kernel on the clean input.
+enum class Poison { activation, weight, weight_scale };
+
+// Float types: the class F32 arithmetic gives Σ_c x[c]·w[c] whatever the summation order.
+float f32_class(const float* x, const float* w, size_t k, float clean) {
+  bool nan = false, pos = false, neg = false;
+  for (size_t c = 0; c < k; ++c) {
+    const float p = x[c] * w[c];
+    nan |= std::isnan(p);
+    pos |= p == INFINITY;
+    neg |= p == -INFINITY;
+  }
+  if (nan || (pos && neg)) return NAN;
+  return pos ? INFINITY : neg ? -INFINITY : clean;
+}
+
+TEST_P(KernelTest, NonFiniteInputsFollowTheNaNPolicy) {
+  const Ukernel& u = *GetParam();
+  const TileParams p = kernel_params(u);
+  const size_t m = u.gemv ? 1 : p.mr + 2, n = 2 * p.nr + 3, k = 96;
+  const Problem clean(u.type, m, n, k, 23);
+  const bool blocks = is_block_type(u.type);
+  for (float lo : {-INFINITY, -1.0f}) {
+    const float hi = -lo;
+    const std::vector<float> base = clean.run(u, m, n, lo, hi);
+    for (Poison where : {Poison::activation, Poison::weight, Poison::weight_scale}) {
+      if (where == Poison::weight_scale && !blocks) continue;
+      for (float poison : {NAN, INFINITY, -INFINITY}) {
+        Problem bad = clean;
+        const size_t i = m - 1, j = p.nr + 1, c = 37;  // the poisoned row, column, element
+        const size_t rb = row_bytes(u.type, k);
+        if (where == Poison::activation) {
+          bad.lhs[i * k + c] = poison;
+        } else if (where == Poison::weight) {  // through the GGUF quantizer (quantize_rows)
+          std::vector<float> w = test::dequantized(u.type, bad.rows, n, k);
+          w[j * k + c] = poison;
+          quantize_rows(u.type, w.data() + j * k, bad.rows.data() + j * rb, 1, k);
+        } else {  // a GGUF block whose d itself is not finite
+          const uint16_t d = fp32_to_fp16(poison);
+          std::memcpy(bad.rows.data() + j * rb + c / kBlock * (rb / (k / kBlock)), &d, 2);
+        }
+        const std::vector<float> got = bad.run(u, m, n, lo, hi);
+        const std::vector<float> x = bad.lhs, w = test::dequantized(u.type, bad.rows, n, k);
+        const std::string what = std::string(where == Poison::activation ? "activation" : where == Poison::weight ? "weight" : "weight scale") +
+                                 " " + std::to_string(poison) + ", clamp [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+        for (size_t r = 0; r < m; ++r) {
+          for (size_t col = 0; col < n; ++col) {
+            const float b = base[r * n + col], g = got[r * n + col];
+            float want = b;
+            if (blocks) {
+              if ((where == Poison::activation && r == i) || (where != Poison::activation && col == j)) want = NAN;
+            } else {
+              want = std::min(std::max(f32_class(&x[r * k], &w[col * k], k, b), lo), hi);
+            }
+            if (std::isnan(want)) {
+              ASSERT_TRUE(std::isnan(g)) << what << " at (" << r << ", " << col << "): got " << g << ", want NaN";
+            } else {
+              ASSERT_EQ(std::bit_cast<uint32_t>(g), std::bit_cast<uint32_t>(want))
+                  << what << " at (" << r << ", " << col << "): got " << g << ", want " << want;
+            }
+          }
+        }
+      }
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 // Packers: the reference layouts against DESIGN.md §5 (formulas written out here again, by
 // hand), every packer of the kernel list against its reference twin byte for byte, and every
 // size / offset getter against what the packer writes.
+#include <cmath>
 #include <cstring>
 
 #include "core/fp16.h"
@@ -127,6 +128,32 @@ TEST_P(PackerTest, LhsSizesOffsetsAndReference) {
         u.lhs->run(m - m_idx, k, p.mr, p.kr, p.sr, x.data() + m_idx * k, k * 4, part.data());
         ASSERT_EQ(0, std::memcmp(part.data(), a.data() + off, size - off)) << "m_idx=" << m_idx;
       }
+    }
+  }
+}
+
+// Blocks with NaN, ±Inf or a scale beyond binary16 (the NaN policy): every LHS packer writes
+// its reference twin's bytes, and the reference a NaN scale with zero quants.
+TEST_P(PackerTest, LhsNonFiniteBlocksMatchReference) {
+  const Ukernel& u = *GetParam();
+  if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
+  const TileParams p = kernel_params(u);
+  const size_t m = u.gemv ? 1 : p.mr + 1, k = 160;
+  std::vector<float> x = test::random_floats(m * k, 41);
+  const float poison[] = {NAN, INFINITY, -INFINITY, 9e6f, -3e38f};
+  for (size_t b = 0; b < 5; ++b) x[(b % m) * k + b * kBlock + 7 * b % 32] = poison[b];
+  const size_t size = lhs_packed_size(u, p, m, k);
+  std::vector<uint8_t> a(size), ref(size);
+  u.lhs->run(m, k, p.mr, p.kr, p.sr, x.data(), k * 4, a.data());
+  if (u.lhs->reference) {
+    u.lhs->reference->run(m, k, p.mr, p.kr, p.sr, x.data(), k * 4, ref.data());
+    EXPECT_EQ(a, ref) << u.lhs->name << " differs from " << u.lhs->reference->name;
+  }
+  if (is_block_type(u.type)) {
+    int8_t q[kBlock];
+    for (size_t b = 0; b < 5; ++b) {
+      EXPECT_TRUE(std::isnan(quantize_block_qsi8d32(&x[(b % m) * k + b * kBlock], q))) << poison[b];
+      for (int8_t v : q) ASSERT_EQ(v, 0);
     }
   }
 }

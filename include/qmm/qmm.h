@@ -11,6 +11,16 @@
 
 #include <stddef.h>
 
+/* QMM_API marks the C API: the library is built with hidden visibility, so these functions are
+ * the only symbols a shared libqmm exports. */
+#ifndef QMM_API
+#if defined(__GNUC__) || defined(__clang__)
+#define QMM_API __attribute__((visibility("default")))
+#else
+#define QMM_API
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,22 +38,24 @@ typedef enum qmm_status {
   QMM_ERR_INTERNAL = 5
 } qmm_status;
 
-/* Weight types, numbered as GGML/GGUF number them. */
-/* (QMM_TYPE_FORCE_INT makes every int a valid value, so a wrong one is reported, not undefined.) */
+/* Weight types, numbered as GGML/GGUF number them. Calls take the type as an int and report an
+ * unknown one (QMM_ERR_UNSUPPORTED); the two bounds make every int a valid qmm_type value, so
+ * (qmm_type)-1 is well defined in C++ too. */
 typedef enum qmm_type {
   QMM_TYPE_F32 = 0,
   QMM_TYPE_F16 = 1,
   QMM_TYPE_Q4_0 = 2,
   QMM_TYPE_Q8_0 = 8,
+  QMM_TYPE_FORCE_INT_MIN = -0x7fffffff - 1,
   QMM_TYPE_FORCE_INT = 0x7fffffff
 } qmm_type;
 
 typedef struct qmm_weights qmm_weights;
 typedef struct qmm_context qmm_context;
 
-const char* qmm_version(void);       /* "0.1.0" */
-const char* qmm_cpu_info(void);      /* "x86_64 <brand>; features: avx2 fma ..." */
-const char* qmm_last_error(void);    /* message of this thread's last failed call ("" if none) */
+QMM_API const char* qmm_version(void);       /* "0.1.0" */
+QMM_API const char* qmm_cpu_info(void);      /* "x86_64 <brand>; features: avx2 fma ..." */
+QMM_API const char* qmm_last_error(void);    /* message of this thread's last failed call ("" if none) */
 
 /* Pack options: NULL means defaults (environment QMM_KERNELS / QMM_DISABLE apply). */
 typedef struct qmm_pack_options {
@@ -52,20 +64,41 @@ typedef struct qmm_pack_options {
   qmm_context* context;/* pack with this context's threads, or NULL */
 } qmm_pack_options;
 
-/* Packs GGUF rows [n, k] of `type` (k contiguous) once. k % 32 == 0 for Q4_0 / Q8_0. */
-qmm_status qmm_weights_pack(qmm_type type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
+/* Sizes: every n, m, k is 1..2^31 with n*k and m*k at most 2^40; anything else (zero, or a size
+ * that would overflow) is QMM_ERR_INVALID_ARGUMENT. Float pointers and byte strides are
+ * multiples of 4. */
+
+/* Packs GGUF rows [n, k] of `type` (a qmm_type value, k contiguous) once. k % 32 == 0 for
+ * Q4_0 / Q8_0. */
+QMM_API qmm_status qmm_weights_pack(int type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
                             qmm_weights** out);
 /* The chosen kernel names (gemv = 1: the m == 1 kernel), or NULL for a NULL handle. */
-const char* qmm_weights_kernel(const qmm_weights* w, int gemv);
-size_t qmm_weights_packed_bytes(const qmm_weights* w);
-void qmm_weights_free(qmm_weights* w);
+QMM_API const char* qmm_weights_kernel(const qmm_weights* w, int gemv);
+QMM_API size_t qmm_weights_packed_bytes(const qmm_weights* w);
+QMM_API void qmm_weights_free(qmm_weights* w);
 
-/* A thread pool (threads >= 1) plus scratch; one matmul at a time per context. */
-qmm_status qmm_context_create(int threads, qmm_context** out);
-void qmm_context_free(qmm_context* c);
+/* A thread pool (threads >= 1) plus scratch. One call at a time per context: a call made while
+ * another thread's call uses the same context (qmm_matmul, qmm_weights_pack with
+ * options->context) fails with QMM_ERR_INVALID_ARGUMENT and touches nothing. Free a context
+ * only when no call uses it (qmm_context_free waits for a call still running). */
+QMM_API qmm_status qmm_context_create(int threads, qmm_context** out);
+QMM_API void qmm_context_free(qmm_context* c);
 
-/* dst[m, n] = clamp(lhs[m, k] · Wᵀ, min, max); strides in bytes. ctx NULL: one thread. */
-qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t lhs_stride, float* dst,
+/* dst[m, n] = clamp(lhs[m, k] · Wᵀ, min, max); strides in bytes. ctx NULL: one thread.
+ * clamp_min <= clamp_max, neither NaN (-INFINITY / INFINITY: no clamp).
+ *
+ * NaN and ±Inf in lhs or in the weights propagate as F32 arithmetic would, identically on every
+ * kernel and with no undefined behaviour on any path:
+ *   - Q4_0 / Q8_0 weights: activations are quantized per 32-element block of k. A block that
+ *     holds NaN or ±Inf (or values beyond its binary16 scale, |x| >= 65520 * 127) makes every
+ *     output of its row NaN. A weight block whose scale d is NaN or ±Inf makes every output of
+ *     its column NaN (qmm's quantizers give a block with a non-finite F32 value a NaN d).
+ *   - F32 / F16 weights: each output is what F32 arithmetic gives in any summation order: NaN
+ *     when one of its products is NaN (a NaN input, or ±Inf times 0) or they hold both +Inf and
+ *     -Inf, else ±Inf when one is infinite.
+ * Every other output is bit for bit what it is without the non-finite input. The clamp keeps
+ * NaN (clamp(NaN) = NaN) and clamps ±Inf like any number. */
+QMM_API qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t lhs_stride, float* dst,
                       size_t dst_stride, float clamp_min, float clamp_max, qmm_context* ctx);
 
 /* ---- Microkernel level: every variant of the kernel list, by index ---- */
@@ -80,19 +113,21 @@ typedef struct qmm_ukernel_info {
   size_t mr, nr, kr, sr, m_step, n_step;
 } qmm_ukernel_info;
 
-size_t qmm_ukernel_count(void);
-qmm_status qmm_ukernel_get(size_t index, qmm_ukernel_info* out);
-qmm_status qmm_ukernel_find(const char* name, size_t* index);
-size_t qmm_ukernel_lhs_packed_size(size_t index, size_t m, size_t k);
-size_t qmm_ukernel_lhs_packed_offset(size_t index, size_t m_idx, size_t k);
-size_t qmm_ukernel_rhs_packed_size(size_t index, size_t n, size_t k);
-size_t qmm_ukernel_rhs_packed_offset(size_t index, size_t n_idx, size_t k);
-qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* lhs, size_t lhs_stride,
+QMM_API size_t qmm_ukernel_count(void);
+/* The size / offset getters return 0 for a bad index, a variant this CPU cannot run, or a zero
+ * or too large (overflowing) shape, and set qmm_last_error(). */
+QMM_API qmm_status qmm_ukernel_get(size_t index, qmm_ukernel_info* out);
+QMM_API qmm_status qmm_ukernel_find(const char* name, size_t* index);
+QMM_API size_t qmm_ukernel_lhs_packed_size(size_t index, size_t m, size_t k);
+QMM_API size_t qmm_ukernel_lhs_packed_offset(size_t index, size_t m_idx, size_t k);
+QMM_API size_t qmm_ukernel_rhs_packed_size(size_t index, size_t n, size_t k);
+QMM_API size_t qmm_ukernel_rhs_packed_offset(size_t index, size_t n_idx, size_t k);
+QMM_API qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* lhs, size_t lhs_stride,
                                 void* lhs_packed);
 /* rhs_packed must hold qmm_ukernel_rhs_packed_size bytes; this call zeroes it first. */
-qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rhs, void* rhs_packed);
+QMM_API qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rhs, void* rhs_packed);
 /* lhs_packed / rhs_packed point at the panels of rows m_idx / n_idx (multiples of m_step / n_step). */
-qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
+QMM_API qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
                            float* dst, size_t dst_stride_row, float clamp_min, float clamp_max);
 
 #ifdef __cplusplus

@@ -50,8 +50,13 @@ void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k) {
       }
     }
     const float d = max / -8.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
     y[b].d = fp32_to_fp16(d);
+    if (!block_is_finite(x) || !fp16_is_finite(y[b].d)) {
+      y[b].d = kFp16NaN;
+      std::memset(y[b].qs, 0x88, sizeof(y[b].qs));  // every nibble 8: the value 0
+      continue;
+    }
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
     for (size_t j = 0; j < kBlock / 2; ++j) {
       const int lo = std::min(15, static_cast<int>(static_cast<int8_t>(x[j] * id + 8.5f)));
       const int hi = std::min(15, static_cast<int>(static_cast<int8_t>(x[j + 16] * id + 8.5f)));
@@ -65,8 +70,13 @@ void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k) {
     float amax = 0.0f;
     for (size_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
     const float d = amax / 127.0f;
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
     y[b].d = fp32_to_fp16(d);
+    if (!block_is_finite(x) || !fp16_is_finite(y[b].d)) {
+      y[b].d = kFp16NaN;
+      std::memset(y[b].qs, 0, sizeof(y[b].qs));
+      continue;
+    }
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
     for (size_t j = 0; j < kBlock; ++j) y[b].qs[j] = static_cast<int8_t>(std::round(x[j] * id));
   }
 }

@@ -30,7 +30,17 @@ bool parse_type(const char* name, WeightType* out);  // "f32", "f16", "q4_0", "q
 bool is_block_type(WeightType t);                    // Q4_0 / Q8_0: k must be a multiple of 32
 size_t row_bytes(WeightType t, size_t k);            // bytes of one GGUF row of k elements (k valid)
 
+// True when x[0..31] are all finite (no NaN, no ±Inf).
+inline bool block_is_finite(const float* x) {
+  bool finite = true;
+  for (size_t j = 0; j < kBlock; ++j) finite &= x[j] - x[j] == 0.0f;  // NaN for NaN and ±Inf
+  return finite;
+}
+
 // ggml's reference quantizers (quantize_row_q4_0_ref / _q8_0_ref rounding). k % 32 == 0.
+// The NaN policy (include/qmm/qmm.h): a block holding NaN or ±Inf, or whose scale d rounds to
+// Inf in binary16, gets d = NaN (kFp16NaN) and all-zero values, so it dequantizes to NaN
+// (ggml would store an Inf d and convert NaN to int: undefined behaviour).
 void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k);
 void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k);
 void dequantize_row_q4_0(const BlockQ4_0* x, float* y, size_t k);

@@ -34,6 +34,7 @@ class AlignedBuffer {
   void resize(size_t bytes) {
     release();
     if (bytes == 0) return;
+    if (bytes > SIZE_MAX - kAlign) throw std::bad_alloc();  // rounded_size would wrap
     const size_t rounded = rounded_size(bytes);
     if (rounded >= kLarge) {
       data_ = static_cast<uint8_t*>(alloc_large(rounded));

@@ -37,6 +37,14 @@ inline uint16_t fp32_to_fp16(float f) {
   return static_cast<uint16_t>(sign | (ax >> 13));
 }
 
+// The NaN policy (include/qmm/qmm.h): a block scale that is not a finite binary16 (Inf, NaN,
+// or an F32 scale that rounds to Inf) is stored as this quiet NaN, with zero quants, so the
+// block's products and every output they reach are NaN on every kernel.
+constexpr uint16_t kFp16NaN = 0x7e00;
+inline bool fp16_is_finite(uint16_t h) { return (h & 0x7c00u) != 0x7c00u; }
+// A weight block's scale d as the RHS packers store it: ±Inf becomes NaN too.
+inline uint16_t fp16_scale_or_nan(uint16_t d) { return fp16_is_finite(d) ? d : kFp16NaN; }
+
 // Row conversions; the library routes these to F16C/FP16 hardware where the CPU has it.
 void fp16_to_fp32_row(const uint16_t* src, float* dst, size_t n);
 void fp32_to_fp16_row(const float* src, uint16_t* dst, size_t n);

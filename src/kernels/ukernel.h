@@ -1,6 +1,25 @@
 // The microkernel contract (DESIGN.md §3). A microkernel never allocates, never starts
 // threads and never reads a global; everything it needs comes through its arguments.
 //
+// The NaN policy (include/qmm/qmm.h states it for users). Every packer and kernel follows it,
+// and tests/test_kernels.cpp (NonFiniteInputsFollowTheNaNPolicy) and tests/test_packers.cpp
+// (LhsNonFiniteBlocksMatchReference) check it for every variant of the kernel list:
+//  - No float -> int conversion ever sees NaN or ±Inf (undefined behaviour in C++; SIMD
+//    conversions give arbitrary integers). A quantizing LHS packer finds the 32-blocks whose
+//    |x| max is not finite, or whose scale is not finite once rounded to its stored format,
+//    and writes for them a NaN scale and zero quants (quantize_block_qsi8d32 does it for plain
+//    C++ packers; kFp16NaN in core/fp16.h). An RHS packer stores a weight block scale that
+//    is not finite as NaN (fp16_scale_or_nan). A new format (K-quants) does the same with its
+//    own scales and minimums.
+//  - The kernel's F32 epilogue carries the NaN to the outputs: acc += isum · (s_lhs · s_rhs)
+//    makes the poisoned row (LHS) or column (RHS) NaN, and nothing may drop it: the clamp is
+//    min(max(v, lo), hi) with NaN-propagating operations. x86 _mm*_max_ps(a, b) returns b when
+//    either is NaN, so write _mm*_min_ps(hi, _mm*_max_ps(lo, v)); Arm FMAX / FMIN (vmaxq_f32,
+//    svmax) propagate NaN, FMAXNM / FMINNM and SME2 FCLAMP return the number: never use them
+//    on outputs. Scalar: std::min(std::max(v, lo), hi).
+//  - Float kernels (F32 / F16 weights) need nothing more: F32 FMA arithmetic is the policy.
+//  - Callers (the C API, the driver) never pass NaN clamp bounds or lo > hi.
+//
 // Packing parameters (mr, nr, kr, sr) tie a matmul kernel to its packers. They are read
 // through `params(svl_bytes)` because SME kernels derive them from the streaming vector
 // length (other kernels ignore it); tools can so ask for the layout at any SVL.
@@ -11,6 +30,14 @@
 #include "core/blocks.h"
 
 namespace qmm {
+
+// Sizes: callers (the C API, the driver) pass only shapes with rows and k in 1..kMaxDim and
+// rows·k <= kMaxElements (2^40), and panel starts likewise. Then no packer's size or offset
+// arithmetic in size_t can overflow (for any layout below 2^20 bytes per element and tiles
+// below 2^16), and packers need not check.
+constexpr size_t kMaxDim = size_t{1} << 31;
+constexpr size_t kMaxElements = size_t{1} << 40;
+static_assert(sizeof(size_t) == 8, "qmm's size limits assume a 64-bit size_t");
 
 // Instruction sets, in no particular order; the kernel list gives the priority.
 // neon: base Armv8-A Advanced SIMD (every aarch64 CPU), for kernels that need nothing newer.

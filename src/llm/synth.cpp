@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "llm/chat_template.h"
 #include "llm/gguf_writer.h"
 #include "llm/quantize.h"
 #include "llm/synth_vocab.h"
@@ -108,6 +109,8 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   if (v.has_unk) w.set_u32("tokenizer.ggml.unknown_token_id", v.unk);
   w.set_bool("tokenizer.ggml.add_bos_token", true);
   w.set_bool("tokenizer.ggml.add_eos_token", false);
+  // Llama 3.x shapes carry the Llama 3 chat template, so `qmm chat` / `qmm serve` run on them.
+  if (sh.llama3) w.set_string("tokenizer.chat_template", *llm::builtin_chat_template("llama3"));
 
   SynthStats stats;
   ThreadPool pool(threads);

@@ -16,7 +16,7 @@ struct SynthShape {
   const char* name;
   uint32_t dim, layers, heads, kv_heads, ffn, vocab, context;
   float rope_base;
-  bool llama3;         // Llama 3.x: gpt2 BPE vocabulary, rope_freqs (llama3 scaling), tied embeddings
+  bool llama3;         // Llama 3.x: gpt2 BPE vocabulary, rope_freqs (llama3 scaling), tied embeddings, chat template
   const char* summary;
 };
 

@@ -1,7 +1,11 @@
 // The C API (include/qmm/qmm.h): validates every argument, catches every exception and turns
 // it into a status code plus a per-thread message.
+#include <atomic>
+#include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <new>
+#include <thread>
 #include <string>
 
 #include "core/cpu.h"
@@ -16,6 +20,7 @@ struct qmm_weights {
 struct qmm_context {
   explicit qmm_context(int threads) : ctx(threads) {}
   qmm::Context ctx;
+  std::atomic<bool> busy{false};  // a call is using ctx (one at a time: a second one is an error)
 };
 
 namespace {
@@ -45,7 +50,37 @@ qmm_status guarded(F&& f) {
 
 void require(bool ok, const char* msg) { qmm::check_arg(ok, msg); }
 
-qmm::WeightType to_type(qmm_type t) {
+// Holds a context for one call; a context another thread holds is an error, not a race.
+class ContextUse {
+ public:
+  ContextUse(qmm_context* c, const char* fn) : c_(c) {
+    if (c_ && c_->busy.exchange(true, std::memory_order_acquire)) {
+      c_ = nullptr;
+      qmm::fail(qmm::Status::invalid_argument,
+                std::string(fn) + ": the context is in use by another call (one call at a time per context)");
+    }
+  }
+  ~ContextUse() {
+    if (c_) c_->busy.store(false, std::memory_order_release);
+  }
+  ContextUse(const ContextUse&) = delete;
+  ContextUse& operator=(const ContextUse&) = delete;
+
+ private:
+  qmm_context* c_;
+};
+
+bool aligned_for_float(const void* p, size_t stride) {
+  return reinterpret_cast<uintptr_t>(p) % alignof(float) == 0 && stride % sizeof(float) == 0;
+}
+
+void check_clamp(float lo, float hi, const char* fn) {
+  qmm::check_arg(!std::isnan(lo) && !std::isnan(hi), std::string(fn) + ": a clamp bound is NaN");
+  qmm::check_arg(lo <= hi, std::string(fn) + ": clamp_min > clamp_max");
+}
+
+// The type as the caller passed it: any int, validated here (no enum conversion before).
+qmm::WeightType to_type(int t) {
   switch (t) {
     case QMM_TYPE_F32: return qmm::WeightType::f32;
     case QMM_TYPE_F16: return qmm::WeightType::f16;
@@ -53,7 +88,7 @@ qmm::WeightType to_type(qmm_type t) {
     case QMM_TYPE_Q8_0: return qmm::WeightType::q8_0;
     default: break;
   }
-  qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(static_cast<int>(t)));
+  qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(t));
 }
 
 const qmm::Ukernel& kernel_at(size_t index) {
@@ -68,18 +103,17 @@ void check_available(const qmm::Ukernel& u) {
   if (!why.empty()) qmm::fail(qmm::Status::unsupported, std::string(u.name) + " cannot run here: " + why);
 }
 
-void check_mk(const qmm::Ukernel& u, size_t rows, size_t k) {
-  require(rows > 0 && k > 0, "sizes must be > 0");
-  qmm::check_weight_shape(u.type, rows, k);
-}
-
-// Size/offset getters answer 0 for a bad index or a kernel that cannot run here.
+// Size/offset getters answer 0 for a bad index, a kernel that cannot run here or a bad or
+// overflowing shape, with qmm_last_error() saying which.
 template <class F>
 size_t getter(size_t index, F f) {
-  if (index >= qmm::kernel_list().size()) return 0;
-  const qmm::Ukernel& u = *qmm::kernel_list()[index];
-  if (!qmm::unavailable_reason(u, qmm::cpu_info()).empty()) return 0;
-  return f(u, qmm::kernel_params(u));
+  size_t r = 0;
+  guarded([&] {
+    const qmm::Ukernel& u = kernel_at(index);
+    check_available(u);
+    r = f(u, qmm::kernel_params(u));
+  });
+  return r;
 }
 
 }  // namespace
@@ -100,7 +134,7 @@ const char* qmm_cpu_info(void) {
 
 const char* qmm_last_error(void) { return g_error.c_str(); }
 
-qmm_status qmm_weights_pack(qmm_type type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
+qmm_status qmm_weights_pack(int type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
                             qmm_weights** out) {
   return guarded([&] {
     require(out != nullptr, "qmm_weights_pack: out is null");
@@ -115,6 +149,7 @@ qmm_status qmm_weights_pack(qmm_type type, size_t n, size_t k, const void* data,
                                                            "qmm_pack_options"));
       if (options->context) pool = &options->context->ctx.pool();
     }
+    const ContextUse use(options ? options->context : nullptr, "qmm_weights_pack");
     auto* w = new qmm_weights{qmm::PackedWeights::pack(t, n, k, data, filter, pool)};
     *out = w;
   });
@@ -139,7 +174,13 @@ qmm_status qmm_context_create(int threads, qmm_context** out) {
   });
 }
 
-void qmm_context_free(qmm_context* c) { delete c; }
+void qmm_context_free(qmm_context* c) {
+  if (!c) return;
+  // Freeing a context another thread is using is the caller's bug; wait for that call to end
+  // rather than pull its thread pool from under it.
+  while (c->busy.load(std::memory_order_acquire)) std::this_thread::yield();
+  delete c;
+}
 
 qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t lhs_stride, float* dst,
                       size_t dst_stride, float clamp_min, float clamp_max, qmm_context* ctx) {
@@ -149,10 +190,14 @@ qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, size_t l
     require(m > 0, "qmm_matmul: m must be > 0");
     require(lhs_stride >= w->w.k() * sizeof(float), "qmm_matmul: lhs_stride is smaller than k floats");
     require(dst_stride >= w->w.n() * sizeof(float), "qmm_matmul: dst_stride is smaller than n floats");
-    require(!(clamp_min > clamp_max), "qmm_matmul: clamp_min > clamp_max");
+    require(aligned_for_float(lhs, lhs_stride) && aligned_for_float(dst, dst_stride),
+            "qmm_matmul: lhs, dst and their strides must be multiples of 4 bytes");
+    check_clamp(clamp_min, clamp_max, "qmm_matmul");
+    qmm::check_shape(w->w.type(), m, w->w.k(), "qmm_matmul: activations");
     qmm::checked_mul(m, lhs_stride, "qmm_matmul: m x lhs_stride");
     qmm::checked_mul(m, dst_stride, "qmm_matmul: m x dst_stride");
     static thread_local qmm::Context solo(1);
+    const ContextUse use(ctx, "qmm_matmul");
     qmm::matmul(w->w, m, lhs, lhs_stride, dst, dst_stride, clamp_min, clamp_max, ctx ? ctx->ctx : solo);
   });
 }
@@ -187,16 +232,30 @@ qmm_status qmm_ukernel_find(const char* name, size_t* index) {
 }
 
 size_t qmm_ukernel_lhs_packed_size(size_t index, size_t m, size_t k) {
-  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::lhs_packed_size(u, p, m, k); });
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) {
+    qmm::check_shape(u.type, m, k, "qmm_ukernel_lhs_packed_size");
+    return qmm::lhs_packed_size(u, p, m, k);
+  });
 }
 size_t qmm_ukernel_lhs_packed_offset(size_t index, size_t m_idx, size_t k) {
-  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::lhs_packed_offset(u, p, m_idx, k); });
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) {
+    qmm::check_shape(u.type, 1, k, "qmm_ukernel_lhs_packed_offset");
+    qmm::check_panel_start(m_idx, k);
+    return qmm::lhs_packed_offset(u, p, m_idx, k);
+  });
 }
 size_t qmm_ukernel_rhs_packed_size(size_t index, size_t n, size_t k) {
-  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::rhs_packed_size(u, p, n, k); });
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) {
+    qmm::check_shape(u.type, n, k, "qmm_ukernel_rhs_packed_size");
+    return qmm::rhs_packed_size(u, p, n, k);
+  });
 }
 size_t qmm_ukernel_rhs_packed_offset(size_t index, size_t n_idx, size_t k) {
-  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) { return qmm::rhs_packed_offset(u, p, n_idx, k); });
+  return getter(index, [&](const qmm::Ukernel& u, const qmm::TileParams& p) {
+    qmm::check_shape(u.type, 1, k, "qmm_ukernel_rhs_packed_offset");
+    qmm::check_panel_start(n_idx, k);
+    return qmm::rhs_packed_offset(u, p, n_idx, k);
+  });
 }
 
 qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* lhs, size_t lhs_stride,
@@ -204,9 +263,11 @@ qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const float* l
   return guarded([&] {
     const qmm::Ukernel& u = kernel_at(index);
     check_available(u);
-    check_mk(u, m, k);
+    qmm::check_shape(u.type, m, k, "qmm_ukernel_pack_lhs");
     require(lhs != nullptr && lhs_packed != nullptr, "qmm_ukernel_pack_lhs: null pointer");
     require(lhs_stride >= k * sizeof(float), "qmm_ukernel_pack_lhs: lhs_stride is smaller than k floats");
+    require(aligned_for_float(lhs, lhs_stride), "qmm_ukernel_pack_lhs: lhs and lhs_stride must be multiples of 4 bytes");
+    qmm::checked_mul(m, lhs_stride, "qmm_ukernel_pack_lhs: m x lhs_stride");
     const qmm::TileParams p = qmm::kernel_params(u);
     u.lhs->run(m, k, p.mr, p.kr, p.sr, lhs, lhs_stride, lhs_packed);
   });
@@ -216,7 +277,7 @@ qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rh
   return guarded([&] {
     const qmm::Ukernel& u = kernel_at(index);
     check_available(u);
-    check_mk(u, n, k);
+    qmm::check_shape(u.type, n, k, "qmm_ukernel_pack_rhs");
     require(rhs != nullptr && rhs_packed != nullptr, "qmm_ukernel_pack_rhs: null pointer");
     const qmm::TileParams p = qmm::kernel_params(u);
     std::memset(rhs_packed, 0, qmm::rhs_packed_size(u, p, n, k));
@@ -229,11 +290,14 @@ qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const voi
   return guarded([&] {
     const qmm::Ukernel& u = kernel_at(index);
     check_available(u);
-    check_mk(u, n, k);
-    require(m > 0, "qmm_ukernel_run: m must be > 0");
+    qmm::check_shape(u.type, n, k, "qmm_ukernel_run: weights");
+    qmm::check_shape(u.type, m, k, "qmm_ukernel_run: activations");
     require(!u.gemv || m == 1, "qmm_ukernel_run: a GEMV variant takes m == 1 only");
     require(lhs_packed && rhs_packed && dst, "qmm_ukernel_run: null pointer");
     require(dst_stride_row >= n * sizeof(float), "qmm_ukernel_run: dst_stride_row is smaller than n floats");
+    require(aligned_for_float(dst, dst_stride_row), "qmm_ukernel_run: dst and dst_stride_row must be multiples of 4 bytes");
+    qmm::checked_mul(m, dst_stride_row, "qmm_ukernel_run: m x dst_stride_row");
+    check_clamp(clamp_min, clamp_max, "qmm_ukernel_run");
     u.run(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
   });
 }

@@ -22,14 +22,20 @@ void set_matmul_trace(MatmulTraceFn fn, void* user) {
   g_trace_user = user;
 }
 
-void check_weight_shape(WeightType type, size_t n, size_t k) {
-  check_arg(n > 0 && k > 0, "weights must have n > 0 and k > 0 (got n = " + std::to_string(n) +
-                                ", k = " + std::to_string(k) + ")");
-  check_arg(n <= (size_t{1} << 31) && k <= (size_t{1} << 31), "weight dimensions above 2^31 are not supported");
+void check_shape(WeightType type, size_t rows, size_t k, const char* what) {
+  const std::string shape = std::string(what) + " [" + std::to_string(rows) + ", " + std::to_string(k) + "]";
+  check_arg(rows > 0 && k > 0, shape + ": sizes must be > 0");
+  check_arg(rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements,
+            shape + ": too large (at most 2^31 rows and columns and 2^40 elements)");
   if (is_block_type(type)) {
-    check_arg(k % kBlock == 0, std::string(type_name(type)) + " weights need k to be a multiple of 32 (got k = " +
+    check_arg(k % kBlock == 0, shape + ": " + type_name(type) + " needs k to be a multiple of 32 (got k = " +
                                    std::to_string(k) + ")");
   }
+}
+
+void check_panel_start(size_t idx, size_t k) {
+  check_arg(idx <= kMaxDim && idx * k <= kMaxElements,
+            "panel start " + std::to_string(idx) + " with k = " + std::to_string(k) + " is too large");
 }
 
 PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const void* data, const KernelFilter& filter,
@@ -53,7 +59,6 @@ PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv,
   w.k_ = k;
   w.svl_bytes_ = gemm.isa == Isa::sme2 ? cpu_info().svl_bytes : 0;
   const TileParams& p = w.gemm_params_;
-  checked_mul(n, k, "weights n x k");
   w.buf_.resize(rhs_packed_size(gemm, p, n, k));  // zeroed: rows beyond n in the last panel stay 0
   // Panels are independent: pack groups of them in parallel.
   const size_t panels = ceil_div(n, p.nr);
@@ -77,6 +82,7 @@ PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv,
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
             float lo, float hi, Context& ctx) {
   if (m == 0) return;
+  check_shape(w.type(), m, w.k(), "activations");
   const Ukernel& u = w.kernel_for(m);
   const TileParams& p = w.params_for(m);
   const size_t n = w.n(), k = w.k();
@@ -110,7 +116,7 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   if (threads > 1) {
     const size_t want = threads * 4;  // tiles wanted in all
     const size_t n_tiles_wanted = ceil_div(want, m_tiles);
-    if (m > 1) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
+    if (m > p.m_step) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);  // one row tile: long tiles as the GEMV
     n_tile = std::min(n_tile, round_up(ceil_div(n, n_tiles_wanted), p.n_step));
   }
   const size_t n_tiles = ceil_div(n, n_tile);

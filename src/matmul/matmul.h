@@ -58,8 +58,13 @@ class PackedWeights {
   AlignedBuffer buf_;
 };
 
-// Validates a (type, n, k) weight shape; throws a readable qmm::Error.
-void check_weight_shape(WeightType type, size_t n, size_t k);
+// Validates a (type, rows, k) shape of weights or activations (`what`): rows, k in 1..kMaxDim,
+// rows·k <= kMaxElements (ukernel.h), k a multiple of 32 for block types; throws a readable
+// qmm::Error (invalid_argument) otherwise.
+void check_shape(WeightType type, size_t rows, size_t k, const char* what);
+inline void check_weight_shape(WeightType type, size_t n, size_t k) { check_shape(type, n, k, "weights"); }
+// Validates a panel start (row m_idx or n_idx) for offsets into a buffer of rows of k elements.
+void check_panel_start(size_t idx, size_t k);
 
 // dst[m, n] = clamp(lhs[m, k] · Wᵀ, lo, hi). Strides in bytes. Bitwise identical for any
 // thread count of `ctx`.

@@ -1,13 +1,15 @@
 // Writes the seed corpus of fuzz_gguf into a directory: small valid GGUF files with every
 // metadata value type, a tensor of every dequantizable type, other alignments, no tensors,
-// and a tiny synthetic model.
+// and a tiny synthetic model. With "jinja": the seeds of fuzz_jinja (the built-in templates).
 #include <cstdio>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "core/blocks.h"
 #include "core/error.h"
+#include "llm/chat_template.h"
 #include "llm/gguf_writer.h"
 #include "llm/synth.h"
 
@@ -86,14 +88,23 @@ void micro_model(const std::string& path, qmm::WeightType type, bool bpe) {
   w.write(path);
 }
 
+// fuzz_jinja's seeds: the built-in chat templates.
+int write_jinja_seeds(const std::string& dir) {
+  for (const auto& name : qmm::llm::builtin_chat_template_names()) {
+    std::ofstream(dir + "/" + name + ".jinja", std::ios::binary) << *qmm::llm::builtin_chat_template(name);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: make_seeds DIR\n");
+  if (argc != 2 && !(argc == 3 && std::string(argv[2]) == "jinja")) {
+    std::fprintf(stderr, "usage: make_seeds DIR [jinja]\n");
     return 2;
   }
   const std::string dir = argv[1];
+  if (argc == 3) return write_jinja_seeds(dir);
   try {
     std::mt19937 rng(1);
     std::vector<uint8_t> bytes(1 << 16);

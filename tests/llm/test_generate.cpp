@@ -4,6 +4,7 @@
 // bad requests, and the engine thread.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <thread>
@@ -117,6 +118,26 @@ TEST(Generate, StopStringsAreCutAndHeldBack) {
   EXPECT_EQ(cut.res.reason, FinishReason::stop);
   EXPECT_EQ(cut.text, full.text.substr(0, at));
   EXPECT_LT(cut.res.generated, full.res.generated);
+}
+
+TEST(Generate, StopTokensEndTheReplyUnprinted) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  const std::vector<int32_t> prompt = L.tok.encode("Once upon a time", true);
+  Generator g(L.model, L.tok, L.ctx, {});
+  Out full, cut;
+  g.submit(request(prompt, greedy(12), &full));
+  g.run();
+  ASSERT_EQ(full.tokens.size(), 12u);
+  GenerateParams p = greedy(12);
+  p.stop_tokens = {full.tokens[5]};  // an end-of-turn token, as chat templates have
+  g.submit(request(prompt, p, &cut));
+  g.run();
+  EXPECT_EQ(cut.res.reason, FinishReason::stop);
+  const size_t first = static_cast<size_t>(std::find(full.tokens.begin(), full.tokens.end(), full.tokens[5]) - full.tokens.begin());
+  EXPECT_EQ(cut.tokens, std::vector<int32_t>(full.tokens.begin(), full.tokens.begin() + static_cast<std::ptrdiff_t>(first)));
+  EXPECT_EQ(cut.res.generated, first);
+  EXPECT_EQ(full.text.substr(0, cut.text.size()), cut.text);
 }
 
 TEST(Generate, CancelFinishesQueuedAndRunningRequests) {

@@ -59,7 +59,7 @@ inline Reply request(int port, const std::string& method, const std::string& pat
   if (!key.empty()) req.set_header("Authorization", "Bearer " + key);
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
-  if (!c.send(req, res, err)) return {};
+  if (!c.send(req, res, err)) return {0, "no answer: " + httplib::to_string(err)};
   return {res.status, res.body};
 }
 
@@ -98,7 +98,7 @@ Stream stream(int port, const std::string& path, const std::string& body, KeepGo
   };
   httplib::Response res;
   httplib::Error err = httplib::Error::Success;
-  c.send(req, res, err);
+  if (!c.send(req, res, err) && s.status == 0) s.body = "no answer: " + httplib::to_string(err);
   if (s.status == 0) s.status = res.status;
   return s;
 }

@@ -1,11 +1,10 @@
 // The OpenAI wire format of qmm serve: request validation (every bad field is a 400 naming
-// it), response and chunk JSON, SSE framing, and stop strings split over pieces.
+// it), response and chunk JSON, SSE framing.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "qmm/server/protocol.h"
-#include "qmm/server/stop_matcher.h"
 
 namespace qmm::serve {
 namespace {
@@ -146,28 +145,6 @@ TEST(ServeProtocol, ResponsesAndChunks) {
 
   EXPECT_EQ(json::parse(models_body("stories", 1))["data"][0]["id"], "stories");
   EXPECT_EQ(sse_event("[DONE]"), "data: [DONE]\n\n");
-}
-
-TEST(ServeStopMatcher, CutsAtTheFirstStopStringAcrossPieces) {
-  StopMatcher m({"END", "\n\n"});
-  EXPECT_EQ(m.push("Hello E"), "Hello ");  // "E" may start "END"
-  EXPECT_EQ(m.push("N"), "");
-  EXPECT_EQ(m.push("X more"), "ENX more");
-  EXPECT_EQ(m.push(" and\n"), " and");
-  EXPECT_EQ(m.push("\nrest"), "");
-  EXPECT_TRUE(m.stopped());
-  EXPECT_EQ(m.push("ignored"), "");
-
-  StopMatcher earliest({"bc", "ab"});
-  EXPECT_EQ(earliest.push("xabc"), "x");
-
-  StopMatcher tail({"STOP"});
-  EXPECT_EQ(tail.push("ST"), "");
-  EXPECT_EQ(tail.flush(), "ST");
-  EXPECT_FALSE(tail.stopped());
-
-  StopMatcher none({});
-  EXPECT_EQ(none.push("anything"), "anything");
 }
 
 }  // namespace

@@ -57,6 +57,22 @@ Args& Args::count(const char* names, size_t* out, const char* help) {
   return *this;
 }
 
+Args& Args::counts(const char* names, std::vector<size_t>* out, size_t min, const char* help) {
+  opts_.push_back({split_names(names), "N[,N...]", help, true, [out, min](const std::string& f, const std::string& v) {
+                     out->clear();
+                     std::stringstream ss(v);
+                     for (std::string item; std::getline(ss, item, ',');) {
+                       const long long x = to_integer(f, item);
+                       if (x < static_cast<long long>(min)) {
+                         throw UsageError(f + " expects integers >= " + std::to_string(min) + ", got '" + item + "'");
+                       }
+                       out->push_back(static_cast<size_t>(x));
+                     }
+                     if (out->empty() || v.back() == ',') throw UsageError(f + " expects a comma-separated list, got '" + v + "'");
+                   }});
+  return *this;
+}
+
 Args& Args::integer(const char* names, long long* out, const char* help) {
   opts_.push_back({split_names(names), "N", help, true,
                    [out](const std::string& f, const std::string& v) { *out = to_integer(f, v); }});

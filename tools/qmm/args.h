@@ -25,6 +25,8 @@ class Args {
   Args& size(const char* names, size_t* out, const char* help);  // positive integer
   Args& count(const char* names, size_t* out, const char* help);  // integer >= 0
   Args& integer(const char* names, long long* out, const char* help);
+  // A comma-separated list of integers >= min ("1,2,4"), llama-bench style.
+  Args& counts(const char* names, std::vector<size_t>* out, size_t min, const char* help);
   Args& real(const char* names, double* out, const char* help);
   Args& choice(const char* names, std::string* out, std::vector<std::string> choices, const char* help);
   Args& positional(const char* name, std::string* out, const char* help, bool required = true);

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/random.h"
 #include "kernels/kernel_list.h"
+#include "json.h"
 #include "limits.h"
 #include "matmul/matmul.h"
 
@@ -154,18 +155,21 @@ int bench_matmul(int argc, char** argv) {
   if (!no_scalar) t_scalar = selected_is_scalar ? t_sel : measure(parse_kernel_filter("scalar", ""), true);
 
   if (json) {
-    std::printf("{\"type\": \"%s\", \"m\": %zu, \"n\": %zu, \"k\": %zu, \"threads\": %zu, \"limits\": ", type_s.c_str(), m, n,
-                k, threads);
-    print_limits(lim, true);
-    std::printf(", \"results\": [");
-    for (size_t i = 0; i < table.size(); ++i) {
-      const Row& r = table[i];
-      std::printf("%s{\"kernel\": \"%s\", \"mode\": \"%s\", \"seconds\": %.9f, \"gops\": %.3f, \"gbs\": %.3f, \"pct_limit\": %.2f, \"limit\": \"%s\"}",
-                  i ? ", " : "", r.kernel.c_str(), r.mode.c_str(), r.seconds, r.gops, r.gbs, r.pct_limit, r.limit_name);
+    std::string results = "[";
+    for (const Row& r : table) {
+      JsonObject o;
+      o.str("kernel", r.kernel).str("mode", r.mode).num("seconds", r.seconds, 9).num("gops", r.gops, 3).num("gbs", r.gbs, 3);
+      o.measured("pct_limit", r.pct_limit, !no_limits, 2).raw("limit", no_limits ? "null" : json_string(r.limit_name));
+      results += (results.size() > 1 ? ", " : "") + o.text();
     }
-    std::printf("], \"lhs_pack_seconds\": %.9f, \"speedup_vs_scalar\": %.2f, \"dram_paired_ratio\": %.4f, "
-                "\"dram_paired_read_gbs\": %.2f}\n",
-                lhs_pack_seconds, t_scalar > 0 ? t_scalar / t_sel : 0.0, dram_ratio, dram_read_gbs);
+    JsonObject o;
+    o.str("type", type_s).integer("m", static_cast<long long>(m)).integer("n", static_cast<long long>(n));
+    o.integer("k", static_cast<long long>(k)).integer("threads", static_cast<long long>(threads));
+    o.raw("limits", no_limits ? "null" : limits_json(lim)).raw("results", results + "]");
+    o.measured("lhs_pack_seconds", lhs_pack_seconds, lhs_pack_seconds > 0, 9);
+    o.measured("speedup_vs_scalar", t_scalar / t_sel, t_scalar > 0, 2);
+    o.measured("dram_paired_ratio", dram_ratio, dram_pairs > 0).measured("dram_paired_read_gbs", dram_read_gbs, dram_pairs > 0, 2);
+    std::printf("%s\n", o.text().c_str());
     return 0;
   }
   if (!no_limits) print_limits(lim, false);

@@ -18,7 +18,8 @@ struct Subject {
 const Subject kSubjects[] = {
     {"matmul", bench_matmul, "time one matmul shape: selected kernel vs scalar, GOPS, GB/s, % of limits"},
     {"limits", bench_limits, "measure this machine's DRAM / cache bandwidth and int8 / FMA peaks"},
-    {"model", bench_model, "prefill / decode tokens/s of a GGUF model (pp512 / tg128) vs the machine limits"},
+    {"serve", bench_serve, "aggregate decode tokens/s of 1, 2, 4, 8 sequences decoded together (qmm serve)"},
+    {"model", bench_model, "prefill / decode tokens/s of a GGUF model, llama-bench style, vs the machine limits"},
 };
 
 }  // namespace

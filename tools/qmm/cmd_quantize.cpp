@@ -1,4 +1,5 @@
 // qmm quantize IN OUT TYPE: requantize a GGUF model (see src/llm/quantize.h for the rules).
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -22,13 +23,17 @@ int cmd_quantize(int argc, char** argv) {
             argc - 1, argv + 1);
   args.positional("IN", &in, "input GGUF file")
       .positional("OUT", &out, "output GGUF file")
-      .positional("TYPE", &type_s, "q4_0, q8_0, f16 or f32")
+      .positional("TYPE", &type_s, "Q4_0, Q8_0, F16 or F32 (llama-quantize's names; any case)")
       .size("-t,--threads", &threads, "threads (default: all cores)")
       .flag("-v,--verbose", &verbose, "print every tensor")
       .flag("-f,--force", &force, "replace OUT if it exists (never the input)");
   args.parse();
   WeightType target;
-  if (!parse_type(type_s.c_str(), &target)) throw UsageError("TYPE must be q4_0, q8_0, f16 or f32, not '" + type_s + "'");
+  std::string type_lower = type_s;  // llama-quantize writes Q4_0, qmm q4_0: both are accepted
+  for (char& ch : type_lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (!parse_type(type_lower.c_str(), &target)) {
+    throw UsageError("TYPE must be Q4_0, Q8_0, F16 or F32, not '" + type_s + "'");
+  }
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 
   const auto t0 = std::chrono::steady_clock::now();

@@ -1,5 +1,6 @@
-// qmm serve: an OpenAI-compatible HTTP server (server/http_server.h) over a loaded model.
-// Binds to 127.0.0.1 unless --host says otherwise; SIGINT / SIGTERM stop it cleanly.
+// qmm serve: an OpenAI-compatible HTTP server (server/http_server.h) over one loaded model,
+// its concurrent requests decoded together (server/engine_backend.h). Binds to 127.0.0.1
+// unless --host says otherwise; SIGINT / SIGTERM stop it cleanly.
 #include <pthread.h>
 #include <signal.h>
 
@@ -11,52 +12,59 @@
 
 #include "args.h"
 #include "core/error.h"
-#include "server/http_server.h"
+#include "llm/chat_template.h"
+#include "llm_session.h"
+#include "server/engine_backend.h"
 #include "verbs.h"
 
 namespace qmm::cli {
 namespace {
 
-// Until the batched generation engine is connected, every generation request is refused.
-class Unconnected : public serve::Backend {
- public:
-  explicit Unconnected(size_t slots) : slots_(slots) {}
-  std::shared_ptr<serve::Job> submit(serve::Request) override {
-    throw serve::ApiError(503, "generation is not connected in this build yet");
+// The chat template: --chat-template, else the model's own; none leaves chat requests a 400.
+serve::ChatRenderer chat_renderer(const std::string& flag, const llm::Model& model, const llm::Tokenizer& tok) {
+  std::string tmpl;
+  if (!flag.empty()) {
+    tmpl = llm::resolve_chat_template(flag);
+  } else if (const auto t = model.file().find_string("tokenizer.chat_template")) {
+    tmpl = std::string(*t);
+  } else {
+    std::fprintf(stderr, "qmm serve: the model has no chat template: /v1/chat/completions needs --chat-template NAME|FILE\n");
+    return nullptr;
   }
-  serve::Load load() const override { return {slots_, 0, 0}; }
-
- private:
-  size_t slots_;
-};
+  const std::string bos = tok.bos() >= 0 ? tok.text(tok.bos()) : "";
+  const std::string eos = tok.eos() >= 0 ? tok.text(tok.eos()) : "";
+  return [tmpl, bos, eos](const std::vector<serve::Turn>& turns) {
+    std::vector<llm::ChatMessage> msgs;
+    for (const serve::Turn& t : turns) msgs.push_back({t.role, t.content});
+    return llm::render_chat(tmpl, msgs, true, bos, eos);
+  };
+}
 
 }  // namespace
 
 int cmd_serve(int argc, char** argv) {
-  std::string model_path, host = "127.0.0.1", api_key, chat_template, kernels, disable;
+  ModelFlags mf;
+  std::string host = "127.0.0.1", api_key, chat_template;
   long long port = 8080;
-  size_t slots = 4, n_ctx = 0, threads = 0, queue = 0;
+  size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
   Args args("serve",
             "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
             "server-sent events with \"stream\": true), GET /v1/models, GET /health. Concurrent requests are\n"
             "decoded together, one batched forward pass per step. SIGINT / SIGTERM stop it.",
             argc - 1, argv + 1);
-  args.str("-m,--model", &model_path, "FILE", "GGUF model (required)")
-      .str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
+  mf.add_to(args);
+  args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
       .integer("--port", &port, "port (default 8080; 0 = any free port, printed at start)")
       .size("-np,--parallel", &slots, "slots: requests decoded together (default 4)")
       .count("-c,--ctx-size", &n_ctx, "context per slot in tokens (default 0: the model's, at most 4096)")
+      .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
       .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' (all routes but /health)")
-      .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
-      .count("-t,--threads", &threads, "threads (default 0: all cores; one for models under 16 MiB)")
-      .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
-      .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)");
+      .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's");
   args.parse();
-  if (model_path.empty()) throw UsageError("-m/--model is required");
+  if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
   if (slots > 64) throw UsageError("-np must be at most 64");
-  if (threads > 1024) throw UsageError("-t must be at most 1024");
   if (queue == 0) queue = 2 * slots;
 
   // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
@@ -67,16 +75,25 @@ int cmd_serve(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
 
-  Unconnected backend(slots);
+  const LoadedModel lm = LoadedModel::load(mf);
+  serve::ChatRenderer render = chat_renderer(chat_template, *lm.model, *lm.tok);
+  llm::GeneratorOptions gopt;
+  gopt.n_slots = slots;
+  gopt.n_ctx = n_ctx ? n_ctx : lm.default_ctx();
+  gopt.n_batch = n_batch;
+  gopt.max_queue = queue;
+  serve::EngineBackend backend(*lm.model, *lm.tok, *lm.ctx, gopt, std::move(render));
+
   serve::ServerOptions opt;
   opt.host = host;
   opt.port = static_cast<int>(port);
   opt.api_key = api_key;
-  opt.model_id = std::filesystem::path(model_path).stem().string();
-  opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);
+  opt.model_id = std::filesystem::path(mf.path).stem().string();
+  opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);  // every open connection holds one
   serve::HttpServer server(backend, opt);
   const int bound = server.bind();
-  std::printf("qmm serve: %s on http://%s:%d (%zu slots)\n", opt.model_id.c_str(), host.c_str(), bound, slots);
+  std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
+              host.c_str(), bound, slots, gopt.n_ctx, lm.threads);
   std::fflush(stdout);
 
   std::atomic<bool> signalled{false};
@@ -85,6 +102,7 @@ int cmd_serve(int argc, char** argv) {
     sigwait(&stop_signals, &sig);
     signalled = true;
     std::fprintf(stderr, "qmm serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    backend.shutdown();  // running requests end (their clients get an error), then the listener
     server.stop();
   });
   server.run();

@@ -8,6 +8,7 @@
 #include "bench_util.h"
 #include "core/buffer.h"
 #include "core/thread_pool.h"
+#include "json.h"
 #include "limits_arch.h"
 
 namespace qmm::cli {
@@ -79,12 +80,22 @@ MachineLimits measure_limits(int threads) {
   return l;
 }
 
+std::string limits_json(const MachineLimits& l) {
+  const bool measured = l.dram_read_gbs > 0;  // a limit is never 0 once measured (--no-limits: null)
+  JsonObject o;
+  o.integer("threads", l.threads)
+      .measured("dram_read_gbs", l.dram_read_gbs, measured, 2)
+      .measured("hot_read_gbs", l.hot_read_gbs, measured, 2)
+      .measured("int8_gops", l.int8_gops, measured, 1)
+      .raw("int8_instr", measured ? json_string(l.int8_instr) : "null")
+      .measured("avx2_int8_gops", l.avx2_int8_gops, l.avx2_int8_gops > 0, 1)
+      .measured("fp32_gflops", l.fp32_gflops, measured, 1);
+  return o.text();
+}
+
 void print_limits(const MachineLimits& l, bool json) {
   if (json) {
-    std::printf(
-        "{\"threads\": %d, \"dram_read_gbs\": %.2f, \"hot_read_gbs\": %.2f, \"int8_gops\": %.1f, \"int8_instr\": \"%s\", "
-        "\"avx2_int8_gops\": %.1f, \"fp32_gflops\": %.1f}\n",
-        l.threads, l.dram_read_gbs, l.hot_read_gbs, l.int8_gops, l.int8_instr.c_str(), l.avx2_int8_gops, l.fp32_gflops);
+    std::printf("%s\n", limits_json(l).c_str());
     return;
   }
   std::printf("machine limits, %d thread%s (measured now)\n", l.threads, l.threads == 1 ? "" : "s");

@@ -26,5 +26,6 @@ MachineLimits measure_limits(int threads);
 // same buffers, so both figures see the same moment of a shared machine.
 double read_pass_seconds(ThreadPool& pool, const uint8_t* const* bufs, const size_t* bytes, size_t count);
 void print_limits(const MachineLimits& l, bool json);
+std::string limits_json(const MachineLimits& l);  // one JSON object; null for what was not measured
 
 }  // namespace qmm::cli

@@ -3,7 +3,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "verbs.h"
 
 namespace qmm::cli {
 
@@ -65,5 +70,13 @@ std::string mib(size_t bytes) {
   std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
   return buf;
 }
+
+size_t default_threads(const std::string& model_path) {
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(model_path, ec);
+  return !ec && bytes < (16u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
+}
+
+const bool kHaveLlm = true;  // llm_off.cpp in a build with -DQMM_BUILD_LLM=OFF
 
 }  // namespace qmm::cli

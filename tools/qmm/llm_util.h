@@ -42,6 +42,9 @@ class ProgressBar {
 };
 
 size_t peak_rss_bytes();  // getrusage maxrss
+// Threads when the user gave none (qmm run, chat, bench model): every core, but one for a
+// model under 16 MiB, whose matmuls are shorter than waking the other threads.
+size_t default_threads(const std::string& model_path);
 std::string mib(size_t bytes);
 
 }  // namespace qmm::cli

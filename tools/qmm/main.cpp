@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "core/error.h"
+#include "qmm/qmm.h"
 #include "verbs.h"
 
 namespace {
@@ -14,22 +15,26 @@ struct Verb {
   const char* name;
   int (*fn)(int, char**);
   const char* summary;
+  bool llm;  // needs src/llm (a build with -DQMM_BUILD_LLM=OFF has a stub: llm_off.cpp)
 };
 
 const Verb kVerbs[] = {
-    {"info", qmm::cli::cmd_info, "CPU features and the kernel each weight type gets"},
-    {"bench", qmm::cli::cmd_bench, "benchmarks: matmul kernels, machine limits, whole models"},
-    {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors"},
-    {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to q4_0, q8_0, f16 or f32"},
-    {"synth", qmm::cli::cmd_synth, "write a random-weight Llama GGUF of a named shape"},
-    {"run", qmm::cli::cmd_run, "generate text with a GGUF Llama-family model (llama-cli flags)"},
-    {"serve", qmm::cli::cmd_serve, "an OpenAI-compatible HTTP server; concurrent requests decoded as one batch"},
-    {"layout", qmm::cli::cmd_layout, "draw where each element lands in a packed buffer (text or SVG)"},
+    {"info", qmm::cli::cmd_info, "CPU features and the kernel each weight type gets", false},
+    {"bench", qmm::cli::cmd_bench, "benchmarks: matmul kernels, machine limits, whole models", false},
+    {"layout", qmm::cli::cmd_layout, "draw where each element lands in a packed buffer (text or SVG)", false},
+    {"run", qmm::cli::cmd_run, "generate text with a GGUF Llama-family model (llama-cli flags)", true},
+    {"chat", qmm::cli::cmd_chat, "chat with a GGUF model in the terminal or through a pipe (KV cache kept between turns)", true},
+    {"serve", qmm::cli::cmd_serve, "an OpenAI-compatible HTTP server; concurrent requests decoded as one batch", true},
+    {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to Q4_0, Q8_0, F16 or F32 (llama-quantize names)", true},
+    {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors", true},
+    {"synth", qmm::cli::cmd_synth, "write a random-weight GGUF model of a named shape (qmm synth --help lists them)", true},
 };
 
 void print_usage(FILE* f) {
-  std::fprintf(f, "usage: qmm VERB [options]   (qmm VERB --help for details)\n\nverbs:\n");
-  for (const Verb& v : kVerbs) std::fprintf(f, "  %-10s %s\n", v.name, v.summary);
+  std::fprintf(f, "usage: qmm VERB [options]   (qmm VERB --help for details)\n       qmm --version\n\nverbs:\n");
+  for (const Verb& v : kVerbs) {
+    std::fprintf(f, "  %-10s %s%s\n", v.name, v.summary, v.llm && !qmm::cli::kHaveLlm ? " [not in this build]" : "");
+  }
 }
 
 // Output lost on the way (`qmm run > /dev/full`, a closed pipe) is an error, not a success.
@@ -51,8 +56,8 @@ int main(int argc, char** argv) {
     print_usage(stdout);
     return 0;
   }
-  if (!std::strcmp(argv[1], "--version")) {
-    std::puts("qmm 0.1.0");
+  if (!std::strcmp(argv[1], "--version") || !std::strcmp(argv[1], "-V")) {
+    std::printf("qmm %s (%s)\n", qmm_version(), qmm::cli::kHaveLlm ? "kernels + LLM path" : "kernels only");
     return 0;
   }
   for (const Verb& v : kVerbs) {

@@ -11,6 +11,10 @@ float quantize_block_qsi8d32(const float* x, int8_t* q) {
   float amax = 0.0f;
   for (size_t j = 0; j < kBlock; ++j) amax = std::fmax(amax, std::fabs(x[j]));
   const float scale = amax / 127.0f;
+  if (!block_is_finite(x) || !fp16_is_finite(fp32_to_fp16(scale))) {  // the NaN policy (ukernel.h)
+    std::memset(q, 0, kBlock);
+    return NAN;
+  }
   const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
   for (size_t j = 0; j < kBlock; ++j) q[j] = static_cast<int8_t>(std::roundf(x[j] * inv));
   return scale;

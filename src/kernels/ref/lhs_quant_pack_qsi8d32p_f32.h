@@ -11,6 +11,8 @@
 namespace qmm {
 
 // One 32-block: scale = amax/127 (F32), q = (int8) roundf(x · (1/scale)); returns the scale.
+// A block holding NaN or ±Inf, or whose scale rounds to Inf in binary16, returns NaN with all
+// q = 0 (the NaN policy, kernels/ukernel.h): every output of its row becomes NaN.
 float quantize_block_qsi8d32(const float* x, int8_t* q);
 
 extern const LhsPacker lhs_quant_pack_qsi8d32p_f32;

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/fp16.h"
+
 #include "kernels/ref/layouts.h"
 
 namespace qmm {
@@ -33,7 +35,8 @@ void run(size_t n, size_t k, size_t nr, size_t, size_t, const void* rhs, void* r
         }
         std::memcpy(panel + ((b * 8 + q) * nr + r) * 2, &v, 2);
       }
-      std::memcpy(panel + nr * k / 2 + (b * nr + r) * 2, &blk.d, 2);
+      const uint16_t d = fp16_scale_or_nan(blk.d);  // the NaN policy (ukernel.h)
+      std::memcpy(panel + nr * k / 2 + (b * nr + r) * 2, &d, 2);
     }
   }
 }

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/fp16.h"
+
 #include "kernels/ref/layouts.h"
 
 namespace qmm {
@@ -27,7 +29,8 @@ void run(size_t n, size_t k, size_t nr, size_t kr, size_t, const void* rhs, void
     for (size_t b = 0; b < blocks; ++b) {
       const BlockQ4_0& blk = src[row * blocks + b];
       uint8_t* out = panel + b * block_bytes;
-      std::memcpy(out + r * 2, &blk.d, 2);
+      const uint16_t d = fp16_scale_or_nan(blk.d);  // the NaN policy (ukernel.h)
+      std::memcpy(out + r * 2, &d, 2);
       for (size_t i = 0; i < kBlock / 2; ++i) {
         out[nr * 2 + (i / seg_bytes * nr + r) * seg_bytes + i % seg_bytes] = static_cast<uint8_t>(blk.qs[i] ^ 0x88);
       }

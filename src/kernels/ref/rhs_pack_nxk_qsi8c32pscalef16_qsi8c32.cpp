@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/fp16.h"
+
 #include "kernels/ref/layouts.h"
 
 namespace qmm {
@@ -27,7 +29,8 @@ void run(size_t n, size_t k, size_t nr, size_t kr, size_t, const void* rhs, void
       for (size_t j = 0; j < kBlock; ++j) {
         panel[layout::panel_index(nr, kr, r, b * kBlock + j)] = static_cast<uint8_t>(blk.qs[j]);
       }
-      std::memcpy(panel + nr * k + (b * nr + r) * 2, &blk.d, 2);
+      const uint16_t d = fp16_scale_or_nan(blk.d);  // the NaN policy (ukernel.h)
+      std::memcpy(panel + nr * k + (b * nr + r) * 2, &d, 2);
     }
   }
 }

@@ -1,10 +1,12 @@
 // AVX2 + F16C twin of lhs_quant_pack_qsi8d32pscalef32sum_f32_ref (layout in the header).
-// One 32-block of one row per step: four ymm of F32, |x| max, one scalar division (as the
+// One 32-block of one row per step: four ymm of F32, |x| max (as int32, so NaN and Inf win and
+// the block follows the NaN policy), one scalar division (as the
 // reference: scale = amax/127, inv = 1/scale), q = round-half-away(x · inv) as
 // trunc + (|frac| >= 0.5 ? ±1 : 0) (exact: the fraction of a float is exact), then
 // int32 -> int8 with packs + one lane permute.
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -20,14 +22,23 @@ inline __m256i quantize_block(const float* x, float* scale_out, uint32_t* sums_o
   const __m256 sign = _mm256_set1_ps(-0.0f);
   const __m256 v0 = _mm256_loadu_ps(x), v1 = _mm256_loadu_ps(x + 8);
   const __m256 v2 = _mm256_loadu_ps(x + 16), v3 = _mm256_loadu_ps(x + 24);
-  const __m256 a = _mm256_max_ps(_mm256_max_ps(_mm256_andnot_ps(sign, v0), _mm256_andnot_ps(sign, v1)),
-                                 _mm256_max_ps(_mm256_andnot_ps(sign, v2), _mm256_andnot_ps(sign, v3)));
-  __m128 h = _mm_max_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
-  h = _mm_max_ps(h, _mm_movehl_ps(h, h));
-  h = _mm_max_ss(h, _mm_shuffle_ps(h, h, 1));
-  const float scale = _mm_cvtss_f32(h) / 127.0f;
+  // |x| max on the bits as int32: for |x| (sign clear) integer order is float order, and NaN
+  // (above +Inf) wins, so a NaN or ±Inf anywhere makes amax non-finite (the NaN policy).
+  auto abs_bits = [&](__m256 v) { return _mm256_castps_si256(_mm256_andnot_ps(sign, v)); };
+  const __m256i a = _mm256_max_epi32(_mm256_max_epi32(abs_bits(v0), abs_bits(v1)),
+                                     _mm256_max_epi32(abs_bits(v2), abs_bits(v3)));
+  __m128i h = _mm_max_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+  h = _mm_max_epi32(h, _mm_shuffle_epi32(h, _MM_SHUFFLE(1, 0, 3, 2)));
+  h = _mm_max_epi32(h, _mm_shuffle_epi32(h, _MM_SHUFFLE(2, 3, 0, 1)));
+  const float scale = _mm_cvtss_f32(_mm_castsi128_ps(h)) / 127.0f;
+  const uint16_t scale16 = fp32_to_fp16(scale);
+  if (!fp16_is_finite(scale16)) {  // NaN scale, zero quants (as the reference)
+    *scale_out = NAN;
+    *sums_out = 0;
+    return _mm256_setzero_si256();
+  }
   const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
-  *scale_out = fp16_to_fp32(fp32_to_fp16(scale));
+  *scale_out = fp16_to_fp32(scale16);
 
   const __m256 vinv = _mm256_set1_ps(inv);
   const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);

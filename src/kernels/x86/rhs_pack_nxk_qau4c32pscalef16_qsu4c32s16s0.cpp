@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/fp16.h"
+
 namespace qmm {
 namespace {
 
@@ -21,7 +23,8 @@ void run(size_t n, size_t k, size_t nr, size_t, size_t, const void* rhs, void* r
       const BlockQ4_0& blk = src[row * blocks + b];
       uint8_t* out = panel + b * nr * kRowBlockBytes;
       for (size_t v = 0; v < 4; ++v) std::memcpy(out + v * 4 * nr + 4 * r, blk.qs + 4 * v, 4);
-      std::memcpy(out + 16 * nr + 2 * r, &blk.d, 2);
+      const uint16_t d = fp16_scale_or_nan(blk.d);  // the NaN policy (ukernel.h)
+      std::memcpy(out + 16 * nr + 2 * r, &d, 2);
     }
   }
 }

@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "core/fp16.h"
+
 namespace qmm {
 namespace {
 
@@ -23,7 +25,8 @@ void run(size_t n, size_t k, size_t nr, size_t, size_t, const void* rhs, void* r
       for (size_t j = 0; j < kBlock; ++j) {
         out[(j / 4) * 4 * nr + 4 * r + j % 4] = static_cast<uint8_t>(static_cast<uint8_t>(blk.qs[j]) ^ 0x80u);
       }
-      std::memcpy(out + 32 * nr + 2 * r, &blk.d, 2);
+      const uint16_t d = fp16_scale_or_nan(blk.d);  // the NaN policy (ukernel.h)
+      std::memcpy(out + 32 * nr + 2 * r, &d, 2);
     }
   }
 }

@@ -21,11 +21,18 @@
 namespace qmm::x86q {
 namespace {
 
+// Prefetches the `bytes` bytes at p into L2, a line at a time.
+template <size_t bytes>
+inline void prefetch_l2(const uint8_t* p) {
+  for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
+}
+
 // One R-row x C-panel tile over all blocks, F32 accumulators per row and panel; each block's
-// scales are applied once: acc += Σ · (s_w · s_a).
+// scales are applied once: acc += Σ · (s_w · s_a). With pf != 0, block b of each panel at +pf
+// (the next tile's) is prefetched into L2, as the GEMV does.
 template <class V, class K, size_t R, size_t C>
 inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, const uint8_t* lp, const uint8_t* rp,
-                      size_t rhs_panel, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
+                      size_t rhs_panel, size_t pf, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
   constexpr size_t nr = V::kLanes;
   typename V::F acc[C][R];
   for (size_t c = 0; c < C; ++c)
@@ -33,6 +40,9 @@ inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, c
   for (size_t b = 0; b < blocks; ++b) {
     const uint8_t* w = rp + b * K::kRhsBlock;
     const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
+    if (pf != 0) {
+      for (size_t c = 0; c < C; ++c) prefetch_l2<K::kRhsBlock>(w + c * rhs_panel + pf);
+    }
     typename V::I s[C][R];
     K::template dot<R, C>(w, rhs_panel, a, s);
     for (size_t c = 0; c < C; ++c) {
@@ -51,7 +61,9 @@ inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, c
 }
 
 // dst[m, n] = clamp(lhs · Wᵀ) in R-row x C-panel tiles (C·V::kLanes columns), the last
-// panels one at a time.
+// panels one at a time. The last row tile of each column tile prefetches the next column
+// tile's weights: with few rows (batched decode, m ≤ R) the weights stream from DRAM once, and
+// without it the hardware prefetcher restarts at every panel (half the GEMV's bandwidth at m = 2).
 template <class V, class K, size_t R, size_t C = 1>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
@@ -63,13 +75,17 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   const auto* rp = static_cast<const uint8_t*>(rhs);
   size_t j0 = 0;
   for (; j0 + C * nr <= n; j0 += C * nr)
-    for (size_t i0 = 0; i0 < m; i0 += R)
-      gemm_tile<V, K, R, C>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, dst,
+    for (size_t i0 = 0; i0 < m; i0 += R) {
+      const size_t pf = i0 + R >= m && j0 + C * nr < n ? C * rhs_panel : 0;
+      gemm_tile<V, K, R, C>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf, dst,
                             stride, vlo, vhi);
+    }
   for (; j0 < n; j0 += nr)
-    for (size_t i0 = 0; i0 < m; i0 += R)
-      gemm_tile<V, K, R, 1>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, dst,
+    for (size_t i0 = 0; i0 < m; i0 += R) {
+      const size_t pf = i0 + R >= m && j0 + nr < n ? rhs_panel : 0;
+      gemm_tile<V, K, R, 1>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf, dst,
                             stride, vlo, vhi);
+    }
 }
 
 // GEMV: columns go in groups of kGemvGroup panels (each activation broadcast serves the group,
@@ -81,12 +97,6 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 // groups of 2 or 8 panels were measured worse). The prefetch stays inside the call's own
 // columns (under threads, another thread owns the next ones).
 constexpr size_t kGemvGroup = 4;
-
-// Prefetches the `bytes` bytes at p into L2, a line at a time.
-template <size_t bytes>
-inline void prefetch_l2(const uint8_t* p) {
-  for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
-}
 
 // P column panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b of each
 // panel is prefetched at +pf.

@@ -40,15 +40,15 @@ Value dict_method(const Value& d, const std::string& name) {
     if (name == "get") {
       check_args(a, 2, {}, what);
       if (a.pos.empty()) throw Failure(what + " expected at least 1 argument");
-      const Value* v = a.pos[0].is_string() ? d.dict().find(a.pos[0].str()) : nullptr;
+      const Value* v = d.dict().lookup(a.pos[0]);
       return v ? *v : a.pos.size() > 1 ? a.pos[1] : Value::none();
     }
     check_args(a, 0, {}, what);
     std::vector<Value> out;
     for (const auto& [k, v] : d.dict().items) {
-      if (name == "keys") out.emplace_back(k);
+      if (name == "keys") out.push_back(k);
       else if (name == "values") out.push_back(v);
-      else out.push_back(Value::list({Value(k), v}, true));
+      else out.push_back(Value::list({k, v}, true));
     }
     return Value::list(std::move(out));
   });
@@ -118,7 +118,7 @@ Value make_dict(CallArgs& a, bool is_namespace) {
     if (!a.pos[0].is_dict()) throw Failure("expected a dict argument");
     for (const auto& [k, v] : a.pos[0].dict().items) d.mutable_dict().set(k, v);
   }
-  for (auto& [k, v] : a.kw) d.mutable_dict().set(k, v);
+  for (auto& [k, v] : a.kw) d.mutable_dict().set(Value(k), v);
   return d;
 }
 
@@ -140,9 +140,10 @@ Value get_attr(const Value& obj, const std::string& name) {
 
 Value get_item(const Value& obj, const Value& key) {
   if (obj.is_undefined()) throw Failure(obj.undefined_message());
-  if (obj.is_dict() && key.is_string()) {
-    if (const Value* v = obj.dict().find(key.str())) return *v;
-    return get_attr(obj, key.str());
+  if (obj.is_dict()) {
+    if (const Value* v = obj.dict().lookup(key)) return *v;
+    if (key.is_string()) return get_attr(obj, key.str());
+    return Value::undefined(object_name(obj) + " has no element " + key.repr());
   }
   if ((obj.is_list() || obj.is_string()) && (key.is_int() || key.is_bool())) {
     int64_t i = key.as_int();
@@ -187,7 +188,7 @@ std::vector<Value> iterate(const Value& v) {
     case Value::Kind::list: return v.items();
     case Value::Kind::dict: {
       std::vector<Value> keys;
-      for (const auto& [k, x] : v.dict().items) keys.emplace_back(k);
+      for (const auto& [k, x] : v.dict().items) keys.push_back(k);
       return keys;
     }
     case Value::Kind::string: {
@@ -267,7 +268,7 @@ bool apply_test(const std::string& name, const Value& v, CallArgs& a) {
   if (name == "ne" || name == "!=") return !equals(v, b);
   if (name == "in") {
     if (b.is_string() && v.is_string()) return b.str().find(v.str()) != std::string::npos;
-    if (b.is_dict()) return v.is_string() && b.dict().find(v.str());
+    if (b.is_dict()) return b.dict().lookup(v) != nullptr;
     for (const Value& x : iterate(b))
       if (equals(x, v)) return true;
     return false;

@@ -96,12 +96,21 @@ bool sort_less(const Value& a, const Value& b, bool case_sensitive) {
   return r;
 }
 
-Value sort_items(std::vector<Value> items, bool reverse, bool case_sensitive, const Value& attr) {
-  auto key = [&](const Value& v) { return attr.is_string() ? attribute(v, attr.str()) : v; };
-  std::stable_sort(items.begin(), items.end(), [&](const Value& a, const Value& b) {
-    return reverse ? sort_less(key(b), key(a), case_sensitive) : sort_less(key(a), key(b), case_sensitive);
+// A stable sort (ties keep their order; std::sort on positions, as libstdc++'s stable_sort
+// trips clang's deprecation warnings).
+Value sort_items(const std::vector<Value>& items, bool reverse, bool case_sensitive, const Value& attr) {
+  std::vector<Value> keys;
+  for (const Value& v : items) keys.push_back(attr.is_string() ? attribute(v, attr.str()) : v);
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); i++) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (sort_less(keys[a], keys[b], case_sensitive)) return !reverse;
+    if (sort_less(keys[b], keys[a], case_sensitive)) return reverse;
+    return a < b;
   });
-  return Value::list(std::move(items));
+  std::vector<Value> out;
+  for (size_t i : order) out.push_back(items[i]);
+  return Value::list(std::move(out));
 }
 
 // select / reject / selectattr / rejectattr
@@ -120,6 +129,7 @@ Value select(const std::string& name, const Value& seq, CallArgs& a) {
   }
   if (!a.kw.empty()) throw Failure(name + " takes no keyword arguments");
   std::vector<Value> out;
+  if (!seq.truthy()) return Value::list({});  // jinja2 skips a falsy sequence (none included)
   for (const Value& v : iterate(seq)) {
     Value x = by_attr ? attribute(v, a.pos[0].str()) : v;
     bool pass = test.empty() ? x.truthy() : apply_test(test, x, test_args);
@@ -130,6 +140,7 @@ Value select(const std::string& name, const Value& seq, CallArgs& a) {
 
 Value map(const Value& seq, CallArgs& a) {
   std::vector<Value> out;
+  if (!seq.truthy()) return Value::list({});  // jinja2 skips a falsy sequence (none included)
   Value attr = arg(a, a.pos.size(), "attribute");
   if (attr.is_string()) {
     check_args(a, 0, {"attribute", "default"}, "filter 'map'");
@@ -223,7 +234,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     double p = std::pow(10.0, static_cast<double>(int_arg(arg(a, 0, "precision", Value(0)), what)));
     std::string method = arg(a, 1, "method", Value("common")).to_string();
     double x = v.is_number() ? v.as_double() : throw Failure(what + " needs a number");
-    double r = method == "floor" ? std::floor(x * p) : method == "ceil" ? std::ceil(x * p) : std::round(x * p);
+    double r = method == "floor" ? std::floor(x * p) : method == "ceil" ? std::ceil(x * p) : std::nearbyint(x * p);
     return Value(r / p);
   }
   if (name == "sort") {
@@ -235,14 +246,16 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     check_args(a, 3, {"case_sensitive", "by", "reverse"}, what);
     if (!v.is_dict()) throw Failure(what + " needs a dict");
     std::vector<Value> items;
-    for (const auto& [k, x] : v.dict().items) items.push_back(Value::list({Value(k), x}, true));
+    for (const auto& [k, x] : v.dict().items) items.push_back(Value::list({k, x}, true));
     bool by_value = arg(a, 1, "by", Value("key")).to_string() == "value";
-    return sort_items(std::move(items), arg(a, 2, "reverse", Value(false)).truthy(),
+    return sort_items(items, arg(a, 2, "reverse", Value(false)).truthy(),
                       arg(a, 0, "case_sensitive", Value(false)).truthy(), Value(by_value ? "1" : "0"));
   }
   if (name == "attr") {
     check_args(a, 1, {}, what);
-    return get_attr(v, arg(a, 0, "name").to_string());
+    std::string attr_name = arg(a, 0, "name").to_string();  // attributes only: no dict keys
+    if (v.is_dict() && !v.dict().is_namespace && v.dict().find(attr_name)) return Value::undefined("no attribute");
+    return get_attr(v, attr_name);
   }
   if (name == "sum") {
     check_args(a, 2, {"attribute", "start"}, what);
@@ -269,7 +282,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     if (v.is_undefined()) return Value::list({});
     if (!v.is_dict()) throw Failure(what + " needs a mapping, got " + v.type_name());
     std::vector<Value> out;
-    for (const auto& [k, x] : v.dict().items) out.push_back(Value::list({Value(k), x}, true));
+    for (const auto& [k, x] : v.dict().items) out.push_back(Value::list({k, x}, true));
     return Value::list(std::move(out));
   }
   if (name == "abs") {

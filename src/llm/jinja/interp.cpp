@@ -1,6 +1,7 @@
 // The tree-walking evaluator behind jinja::Template (see template.h).
 #include <cmath>
 
+#include "core/error.h"
 #include "llm/jinja/ast.h"
 #include "llm/jinja/builtins.h"
 #include "llm/jinja/lexer.h"
@@ -10,7 +11,6 @@
 namespace qmm::llm::jinja {
 namespace {
 
-constexpr int64_t kMaxSteps = 20'000'000;  // statements and expressions evaluated per render
 constexpr int kMaxCallDepth = 64;          // nested macro calls
 
 // Variables of one frame: the template, one loop iteration, or one macro call. Lookups go
@@ -121,7 +121,7 @@ bool contains(const Value& container, const Value& item) {
       throw Failure(std::string("'in <string>' requires string as left operand, not ") + item.type_name());
     return container.str().find(item.str()) != std::string::npos;
   }
-  if (container.is_dict()) return item.is_string() && container.dict().find(item.str()) != nullptr;
+  if (container.is_dict()) return container.dict().lookup(item) != nullptr;
   for (const Value& v : iterate(container))
     if (equals(v, item)) return true;
   return false;
@@ -147,7 +147,7 @@ Value compare(const std::string& op, const Value& a, const Value& b) {
 
 class Interp {
  public:
-  explicit Interp(const Value& globals) : globals_(globals) {}
+  Interp(const Value& globals, int64_t max_steps) : globals_(globals), max_steps_(max_steps) {}
 
   std::string run(const Body& body) {
     Scope root;
@@ -158,8 +158,9 @@ class Interp {
   }
 
  private:
-  void step() {
-    if (++steps_ > kMaxSteps) throw Failure("the template runs too long (more than 20M steps)");
+  void step(int line) {
+    if (++steps_ > max_steps_)
+      template_error(line, "the template runs too long (more than " + std::to_string(max_steps_) + " steps)");
   }
 
   static void append(std::string& out, const std::string& s) {
@@ -176,7 +177,7 @@ class Interp {
   }
 
   Flow exec_node(const Node& n, Scope& s, std::string& out) {
-    step();
+    step(n.line);
     switch (n.kind) {
       case Node::Kind::text: append(out, n.text); return Flow::normal;
       case Node::Kind::output: append(out, eval(*n.expr, s).to_string()); return Flow::normal;
@@ -199,7 +200,10 @@ class Interp {
       }
       case Node::Kind::break_: return Flow::break_;
       case Node::Kind::continue_: return Flow::continue_;
-      case Node::Kind::block: return exec(n.body, s, out);
+      case Node::Kind::block: {  // like transformers' {% generation %}: a call block, its own scope
+        Scope bs{&s, {}};
+        return exec(n.body, bs, out);
+      }
     }
     return Flow::normal;
   }
@@ -217,19 +221,32 @@ class Interp {
       items = std::move(all);
     }
     const int64_t len = static_cast<int64_t>(items.size());
+    // One loop object, updated in place each iteration (a loop variable cannot outlive its loop).
+    auto index = std::make_shared<int64_t>(0);
+    Value cycle = Value::function([index](CallArgs& a) {
+      if (a.pos.empty()) throw Failure("no items for cycling given");
+      return a.pos[static_cast<size_t>(*index) % a.pos.size()];
+    });
+    Value loop = Value::make_dict({{"index", Value()}, {"index0", Value()}, {"revindex", Value()},
+                                   {"revindex0", Value()}, {"first", Value()}, {"last", Value()},
+                                   {"length", Value(len)}, {"previtem", Value()}, {"nextitem", Value()},
+                                   {"depth", Value(1)}, {"depth0", Value(0)}, {"cycle", std::move(cycle)}});
+    auto& fields = loop.mutable_dict().items;
+    auto at = [&](int64_t j) { return j >= 0 && j < len ? items[static_cast<size_t>(j)] : Value(); };
+    Scope is{&s, {}};
     for (int64_t i = 0; i < len; i++) {
-      step();
-      Scope is{&s, {}};
-      auto at = [&](int64_t j) { return j >= 0 && j < len ? items[static_cast<size_t>(j)] : Value(); };
-      Value cycle = Value::function([i](CallArgs& a) {
-        if (a.pos.empty()) throw Failure("no items for cycling given");
-        return a.pos[static_cast<size_t>(i) % a.pos.size()];
-      });
-      is.set("loop", Value::make_dict({{"index", Value(i + 1)}, {"index0", Value(i)}, {"revindex", Value(len - i)},
-                                   {"revindex0", Value(len - i - 1)}, {"first", Value(i == 0)},
-                                   {"last", Value(i == len - 1)}, {"length", Value(len)}, {"depth", Value(1)},
-                                   {"depth0", Value(0)}, {"previtem", at(i - 1)}, {"nextitem", at(i + 1)},
-                                   {"cycle", std::move(cycle)}}));
+      step(n.line);
+      *index = i;
+      fields[0].second = Value(i + 1);
+      fields[1].second = Value(i);
+      fields[2].second = Value(len - i);
+      fields[3].second = Value(len - i - 1);
+      fields[4].second = Value(i == 0);
+      fields[5].second = Value(i == len - 1);
+      fields[7].second = at(i - 1);
+      fields[8].second = at(i + 1);
+      is.vars.clear();
+      is.set("loop", loop);
       guarded(n.line, [&] {
         assign(*n.target, items[static_cast<size_t>(i)], is);
         return 0;
@@ -246,7 +263,7 @@ class Interp {
       Value ns = eval(*target.args[0], s);
       if (!ns.is_dict() || !ns.dict().is_namespace)
         template_error(target.line, "cannot assign attribute on non-namespace object");
-      ns.mutable_dict().set(target.name, v);
+      ns.mutable_dict().set(Value(target.name), v);
     } else {
       std::vector<Value> parts = guarded(target.line, [&] { return iterate(v); });
       if (parts.size() != target.args.size())
@@ -292,7 +309,7 @@ class Interp {
   }
 
   Value eval(const Expr& e, Scope& s) {
-    step();
+    step(e.line);
     return guarded(e.line, [&] { return eval_inner(e, s); });
   }
 
@@ -370,8 +387,10 @@ class Interp {
         Value d = Value::make_dict();
         for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
           Value k = eval(*e.args[i], s);
-          if (!k.is_string()) throw Failure("only string keys are supported in dict literals");
-          d.mutable_dict().set(k.str(), eval(*e.args[i + 1], s));
+          if (k.is_undefined()) throw Failure(k.undefined_message());
+          if (k.is_dict() || (k.is_list() && !k.is_tuple()) || k.is_function())
+            throw Failure(std::string("unhashable type: '") + k.type_name() + "'");
+          d.mutable_dict().set(std::move(k), eval(*e.args[i + 1], s));
         }
         return d;
       }
@@ -397,6 +416,7 @@ class Interp {
 
   const Value& globals_;
   Scope* root_ = nullptr;
+  int64_t max_steps_;
   int64_t steps_ = 0;
   int depth_ = 0;
 };
@@ -404,16 +424,17 @@ class Interp {
 }  // namespace
 
 Template::Template(std::string_view source, const Options& opt)
-    : body_(std::make_unique<Body>(parse(lex(source, LexOptions{opt.trim_blocks, opt.lstrip_blocks})))) {}
+    : body_(std::make_unique<Body>(parse(lex(source, LexOptions{opt.trim_blocks, opt.lstrip_blocks})))),
+      max_steps_(opt.max_steps) {}
 Template::~Template() = default;
 Template::Template(Template&&) noexcept = default;
 Template& Template::operator=(Template&&) noexcept = default;
 
 std::string Template::render(const Value& globals) const {
   try {
-    return Interp(globals).run(*body_);
+    return Interp(globals, max_steps_).run(*body_);
   } catch (const Failure& e) {
-    template_error(0, e.what());
+    fail(Status::invalid_argument, std::string("template: ") + e.what());
   }
 }
 

@@ -9,6 +9,7 @@
 // tests, string/dict methods and globals listed in builtins.h. Anything else is a qmm::Error
 // "template line N: …", at parse time for syntax and at render time for evaluation errors.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@ struct Node;
 struct Options {
   bool trim_blocks = true;    // drop the first newline after a block tag (as transformers)
   bool lstrip_blocks = true;  // drop spaces and tabs before a block tag on its line (as transformers)
+  int64_t max_steps = 5'000'000;  // statements, expressions and loop iterations per render
 };
 
 class Template {
@@ -37,6 +39,7 @@ class Template {
 
  private:
   std::unique_ptr<std::vector<std::unique_ptr<Node>>> body_;
+  int64_t max_steps_;
 };
 
 }  // namespace qmm::llm::jinja

@@ -8,13 +8,19 @@ namespace qmm::llm::jinja {
 
 const Value* DictData::find(std::string_view key) const {
   for (const auto& [k, v] : items)
-    if (k == key) return &v;
+    if (k.is_string() && k.str() == key) return &v;
   return nullptr;
 }
 
-void DictData::set(std::string key, Value v) {
+const Value* DictData::lookup(const Value& key) const {
+  for (const auto& [k, v] : items)
+    if (equals(k, key)) return &v;
+  return nullptr;
+}
+
+void DictData::set(Value key, Value v) {
   for (auto& [k, old] : items)
-    if (k == key) {
+    if (equals(k, key)) {
       old = std::move(v);
       return;
     }
@@ -27,7 +33,7 @@ Value Value::list(std::vector<Value> items, bool tuple) {
 
 Value Value::make_dict(std::vector<std::pair<std::string, Value>> items) {
   auto d = std::make_shared<DictData>();
-  for (auto& [k, v] : items) d->set(std::move(k), std::move(v));
+  for (auto& [k, v] : items) d->set(Value(std::move(k)), std::move(v));
   return Value(Rep(std::move(d)));
 }
 
@@ -144,6 +150,18 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+// json.dumps turns str, int, float, bool and None keys into strings.
+std::string json_key(const Value& k) {
+  switch (k.kind()) {
+    case Value::Kind::string: return json_string(k.str());
+    case Value::Kind::none: return "\"null\"";
+    case Value::Kind::boolean: return k.as_bool() ? "\"true\"" : "\"false\"";
+    case Value::Kind::integer: return json_string(std::to_string(k.as_int()));
+    case Value::Kind::number: return json_string(float_repr(k.as_double()));
+    default: throw Failure(std::string("keys must be str, int, float, bool or None, not ") + k.type_name());
+  }
+}
+
 void to_json(const Value& v, int indent, int level, std::string& out) {
   auto newline = [&](int lv) {
     if (indent < 0) return;
@@ -187,7 +205,7 @@ void to_json(const Value& v, int indent, int level, std::string& out) {
         if (!first) out += item_sep;
         first = false;
         newline(level + 1);
-        out += json_string(k) + ": ";
+        out += json_key(k) + ": ";
         to_json(x, indent, level + 1, out);
       }
       newline(level);
@@ -226,7 +244,7 @@ std::string Value::repr() const {
       std::string out = dict().is_namespace ? "<Namespace {" : "{";
       bool first = true;
       for (const auto& [k, v] : dict().items) {
-        out += (first ? "" : ", ") + repr_string(k) + ": " + v.repr();
+        out += (first ? "" : ", ") + k.repr() + ": " + v.repr();
         first = false;
       }
       return out + (dict().is_namespace ? "}>" : "}");
@@ -262,7 +280,7 @@ bool equals(const Value& a, const Value& b) {
       if (a.dict().is_namespace || b.dict().is_namespace) return &a.dict() == &b.dict();
       if (a.dict().items.size() != b.dict().items.size()) return false;
       for (const auto& [k, v] : a.dict().items) {
-        const Value* o = b.dict().find(k);
+        const Value* o = b.dict().lookup(Value(k));
         if (!o || !equals(v, *o)) return false;
       }
       return true;

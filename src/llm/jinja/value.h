@@ -2,7 +2,7 @@
 // undefined (Jinja's default Undefined: renders empty, is falsy, iterates as nothing, but
 // arithmetic or attribute access on it is an error), None, bool, int (int64), float, str
 // (UTF-8 bytes; length, indexing and slicing count code points), list/tuple, dict (insertion
-// ordered, string keys), namespace (a dict that `set ns.x = …` may change) and callables.
+// ordered), namespace (a dict that `set ns.x = …` may change) and callables.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -28,11 +28,14 @@ struct ListData {
   bool tuple = false;  // prints as (a, b)
 };
 
+// A dict's keys are str, int, float, bool, None or tuples of them (Python's hashable values);
+// 1, 1.0 and True are the same key, as in Python.
 struct DictData {
-  std::vector<std::pair<std::string, Value>> items;
+  std::vector<std::pair<Value, Value>> items;
   bool is_namespace = false;
-  const Value* find(std::string_view key) const;
-  void set(std::string key, Value v);
+  const Value* find(std::string_view key) const;  // a str key
+  const Value* lookup(const Value& key) const;
+  void set(Value key, Value v);
 };
 
 // Arguments of a call: positional, then keyword.

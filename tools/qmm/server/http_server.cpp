@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <sys/socket.h>
+
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -45,7 +47,13 @@ HttpServer::HttpServer(Backend& backend, ServerOptions opt)
   const size_t threads = opt_.threads;
   svr_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   svr_->set_payload_max_length(opt_.max_body_bytes);
-  svr_->set_keep_alive_timeout(2);
+  // Every connection is first waited on for keep_alive_timeout: a late request is dropped.
+  svr_->set_keep_alive_timeout(5);
+  svr_->set_socket_options([this](int sock) {
+    const int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // (no SO_REUSEPORT: one server per port)
+    listen_fd_ = sock;
+  });
   svr_->set_read_timeout(10);
   svr_->set_write_timeout(10);
   routes();
@@ -99,7 +107,8 @@ void HttpServer::routes() {
     res.set_content(nlohmann::json{{"status", "ok"},
                                    {"slots_idle", l.slots - l.active},
                                    {"slots_processing", l.active},
-                                   {"requests_queued", l.queued}}
+                                   {"requests_queued", l.queued},
+                                   {"requests_cancelled", l.cancelled}}
                         .dump(),
                     kJson);
   });
@@ -218,15 +227,17 @@ void HttpServer::stream(std::shared_ptr<Job> job, const ResponseHead& head, http
 }
 
 int HttpServer::bind() {
-  if (opt_.port == 0) {
-    const int port = svr_->bind_to_any_port(opt_.host);
+  int port = opt_.port;
+  if (port == 0) {
+    port = svr_->bind_to_any_port(opt_.host);
     if (port <= 0) fail(Status::io, "cannot listen on " + opt_.host + " (any port)");
-    return port;
+  } else if (!svr_->bind_to_port(opt_.host, port)) {
+    fail(Status::io, "cannot listen on " + opt_.host + ":" + std::to_string(port) + " (in use, or not an address here)");
   }
-  if (!svr_->bind_to_port(opt_.host, opt_.port)) {
-    fail(Status::io, "cannot listen on " + opt_.host + ":" + std::to_string(opt_.port) + " (in use, or not an address here)");
-  }
-  return opt_.port;
+  // httplib 0.11 listens with a backlog of 5: a burst of clients would overflow it, and a
+  // connection whose request the kernel dropped meanwhile arrives too late and is closed.
+  if (listen_fd_ >= 0) ::listen(listen_fd_, SOMAXCONN);
+  return port;
 }
 
 void HttpServer::run() { svr_->listen_after_bind(); }

@@ -21,6 +21,7 @@ namespace qmm::serve {
 
 struct Load {
   size_t slots = 0, active = 0, queued = 0;
+  size_t cancelled = 0;  // requests ended early because their client went away (since start)
 };
 
 // What the HTTP side needs from the model side.
@@ -65,6 +66,7 @@ class HttpServer {
   std::unique_ptr<httplib::Server> svr_;
   std::atomic<uint64_t> next_id_{1};
   int64_t created_;
+  int listen_fd_ = -1;  // the listening socket (its backlog is raised after bind)
 };
 
 }  // namespace qmm::serve

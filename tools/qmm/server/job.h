@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -44,7 +45,12 @@ class Job {
     events_.pop_front();
     return true;
   }
-  void cancel() { cancelled_.store(true, std::memory_order_relaxed); }
+  // Cancels the job (once): the canceller, set by the backend that queued it, tells the engine.
+  void cancel() {
+    if (cancelled_.exchange(true)) return;
+    if (canceller_) canceller_();
+  }
+  void set_canceller(std::function<void()> f) { canceller_ = std::move(f); }
 
  private:
   void push(Event e) {
@@ -59,6 +65,7 @@ class Job {
   std::condition_variable cv_;
   std::deque<Event> events_;
   std::atomic<bool> cancelled_{false};
+  std::function<void()> canceller_;  // set and called on the HTTP thread
 };
 
 }  // namespace qmm::serve

@@ -187,6 +187,7 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   if (const std::optional<int64_t> s = integer(j, "seed", INT64_MIN); s && *s >= 0) r.seed = static_cast<uint64_t>(*s);
   r.stop = parse_stop(j);
   r.stream = boolean(j, "stream", "stream");
+  r.ignore_eos = boolean(j, "ignore_eos", "ignore_eos");
   if (const json* so = field(j, "stream_options")) {
     if (!so->is_object()) bad("stream_options", "'stream_options' must be an object");
     r.include_usage = boolean(*so, "include_usage", "stream_options.include_usage");

@@ -40,6 +40,7 @@ struct Request {
   float min_p = 0.0f;
   std::optional<uint64_t> seed;
   std::vector<std::string> stop;
+  bool ignore_eos = false;     // llama.cpp's extension: generate through end-of-text tokens
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
 };
