@@ -47,13 +47,15 @@ void micro_model(const std::string& path, qmm::WeightType type, bool bpe) {
   w.set_string("tokenizer.ggml.model", bpe ? "gpt2" : "llama");
   if (bpe) {
     w.set_string("tokenizer.ggml.pre", "llama-bpe");
-    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"a", "b", "ab", "\xc4\xa0", "\xc4\xa0a", "<|begin_of_text|>", "<|end_of_text|>", "c"});
+    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"a", "b", "ab", "\xc4\xa0", "\xc4\xa0" "a",
+                                                                         "<|begin_of_text|>", "<|end_of_text|>", "c"});
     w.set_string_array("tokenizer.ggml.merges", std::vector<std::string>{"a b", "\xc4\xa0 a"});
     w.set_i32_array("tokenizer.ggml.token_type", {1, 1, 1, 1, 1, 3, 3, 1});
     w.set_u32("tokenizer.ggml.bos_token_id", 5);
     w.set_u32("tokenizer.ggml.eos_token_id", 6);
   } else {
-    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"<unk>", "<s>", "</s>", "\xe2\x96\x81", "a", "b", "\xe2\x96\x81a", "<0x41>"});
+    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"<unk>", "<s>", "</s>", "\xe2\x96\x81", "a", "b",
+                                                                         "\xe2\x96\x81" "a", "<0x41>"});
     w.set_f32_array("tokenizer.ggml.scores", {0, 0, 0, -1, -2, -3, -0.5f, 0});
     w.set_i32_array("tokenizer.ggml.token_type", {2, 3, 3, 1, 1, 1, 1, 6});
     w.set_u32("tokenizer.ggml.bos_token_id", 1);
