@@ -128,7 +128,8 @@ set(CMAKE_CROSSCOMPILING_EMULATOR
     "${QMM_QEMU_AARCH64};-cpu;${QMM_QEMU_CPU},sme-default-vector-length=${QMM_QEMU_SME_VL}")
 
 # ---- find_* only in the sysroot (host x86-64 libraries and headers must never be picked up) --
-set(CMAKE_FIND_ROOT_PATH ${CMAKE_SYSROOT})
+# (plus the arm64 libutf8proc that setup-arm.sh unpacked: include/utf8proc.h, lib/libutf8proc.a)
+set(CMAKE_FIND_ROOT_PATH ${CMAKE_SYSROOT} ${QMM_ARM_CACHE}/utf8proc)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)

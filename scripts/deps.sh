@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages qmm builds and tests with (only the missing ones).
 # Usage: scripts/deps.sh [extra packages...]
 set -euo pipefail
-need=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev pkg-config libcpp-httplib-dev nlohmann-json3-dev libedit-dev "$@")
+need=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev pkg-config libcpp-httplib-dev nlohmann-json3-dev libedit-dev libutf8proc-dev "$@")
 missing=()
 for p in "${need[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -20,12 +20,7 @@ shift $((OPTIND - 1))
 [ $# -gt 0 ] || { echo "usage: $0 [-p PROMPT] [-n N] MODEL.gguf..." >&2; exit 2; }
 
 dir=${QMM_LLAMACPP_DIR:-$HOME/.cache/qmm-llamacpp}
-if [ ! -d "$dir/node_modules/node-llama-cpp" ]; then
-  command -v npm >/dev/null || { echo "llamacpp_check.sh: needs node and npm (apt-get install nodejs npm)" >&2; exit 1; }
-  echo "llamacpp_check.sh: installing node-llama-cpp into $dir" >&2
-  mkdir -p "$dir"
-  (cd "$dir" && npm init -y >/dev/null && npm install --no-audit --no-fund node-llama-cpp@3 >&2)
-fi
+"$here/llamacpp_setup.sh"
 cp "$here/llamacpp_run.mjs" "$dir/run.mjs"
 for m in "$@"; do
   node "$dir/run.mjs" "$(realpath "$m")" "$prompt" "$n"

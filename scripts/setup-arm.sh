@@ -9,7 +9,9 @@
 #          on Debian 12 and emulates SME2 correctly; Debian 12's own qemu 7.2 does not);
 #        - libclang-rt-19-dev:arm64 from bookworm, for libclang_rt.builtins-aarch64.a,
 #          which holds the SME ABI support routines (__arm_tpidr2_save, __arm_sme_state,
-#          __arm_za_disable, __arm_get_current_vg) that GCC 12's libgcc lacks.
+#          __arm_za_disable, __arm_get_current_vg) that GCC 12's libgcc lacks;
+#        - libutf8proc-dev:arm64 from bookworm (utf8proc.h, libutf8proc.a: the tokenizers'
+#          Unicode categories), unpacked into the cache's utf8proc/ (include/, lib/).
 #      The Debian mirror is read at run time from the system's own apt sources
 #      (override with QMM_DEBIAN_MIRROR=<url>); no mirror is written in this repository.
 #   3. Prints where everything is (and, with --env, shell assignments to eval).
@@ -76,6 +78,8 @@ GCC_DIR=$(ls -d /usr/lib/gcc-cross/aarch64-linux-gnu/*/ 2>/dev/null | sort -V | 
 QEMU=$CACHE/bin/qemu-aarch64
 RT_DIR=$CACHE/clang-rt-19
 BUILTINS=$RT_DIR/lib/linux/libclang_rt.builtins-aarch64.a
+U8_DIR=$CACHE/utf8proc
+U8_LIB=$U8_DIR/lib/libutf8proc.a
 
 qemu_version() { "$1" --version 2>/dev/null | sed -n '1s/^qemu-aarch64 version \([0-9][0-9.]*\).*/\1/p'; }
 qemu_ok() { local v; [ -x "$QEMU" ] && v=$(qemu_version "$QEMU") && [ -n "$v" ] && [ "${v%%.*}" -ge "$QEMU_MIN_MAJOR" ]; }
@@ -137,11 +141,12 @@ fetch_deb() {
   ls "$dest"/*.deb >/dev/null 2>&1 || die "no .deb downloaded for $pkg"
 }
 
-need_qemu=0 need_rt=0
+need_qemu=0 need_rt=0 need_u8=0
 { [ "$refetch" = 1 ] || ! qemu_ok; } && need_qemu=1
 { [ "$refetch" = 1 ] || [ ! -f "$BUILTINS" ]; } && need_rt=1
+{ [ "$refetch" = 1 ] || [ ! -f "$U8_LIB" ]; } && need_u8=1
 
-if [ $need_qemu = 1 ] || [ $need_rt = 1 ]; then
+if [ $need_qemu = 1 ] || [ $need_rt = 1 ] || [ $need_u8 = 1 ]; then
   MIRROR=${QMM_DEBIAN_MIRROR:-$(debian_mirror || true)}
   [ -n "$MIRROR" ] || die "could not find a Debian mirror in /etc/apt/sources.list* (set QMM_DEBIAN_MIRROR=<url>)"
   [ -f "$KEYRING" ] || die "$KEYRING missing (apt-get install debian-archive-keyring)"
@@ -176,11 +181,24 @@ if [ $need_qemu = 1 ] || [ $need_rt = 1 ]; then
     mv "$src" "$RT_DIR/lib/linux"
     dpkg-deb -f "$deb" Version >"$RT_DIR/debversion"
   fi
+
+  if [ $need_u8 = 1 ]; then
+    fetch_deb utf8proc "$CLANG_RT_SUITE" arm64 libutf8proc-dev "$tmp/u8-deb"
+    deb=$(ls "$tmp"/u8-deb/*.deb | head -n1)
+    log "extracting utf8proc.h and libutf8proc.a (aarch64) from $(basename "$deb")"
+    dpkg-deb -x "$deb" "$tmp/u8"
+    [ -f "$tmp/u8/usr/include/utf8proc.h" ] && [ -f "$tmp/u8/usr/lib/aarch64-linux-gnu/libutf8proc.a" ] \
+      || die "utf8proc.h or libutf8proc.a not found in $deb"
+    rm -rf "$U8_DIR"; mkdir -p "$U8_DIR/include" "$U8_DIR/lib"
+    mv "$tmp/u8/usr/include/utf8proc.h" "$U8_DIR/include/"
+    mv "$tmp/u8/usr/lib/aarch64-linux-gnu/libutf8proc.a" "$U8_DIR/lib/"
+  fi
   rm -rf "$tmp" "$CACHE/apt"; trap - EXIT
 fi
 
 qemu_ok || die "$QEMU is missing or too old"
 [ -f "$BUILTINS" ] || die "$BUILTINS is missing"
+[ -f "$U8_LIB" ] || die "$U8_LIB is missing"
 clang_major=$(clang-19 -dumpversion | cut -d. -f1)
 rt_major=$(sed -n 's/^\([0-9]*:\)\{0,1\}\([0-9]*\).*/\2/p' "$RT_DIR/debversion" 2>/dev/null || true)
 [ "$clang_major" = "${rt_major:-$clang_major}" ] || log "warning: clang-19 is $clang_major but compiler-rt is $rt_major"
@@ -193,6 +211,7 @@ else
   log "ready"
   echo "  qemu-aarch64     $QEMU  ($(qemu_version "$QEMU"), Debian $(cat "$CACHE/bin/qemu-aarch64.debversion" 2>/dev/null || echo '?'))"
   echo "  clang-rt builtin $BUILTINS"
+  echo "  utf8proc         $U8_DIR"
   echo "  gcc cross dir    ${GCC_DIR%/}"
   echo "  compilers        $(command -v clang-19) $(command -v clang++-19) ($(clang-19 -dumpversion)), $(command -v ld.lld-19)"
   echo "  configure        cmake -S $REPO -B build-arm -DCMAKE_TOOLCHAIN_FILE=$REPO/cmake/toolchain-aarch64-clang.cmake"

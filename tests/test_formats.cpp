@@ -156,7 +156,10 @@ TEST(Blocks, RowBytesAndTypes) {
   WeightType t;
   EXPECT_TRUE(parse_type("q8_0", &t));
   EXPECT_EQ(t, WeightType::q8_0);
-  EXPECT_FALSE(parse_type("q5_k", &t));
+  EXPECT_TRUE(parse_type("Q5_K", &t));
+  EXPECT_EQ(t, WeightType::q5_k);
+  EXPECT_EQ(row_bytes(WeightType::q6_k, 512), 420u);
+  EXPECT_FALSE(parse_type("q3_k", &t));
 }
 
 }  // namespace

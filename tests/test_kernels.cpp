@@ -14,6 +14,7 @@
 
 #include "core/buffer.h"
 #include "core/fp16.h"
+#include "core/kquants.h"
 #include "test_util.h"
 
 namespace qmm {
@@ -115,6 +116,7 @@ std::vector<size_t> n_values(const TileParams& p) {
 }
 
 std::vector<size_t> k_values(WeightType t) {
+  if (block_len(t) == kSuperBlock) return {256, 512, 768};
   if (is_block_type(t)) return {32, 64, 96, 160};
   return {1, 7, 32, 96, 172};
 }
@@ -155,7 +157,7 @@ TEST_P(KernelTest, LongK) {
 TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : 2 * p.m_step + 3, n = 3 * p.n_step + 5, k = 96;
+  const size_t m = u.gemv ? 1 : 2 * p.m_step + 3, n = 3 * p.n_step + 5, k = 3 * std::max<size_t>(32, block_len(u.type));
   const Problem prob(u.type, m, n, k, 5);
   const std::vector<float> whole = prob.run(u, m, n, -INFINITY, INFINITY);
   prob.check(whole, m, n, -INFINITY, INFINITY, "whole");
@@ -168,7 +170,7 @@ TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
 TEST_P(KernelTest, Clamps) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : p.mr + 3, n = 2 * p.nr + 1, k = 64;
+  const size_t m = u.gemv ? 1 : p.mr + 3, n = 2 * p.nr + 1, k = 2 * std::max<size_t>(32, block_len(u.type));
   const Problem prob(u.type, m, n, k, 17);
   std::vector<float> sorted(prob.ref.begin(), prob.ref.end());
   std::sort(sorted.begin(), sorted.end());
@@ -201,7 +203,7 @@ float f32_class(const float* x, const float* w, size_t k, float clean) {
 TEST_P(KernelTest, NonFiniteInputsFollowTheNaNPolicy) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : p.mr + 2, n = 2 * p.nr + 3, k = 96;
+  const size_t m = u.gemv ? 1 : p.mr + 2, n = 2 * p.nr + 3, k = 3 * std::max<size_t>(32, block_len(u.type));
   const Problem clean(u.type, m, n, k, 23);
   const bool blocks = is_block_type(u.type);
   for (float lo : {-INFINITY, -1.0f}) {
@@ -221,7 +223,8 @@ TEST_P(KernelTest, NonFiniteInputsFollowTheNaNPolicy) {
           quantize_rows(u.type, w.data() + j * k, bad.rows.data() + j * rb, 1, k);
         } else {  // a GGUF block whose d itself is not finite
           const uint16_t d = fp32_to_fp16(poison);
-          std::memcpy(bad.rows.data() + j * rb + c / kBlock * (rb / (k / kBlock)), &d, 2);
+          const size_t bl = block_len(u.type), d_at = u.type == WeightType::q6_k ? 208 : 0;  // d's byte in the block
+          std::memcpy(bad.rows.data() + j * rb + c / bl * (rb / (k / bl)) + d_at, &d, 2);
         }
         const std::vector<float> got = bad.run(u, m, n, lo, hi);
         const std::vector<float> x = bad.lhs, w = test::dequantized(u.type, bad.rows, n, k);

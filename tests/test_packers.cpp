@@ -1,4 +1,4 @@
-// Packers: the reference layouts against DESIGN.md §5 (formulas written out here again, by
+// Packers: the reference layouts against docs/design.md §5 (formulas written out here again, by
 // hand), every packer of the kernel list against its reference twin byte for byte, and every
 // size / offset getter against what the packer writes.
 #include <cmath>
@@ -19,7 +19,7 @@ uint16_t u16_at(const std::vector<uint8_t>& b, size_t byte) {
   return v;
 }
 
-// DESIGN §5 qsi4c32ps1s0scalef16 at SVL 512 (nr = 64, kr = 4, sr = 2) on a 64 x 64 Q4_0 matrix.
+// docs/design.md §5 qsi4c32ps1s0scalef16 at SVL 512 (nr = 64, kr = 4, sr = 2) on a 64 x 64 Q4_0 matrix.
 TEST(RefPackers, Qsi4c32ps1s0MatchesDesignByHand) {
   const size_t n = 64, k = 64, nr = 64;
   const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 11);
@@ -44,7 +44,7 @@ TEST(RefPackers, Qsi4c32ps1s0MatchesDesignByHand) {
   EXPECT_EQ(u16_at(out, 2048), blocks[0].d);
 }
 
-// DESIGN §5 qsi8d32p at SVL 512 (mr = 16, kr = 4) on a 16 x 64 F32 matrix.
+// docs/design.md §5 qsi8d32p at SVL 512 (mr = 16, kr = 4) on a 16 x 64 F32 matrix.
 TEST(RefPackers, Qsi8d32pMatchesDesignByHand) {
   const size_t m = 16, k = 64, mr = 16;
   std::vector<float> x(m * k);

@@ -46,6 +46,10 @@ typedef enum qmm_type {
   QMM_TYPE_F16 = 1,
   QMM_TYPE_Q4_0 = 2,
   QMM_TYPE_Q8_0 = 8,
+  QMM_TYPE_Q4_K = 12,
+  QMM_TYPE_Q5_K = 13,
+  QMM_TYPE_Q6_K = 14,
+  QMM_TYPE_IQ4_NL = 20,
   QMM_TYPE_FORCE_INT_MIN = -0x7fffffff - 1,
   QMM_TYPE_FORCE_INT = 0x7fffffff
 } qmm_type;

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <strings.h>
 
 #include "core/fp16.h"
+#include "core/kquants.h"
 
 namespace qmm {
 
@@ -14,13 +16,17 @@ const char* type_name(WeightType t) {
     case WeightType::f16: return "f16";
     case WeightType::q4_0: return "q4_0";
     case WeightType::q8_0: return "q8_0";
+    case WeightType::q4_k: return "q4_k";
+    case WeightType::q5_k: return "q5_k";
+    case WeightType::q6_k: return "q6_k";
+    case WeightType::iq4_nl: return "iq4_nl";
   }
   return "?";
 }
 
 bool parse_type(const char* name, WeightType* out) {
-  for (WeightType t : {WeightType::f32, WeightType::f16, WeightType::q4_0, WeightType::q8_0}) {
-    if (std::strcmp(name, type_name(t)) == 0) {
+  for (WeightType t : kWeightTypes) {
+    if (strcasecmp(name, type_name(t)) == 0) {
       *out = t;
       return true;
     }
@@ -28,7 +34,16 @@ bool parse_type(const char* name, WeightType* out) {
   return false;
 }
 
-bool is_block_type(WeightType t) { return t == WeightType::q4_0 || t == WeightType::q8_0; }
+bool is_block_type(WeightType t) { return block_len(t) > 1; }
+
+size_t block_len(WeightType t) {
+  switch (t) {
+    case WeightType::f32: case WeightType::f16: return 1;
+    case WeightType::q4_0: case WeightType::q8_0: case WeightType::iq4_nl: return kBlock;
+    case WeightType::q4_k: case WeightType::q5_k: case WeightType::q6_k: return kSuperBlock;
+  }
+  return 1;
+}
 
 size_t row_bytes(WeightType t, size_t k) {
   switch (t) {
@@ -36,6 +51,10 @@ size_t row_bytes(WeightType t, size_t k) {
     case WeightType::f16: return k * 2;
     case WeightType::q4_0: return k / kBlock * sizeof(BlockQ4_0);
     case WeightType::q8_0: return k / kBlock * sizeof(BlockQ8_0);
+    case WeightType::q4_k: return k / kSuperBlock * sizeof(BlockQ4_K);
+    case WeightType::q5_k: return k / kSuperBlock * sizeof(BlockQ5_K);
+    case WeightType::q6_k: return k / kSuperBlock * sizeof(BlockQ6_K);
+    case WeightType::iq4_nl: return k / kBlock * sizeof(BlockIQ4_NL);
   }
   return 0;
 }
@@ -104,6 +123,10 @@ void dequantize_row(WeightType t, const void* row, float* y, size_t k) {
     case WeightType::f16: fp16_to_fp32_row(static_cast<const uint16_t*>(row), y, k); break;
     case WeightType::q4_0: dequantize_row_q4_0(static_cast<const BlockQ4_0*>(row), y, k); break;
     case WeightType::q8_0: dequantize_row_q8_0(static_cast<const BlockQ8_0*>(row), y, k); break;
+    case WeightType::q4_k: dequantize_row_q4_k(static_cast<const BlockQ4_K*>(row), y, k); break;
+    case WeightType::q5_k: dequantize_row_q5_k(static_cast<const BlockQ5_K*>(row), y, k); break;
+    case WeightType::q6_k: dequantize_row_q6_k(static_cast<const BlockQ6_K*>(row), y, k); break;
+    case WeightType::iq4_nl: dequantize_row_iq4_nl(static_cast<const BlockIQ4_NL*>(row), y, k); break;
   }
 }
 
@@ -116,6 +139,10 @@ void quantize_rows(WeightType t, const float* x, void* y, size_t n, size_t k) {
       case WeightType::f16: fp32_to_fp16_row(x, reinterpret_cast<uint16_t*>(out), k); break;
       case WeightType::q4_0: quantize_row_q4_0(x, reinterpret_cast<BlockQ4_0*>(out), k); break;
       case WeightType::q8_0: quantize_row_q8_0(x, reinterpret_cast<BlockQ8_0*>(out), k); break;
+      case WeightType::q4_k: quantize_row_q4_k(x, reinterpret_cast<BlockQ4_K*>(out), k); break;
+      case WeightType::q5_k: quantize_row_q5_k(x, reinterpret_cast<BlockQ5_K*>(out), k); break;
+      case WeightType::q6_k: quantize_row_q6_k(x, reinterpret_cast<BlockQ6_K*>(out), k); break;
+      case WeightType::iq4_nl: quantize_row_iq4_nl(x, reinterpret_cast<BlockIQ4_NL*>(out), k); break;
     }
   }
 }

@@ -1,4 +1,4 @@
-// GGUF block formats, bit-exact with ggml (DESIGN.md §5), and ggml's row quantizers.
+// GGUF block formats, bit-exact with ggml (docs/design.md §5), and ggml's row quantizers.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -6,7 +6,11 @@
 namespace qmm {
 
 // GGML type ids as they appear in GGUF files.
-enum class WeightType : uint32_t { f32 = 0, f16 = 1, q4_0 = 2, q8_0 = 8 };
+enum class WeightType : uint32_t { f32 = 0, f16 = 1, q4_0 = 2, q8_0 = 8, q4_k = 12, q5_k = 13, q6_k = 14, iq4_nl = 20 };
+
+// Every type above, for tools that list them.
+inline constexpr WeightType kWeightTypes[] = {WeightType::f32,  WeightType::f16,  WeightType::q4_0, WeightType::q8_0,
+                                             WeightType::q4_k, WeightType::q5_k, WeightType::q6_k, WeightType::iq4_nl};
 
 constexpr size_t kBlock = 32;  // weights per Q4_0 / Q8_0 block
 
@@ -26,8 +30,9 @@ struct BlockQ8_0 {
 static_assert(sizeof(BlockQ8_0) == 34);
 
 const char* type_name(WeightType t);
-bool parse_type(const char* name, WeightType* out);  // "f32", "f16", "q4_0", "q8_0"
-bool is_block_type(WeightType t);                    // Q4_0 / Q8_0: k must be a multiple of 32
+bool parse_type(const char* name, WeightType* out);  // type_name's spelling, any case ("Q4_K" too)
+bool is_block_type(WeightType t);                    // a quantized type: k must be a multiple of block_len
+size_t block_len(WeightType t);                      // weights per block: 1 (f32, f16), 32, 256 (K-quants)
 size_t row_bytes(WeightType t, size_t k);            // bytes of one GGUF row of k elements (k valid)
 
 // True when x[0..31] are all finite (no NaN, no ±Inf).

@@ -1,4 +1,4 @@
-// CPU feature detection, done once per process (DESIGN.md §3 "Selection").
+// CPU feature detection, done once per process (docs/design.md §3 "Selection").
 #pragma once
 #include <cstddef>
 #include <cstdint>

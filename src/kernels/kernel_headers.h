@@ -3,6 +3,7 @@
 #include "kernels/ref/matmul_clamp_f32_f32p_f16p_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_f32p_f32p_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi4c32p_scalar.h"
+#include "kernels/ref/matmul_clamp_f32_qsi8d32p_kquants_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi8c32p_scalar.h"
 #if defined(__aarch64__)
 #include "kernels/arm/kernel_headers_arm.h"

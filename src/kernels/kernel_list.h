@@ -1,4 +1,4 @@
-// The one kernel list (DESIGN.md §3): every matmul variant this build contains, best first.
+// The one kernel list (docs/design.md §3): every matmul variant this build contains, best first.
 // Dispatch (matmul/select), the tests and the benchmarks all iterate it, so adding a variant
 // is one file pair plus one line in kernel_list.cpp.
 #pragma once

@@ -1,4 +1,4 @@
-// Tile parameters of the SME2 kernels (DESIGN.md §5), as portable code, so that kernel_list's
+// Tile parameters of the SME2 kernels (docs/design.md §5), as portable code, so that kernel_list's
 // packer_presets() can describe the SME2 variants on every architecture and tools (`qmm layout`)
 // can draw their layouts at any SVL even where the SME2 kernels are not compiled. The SME2
 // kernels should use these functions as their `params`, so that there is one description.

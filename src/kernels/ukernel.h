@@ -1,4 +1,4 @@
-// The microkernel contract (DESIGN.md §3). A microkernel never allocates, never starts
+// The microkernel contract (docs/design.md §3). A microkernel never allocates, never starts
 // threads and never reads a global; everything it needs comes through its arguments.
 //
 // The NaN policy (include/qmm/qmm.h states it for users). Every packer and kernel follows it,

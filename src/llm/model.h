@@ -1,4 +1,4 @@
-// A Llama-family model built from GGUF metadata (DESIGN.md §7): hyper-parameters from the
+// A Llama-family model built from GGUF metadata (docs/design.md §7): hyper-parameters from the
 // `<arch>.*` keys, every 2-D weight packed once at load through src/matmul (the GGUF bytes
 // stay in the file mapping, which is released page by page after packing), and the state of
 // one generation (KV cache + scratch, sized once) with the forward pass of forward.cpp.

@@ -15,6 +15,10 @@ uint32_t llama_ftype(WeightType t) {
     case WeightType::f16: return 1;
     case WeightType::q4_0: return 2;
     case WeightType::q8_0: return 7;
+    case WeightType::q4_k: return 14;  // MOSTLY_Q4_K_S: every weight Q4_K
+    case WeightType::q5_k: return 16;  // MOSTLY_Q5_K_S
+    case WeightType::q6_k: return 18;
+    case WeightType::iq4_nl: return 25;
   }
   return 0;
 }

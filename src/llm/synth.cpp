@@ -1,6 +1,7 @@
 #include "llm/synth.h"
 
 #include <cmath>
+#include <deque>
 #include <numbers>
 #include <vector>
 
@@ -57,16 +58,58 @@ std::vector<float> llama3_rope_factors(uint32_t head_dim, float base) {
 }  // namespace
 
 const std::vector<SynthShape>& synth_shapes() {
+  using enum VocabFlavor;
   static const std::vector<SynthShape> shapes = {
-      {"tiny", 64, 2, 4, 2, 192, 512, 512, 10000.0f, false, "dim 64, 2 layers, 4/2 heads, FFN 192, 512 SentencePiece tokens"},
-      {"tiny-llama3", 64, 2, 4, 2, 192, 1024, 2048, 500000.0f, true,
-       "tiny with Llama 3 features: 1024-token BPE vocabulary, rope_freqs, tied embeddings"},
-      {"llama-1b", 2048, 16, 32, 8, 8192, 32000, 4096, 10000.0f, false,
-       "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
-      {"llama-3.2-1b", 2048, 16, 32, 8, 8192, 128256, 131072, 500000.0f, true,
-       "Llama 3.2 1B: llama-1b with 128256 BPE tokens, rope_freqs, tied embeddings"},
-      {"llama-3.2-3b", 3072, 28, 24, 8, 8192, 128256, 131072, 500000.0f, true,
-       "Llama 3.2 3B: dim 3072, 28 layers, 24/8 heads, FFN 8192, 128256 BPE tokens, tied embeddings"},
+      {.name = "tiny", .arch = "llama", .vocab_flavor = llama, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 16, .ffn = 192, .vocab = 512, .context = 512, .rope_base = 10000.0f,
+       .summary = "dim 64, 2 layers, 4/2 heads, FFN 192, 512 SentencePiece tokens"},
+      {.name = "tiny-llama3", .arch = "llama", .vocab_flavor = llama3, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 2048, .rope_base = 500000.0f, .tied = true, .llama3 = true,
+       .chat_template = "llama3",
+       .summary = "tiny with Llama 3 features: 1024-token BPE vocabulary, rope_freqs, tied embeddings"},
+      {.name = "tiny-gemma3", .arch = "gemma3", .vocab_flavor = gemma, .dim = 64, .layers = 6, .heads = 4, .kv_heads = 1,
+       .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .sliding_window = 8,
+       .tied = true, .chat_template = "gemma",
+       .summary = "Gemma 3 features: 6 layers (5 local with a window of 8, 1 global), head size 32, q/k norms"},
+      {.name = "tiny-gemma2", .arch = "gemma2", .vocab_flavor = gemma, .dim = 64, .layers = 4, .heads = 4, .kv_heads = 2,
+       .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 10000.0f, .sliding_window = 8,
+       .tied = true, .summary = "Gemma 2 features: 4 layers (local window 8 / global), logit soft-capping"},
+      {.name = "tiny-qwen2", .arch = "qwen2", .vocab_flavor = qwen2, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .tied = true,
+       .chat_template = "chatml", .summary = "Qwen 2.5 features: Q/K/V biases, Qwen BPE vocabulary, tied"},
+      {.name = "tiny-qwen3", .arch = "qwen3", .vocab_flavor = qwen3, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .tied = true,
+       .chat_template = "chatml", .summary = "Qwen 3 features: q/k norms, head size 32 (not dim / heads), tied"},
+      {.name = "tiny-phi3", .arch = "phi3", .vocab_flavor = phi3, .dim = 96, .layers = 2, .heads = 3, .kv_heads = 3,
+       .head_dim = 32, .ffn = 192, .vocab = 576, .context = 512, .rope_base = 10000.0f, .chat_template = "phi3",
+       .summary = "Phi-3 features: fused attn_qkv and ffn_up (gate|up), Phi-3 special tokens"},
+      {.name = "llama-1b", .arch = "llama", .vocab_flavor = llama, .dim = 2048, .layers = 16, .heads = 32, .kv_heads = 8,
+       .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f,
+       .summary = "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
+      {.name = "llama-3.2-1b", .arch = "llama", .vocab_flavor = llama3, .dim = 2048, .layers = 16, .heads = 32,
+       .kv_heads = 8, .head_dim = 64, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f,
+       .tied = true, .llama3 = true, .chat_template = "llama3",
+       .summary = "Llama 3.2 1B: llama-1b with 128256 BPE tokens, rope_freqs, tied embeddings"},
+      {.name = "llama-3.2-3b", .arch = "llama", .vocab_flavor = llama3, .dim = 3072, .layers = 28, .heads = 24,
+       .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f,
+       .tied = true, .llama3 = true, .chat_template = "llama3",
+       .summary = "Llama 3.2 3B: dim 3072, 28 layers, 24/8 heads, FFN 8192, 128256 BPE tokens, tied embeddings"},
+      {.name = "gemma3-1b", .arch = "gemma3", .vocab_flavor = gemma, .dim = 1152, .layers = 26, .heads = 4, .kv_heads = 1,
+       .head_dim = 256, .ffn = 6912, .vocab = 262144, .context = 32768, .rope_base = 1000000.0f, .sliding_window = 512,
+       .tied = true, .chat_template = "gemma",
+       .summary = "Gemma 3 1B: dim 1152, 26 layers, 4/1 heads of 256, FFN 6912, 262144 tokens, window 512"},
+      {.name = "gemma2-2b", .arch = "gemma2", .vocab_flavor = gemma, .dim = 2304, .layers = 26, .heads = 8, .kv_heads = 4,
+       .head_dim = 256, .ffn = 9216, .vocab = 256000, .context = 8192, .rope_base = 10000.0f, .sliding_window = 4096,
+       .tied = true, .summary = "Gemma 2 2B: dim 2304, 26 layers, 8/4 heads of 256, FFN 9216, 256000 tokens"},
+      {.name = "qwen2.5-0.5b", .arch = "qwen2", .vocab_flavor = qwen2, .dim = 896, .layers = 24, .heads = 14, .kv_heads = 2,
+       .head_dim = 64, .ffn = 4864, .vocab = 151936, .context = 32768, .rope_base = 1000000.0f, .tied = true,
+       .chat_template = "chatml", .summary = "Qwen 2.5 0.5B: dim 896, 24 layers, 14/2 heads, FFN 4864, 151936 tokens"},
+      {.name = "qwen3-0.6b", .arch = "qwen3", .vocab_flavor = qwen3, .dim = 1024, .layers = 28, .heads = 16, .kv_heads = 8,
+       .head_dim = 128, .ffn = 3072, .vocab = 151936, .context = 40960, .rope_base = 1000000.0f, .tied = true,
+       .chat_template = "chatml", .summary = "Qwen 3 0.6B: dim 1024, 28 layers, 16/8 heads of 128, FFN 3072, 151936 tokens"},
+      {.name = "phi3-mini", .arch = "phi3", .vocab_flavor = phi3, .dim = 3072, .layers = 32, .heads = 32, .kv_heads = 32,
+       .head_dim = 96, .ffn = 8192, .vocab = 32064, .context = 4096, .rope_base = 10000.0f, .chat_template = "phi3",
+       .summary = "Phi-3 mini (3.8B): dim 3072, 32 layers, 32 heads of 96, FFN 8192, 32064 tokens"},
   };
   return shapes;
 }
@@ -79,27 +122,39 @@ const SynthShape* find_synth_shape(const std::string& name) {
 }
 
 SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, const std::string& path, int threads,
-                       const WriteOptions& opt) {
-  const uint32_t head_dim = sh.dim / sh.heads, kv_dim = head_dim * sh.kv_heads;
+                       const WriteOptions& opt, const std::string& chat_template) {
+  const std::string arch = sh.arch, a = arch + ".";
+  const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3";
+  const bool qkv_bias = arch == "qwen2", fused = arch == "phi3", plain = arch == "llama";
+  const uint32_t q_dim = sh.heads * sh.head_dim, kv_dim = sh.head_dim * sh.kv_heads;
   Writer w;
-  w.set_string("general.architecture", "llama");
+  w.set_string("general.architecture", arch);
   w.set_string("general.name", std::string("qmm synth ") + sh.name);
   w.set_u32("general.file_type", llama_ftype(type));
   w.set_u32("general.quantization_version", 2);
-  w.set_u32("llama.context_length", sh.context);
-  w.set_u32("llama.embedding_length", sh.dim);
-  w.set_u32("llama.block_count", sh.layers);
-  w.set_u32("llama.feed_forward_length", sh.ffn);
-  w.set_u32("llama.attention.head_count", sh.heads);
-  w.set_u32("llama.attention.head_count_kv", sh.kv_heads);
-  w.set_u32("llama.rope.dimension_count", head_dim);
-  w.set_f32("llama.rope.freq_base", sh.rope_base);
-  w.set_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  w.set_u32("llama.vocab_size", sh.vocab);
+  w.set_u32(a + "context_length", sh.context);
+  w.set_u32(a + "embedding_length", sh.dim);
+  w.set_u32(a + "block_count", sh.layers);
+  w.set_u32(a + "feed_forward_length", sh.ffn);
+  w.set_u32(a + "attention.head_count", sh.heads);
+  w.set_u32(a + "attention.head_count_kv", sh.kv_heads);
+  if (sh.head_dim != sh.dim / sh.heads || gemma) {
+    w.set_u32(a + "attention.key_length", sh.head_dim);
+    w.set_u32(a + "attention.value_length", sh.head_dim);
+  }
+  w.set_u32(a + "rope.dimension_count", sh.head_dim);
+  w.set_f32(a + "rope.freq_base", sh.rope_base);
+  w.set_f32(a + "attention.layer_norm_rms_epsilon", plain || fused ? 1e-5f : 1e-6f);
+  if (sh.sliding_window) w.set_u32(a + "attention.sliding_window", sh.sliding_window);
+  if (arch == "gemma2") {
+    w.set_f32(a + "attn_logit_softcapping", 50.0f);
+    w.set_f32(a + "final_logit_softcapping", 30.0f);
+  }
+  if (plain) w.set_u32(a + "vocab_size", sh.vocab);
 
-  const SynthVocab v = sh.llama3 ? make_bpe_vocab(sh.vocab, seed) : make_spm_vocab(sh.vocab, seed);
+  const SynthVocab v = make_vocab(sh.vocab_flavor, sh.vocab, seed);
   w.set_string("tokenizer.ggml.model", v.model);
-  if (sh.llama3) w.set_string("tokenizer.ggml.pre", "llama-bpe");
+  if (!v.pre.empty()) w.set_string("tokenizer.ggml.pre", v.pre);
   w.set_string_array("tokenizer.ggml.tokens", v.tokens);
   if (!v.scores.empty()) w.set_f32_array("tokenizer.ggml.scores", v.scores);
   w.set_i32_array("tokenizer.ggml.token_type", v.token_type);
@@ -107,23 +162,44 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   w.set_u32("tokenizer.ggml.bos_token_id", v.bos);
   w.set_u32("tokenizer.ggml.eos_token_id", v.eos);
   if (v.has_unk) w.set_u32("tokenizer.ggml.unknown_token_id", v.unk);
-  w.set_bool("tokenizer.ggml.add_bos_token", true);
+  w.set_bool("tokenizer.ggml.add_bos_token", v.add_bos);
   w.set_bool("tokenizer.ggml.add_eos_token", false);
-  // Llama 3.x shapes carry the Llama 3 chat template, so `qmm chat` / `qmm serve` run on them.
-  if (sh.llama3) w.set_string("tokenizer.chat_template", *llm::builtin_chat_template("llama3"));
+  if (!v.add_space_prefix) w.set_bool("tokenizer.ggml.add_space_prefix", false);
+  // The family's chat template (qmm's built-in one unless the caller gives one), so `qmm chat`
+  // and `qmm serve` run on the file.
+  if (!chat_template.empty()) {
+    w.set_string("tokenizer.chat_template", chat_template);
+  } else if (sh.chat_template) {
+    w.set_string("tokenizer.chat_template", *llm::builtin_chat_template(sh.chat_template));
+  }
 
   SynthStats stats;
   ThreadPool pool(threads);
-  std::vector<float> ones(sh.dim, 1.0f);
-  const std::vector<float> rope = llama3_rope_factors(head_dim, sh.rope_base);
+  const std::vector<float> rope = llama3_rope_factors(sh.head_dim, sh.rope_base);
   const auto target = static_cast<uint32_t>(type);
   const uint32_t fallback = type == WeightType::f16 ? kF16 : kF32;
   uint64_t tensor_id = 0;
 
   // 1-D tensors from memory; 2-D ones generated row by row while the file is written.
-  auto vec = [&](const std::string& name, const std::vector<float>& x) {
-    w.add_tensor(name, kF32, {x.size()}, x.data(), x.size() * 4);
-    stats.params += x.size();
+  std::deque<std::vector<float>> vectors;  // (kept alive until the file is written)
+  auto vec = [&](const std::string& name, std::vector<float> x) {
+    vectors.push_back(std::move(x));
+    const std::vector<float>& d = vectors.back();
+    w.add_tensor(name, kF32, {d.size()}, d.data(), d.size() * 4);
+    stats.params += d.size();
+    stats.bytes += d.size() * 4;
+  };
+  // A norm's gains: 1 (llama), else 1 + N(0, 0.1); a bias: N(0, 0.1).
+  auto random_vec = [&](size_t n, float mean) {
+    std::vector<float> x(n);
+    random_row(seed, tensor_id++, 0, 0.1f, x.data(), n);
+    for (float& e : x) e += mean;
+    return x;
+  };
+  auto norm = [&](const std::string& name, size_t n, float gain = 1.0f) {
+    std::vector<float> g = plain ? std::vector<float>(n, 1.0f) : random_vec(n, 1.0f);
+    for (float& e : g) e *= gain;
+    vec(name, std::move(g));
   };
   auto mat = [&](const std::string& name, uint32_t k, uint32_t n) {
     const uint32_t t = k % ggml_block_size(target) == 0 ? target : fallback;
@@ -133,36 +209,55 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
     w.add_tensor(name, t, {k, n}, [&pool, wt, rb, id, k, seed](uint8_t* dst, size_t first, size_t rows) {
       constexpr size_t kGroup = 8;
       pool.parallel_for((rows + kGroup - 1) / kGroup, [&](size_t g, int) {
-        float x[8192];  // one row; k <= 8192 (checked below)
+        std::vector<float> x(k);  // one row
         for (size_t r = g * kGroup; r < std::min(rows, (g + 1) * kGroup); ++r) {
-          random_row(seed, id, first + r, 0.02f, x, k);
-          quantize_rows(wt, x, dst + r * rb, 1, k);
+          random_row(seed, id, first + r, 0.02f, x.data(), k);
+          quantize_rows(wt, x.data(), dst + r * rb, 1, k);
         }
       });
     });
     stats.params += uint64_t{k} * n;
     stats.bytes += rb * n;
   };
-  check_arg(sh.dim <= 8192 && sh.ffn <= 8192, "synth: rows longer than 8192 are not supported");
 
   mat("token_embd.weight", sh.dim, sh.vocab);
-  vec("output_norm.weight", ones);
-  if (!sh.llama3) mat("output.weight", sh.dim, sh.vocab);  // Llama 3.2 ties it to token_embd
+  // The final norm's gain of 8 spreads the logits (sd ~ 0.16 · 8 at dim 64): greedy decoding
+  // then has clear winners instead of near-ties that rounding differences could flip.
+  norm("output_norm.weight", sh.dim, 8.0f);
+  if (!sh.tied) mat("output.weight", sh.dim, sh.vocab);
   if (sh.llama3) vec("rope_freqs.weight", rope);
   for (uint32_t l = 0; l < sh.layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    vec(p + "attn_norm.weight", ones);
-    mat(p + "attn_q.weight", sh.dim, sh.dim);
-    mat(p + "attn_k.weight", sh.dim, kv_dim);
-    mat(p + "attn_v.weight", sh.dim, kv_dim);
-    mat(p + "attn_output.weight", sh.dim, sh.dim);
-    vec(p + "ffn_norm.weight", ones);
-    mat(p + "ffn_gate.weight", sh.dim, sh.ffn);
-    mat(p + "ffn_up.weight", sh.dim, sh.ffn);
+    norm(p + "attn_norm.weight", sh.dim);
+    if (fused) {
+      mat(p + "attn_qkv.weight", sh.dim, q_dim + 2 * kv_dim);
+    } else {
+      mat(p + "attn_q.weight", sh.dim, q_dim);
+      mat(p + "attn_k.weight", sh.dim, kv_dim);
+      mat(p + "attn_v.weight", sh.dim, kv_dim);
+    }
+    if (qkv_bias) {
+      vec(p + "attn_q.bias", random_vec(q_dim, 0.0f));
+      vec(p + "attn_k.bias", random_vec(kv_dim, 0.0f));
+      vec(p + "attn_v.bias", random_vec(kv_dim, 0.0f));
+    }
+    if (qk_norm) {
+      norm(p + "attn_q_norm.weight", sh.head_dim);
+      norm(p + "attn_k_norm.weight", sh.head_dim);
+    }
+    mat(p + "attn_output.weight", q_dim, sh.dim);
+    if (gemma) norm(p + "post_attention_norm.weight", sh.dim);
+    norm(p + "ffn_norm.weight", sh.dim);
+    if (fused) {
+      mat(p + "ffn_up.weight", sh.dim, 2 * sh.ffn);
+    } else {
+      mat(p + "ffn_gate.weight", sh.dim, sh.ffn);
+      mat(p + "ffn_up.weight", sh.dim, sh.ffn);
+    }
     mat(p + "ffn_down.weight", sh.ffn, sh.dim);
+    if (gemma) norm(p + "post_ffw_norm.weight", sh.dim);
   }
   stats.tensors = w.tensor_count();
-  stats.bytes += static_cast<uint64_t>(sh.dim) * 4 * (1 + 2 * sh.layers) + (sh.llama3 ? rope.size() * 4 : 0);
   w.write(path, opt);
   return stats;
 }

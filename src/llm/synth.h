@@ -1,7 +1,9 @@
-// Random-weight Llama models of named shapes (`qmm synth`), written as GGUF files llama.cpp
-// loads: the `llama` architecture keys, a synthetic but well-formed vocabulary, and weights
-// ~N(0, 0.02) (norms 1), streamed to the file and generated on several threads. The values
-// depend only on the seed (not on the thread count).
+// Random-weight models of named shapes (`qmm synth`), written as GGUF files llama.cpp loads:
+// each family's architecture keys and tensors (llama, gemma2, gemma3, qwen2, qwen3, phi3), a
+// synthetic but well-formed vocabulary with the family's special tokens, optionally its chat
+// template, and weights ~N(0, 0.02) (llama norms 1, the output norm 8; the other families' norms 1 + N(0, 0.1) and
+// biases N(0, 0.1), so that a misplaced norm or bias changes the output), streamed to the file
+// and generated on several threads. The values depend only on the seed (not on the thread count).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,15 +11,21 @@
 
 #include "core/blocks.h"
 #include "llm/atomic_file.h"
+#include "llm/synth_vocab.h"
 
 namespace qmm::gguf {
 
 struct SynthShape {
   const char* name;
-  uint32_t dim, layers, heads, kv_heads, ffn, vocab, context;
+  const char* arch;             // general.architecture
+  VocabFlavor vocab_flavor;
+  uint32_t dim, layers, heads, kv_heads, head_dim, ffn, vocab, context;
   float rope_base;
-  bool llama3;         // Llama 3.x: gpt2 BPE vocabulary, rope_freqs (llama3 scaling), tied embeddings, chat template
-  const char* summary;
+  uint32_t sliding_window = 0;  // gemma: the local layers' attention window
+  bool tied = false;            // no output.weight: the output projection is token_embd
+  bool llama3 = false;          // Llama 3.x: rope_freqs (llama3 scaling)
+  const char* chat_template = nullptr;  // the family's built-in chat template (llm/chat_template.h)
+  const char* summary = "";
 };
 
 const std::vector<SynthShape>& synth_shapes();
@@ -31,7 +39,8 @@ struct SynthStats {
 
 // Writes the model to `path`. 2-D weights are `type` when their rows fit its blocks, else
 // F32 (F16 for an f16 model); 1-D tensors are F32.
+// `chat_template` (if not empty) is written as tokenizer.chat_template.
 SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads,
-                       const WriteOptions& opt = {});
+                       const WriteOptions& opt = {}, const std::string& chat_template = "");
 
 }  // namespace qmm::gguf

@@ -1,9 +1,9 @@
 #include "llm/tokenizer.h"
 
-#include <locale.h>
-#include <wctype.h>
+#include <utf8proc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <queue>
 
 #include "core/error.h"
@@ -79,26 +79,12 @@ bool is_space(uint32_t c) {
 
 bool is_number(uint32_t c) {
   if (c < 0x80) return c >= '0' && c <= '9';
-  // The common \p{N} ranges outside ASCII: superscripts, fractions, Arabic-Indic, Devanagari,
-  // Bengali, Thai digits, number forms, circled numbers, CJK numerals, fullwidth digits.
-  static constexpr uint32_t kRanges[][2] = {
-      {0xB2, 0xB3},     {0xB9, 0xB9},     {0xBC, 0xBE},     {0x660, 0x669},   {0x6F0, 0x6F9},   {0x966, 0x96F},
-      {0x9E6, 0x9EF},   {0xE50, 0xE59},   {0x2070, 0x2070}, {0x2074, 0x2079}, {0x2080, 0x2089}, {0x2150, 0x2189},
-      {0x2460, 0x249B}, {0x24EA, 0x24FF}, {0x2776, 0x2793}, {0x3007, 0x3007}, {0x3021, 0x3029}, {0xFF10, 0xFF19}};
-  for (const auto& r : kRanges) {
-    if (c >= r[0] && c <= r[1]) return true;
-  }
-  return false;
+  return is_unicode_number(c);
 }
 
 bool is_letter(uint32_t c) {
   if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
-  if (is_space(c) || is_number(c)) return false;
-  // glibc's built-in C.UTF-8 locale classifies all of Unicode; without it, treat non-ASCII
-  // as letters (most non-ASCII text is).
-  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", static_cast<locale_t>(nullptr));
-  if (!utf8) return true;
-  return iswalpha_l(static_cast<wint_t>(c), utf8) != 0;
+  return is_unicode_letter(c);
 }
 
 bool is_newline(uint32_t c) { return c == '\r' || c == '\n'; }
@@ -126,7 +112,8 @@ size_t whitespace(const std::vector<uint32_t>& cp, size_t i) {
 
 // Llama-3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
 //          \s*[\r\n]+|\s+(?!\S)|\s+
-size_t match_llama3(const std::vector<uint32_t>& cp, size_t i) {
+// Qwen 2 is the same with \p{N} (one digit per piece): max_digits 1.
+size_t match_llama3(const std::vector<uint32_t>& cp, size_t i, size_t max_digits) {
   const size_t n = cp.size();
   if (size_t e = contraction(cp, i, true); e != i) return e;
   size_t j = i;
@@ -137,7 +124,7 @@ size_t match_llama3(const std::vector<uint32_t>& cp, size_t i) {
   }
   if (is_number(cp[i])) {
     j = i;
-    while (j < n && j < i + 3 && is_number(cp[j])) ++j;
+    while (j < n && j < i + max_digits && is_number(cp[j])) ++j;
     return j;
   }
   j = i;
@@ -220,14 +207,41 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
   return out;
 }
 
+constexpr uint8_t kLstrip = 1, kRstrip = 2;
+
+// The texts llama.cpp takes as end of generation wherever they are in a vocabulary (the first
+// one present is the end-of-turn token when the file names none).
+constexpr std::string_view kEndOfTurn[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
+                                           "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>"};
+
 }  // namespace
+
+bool is_unicode_letter(uint32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO: return true;
+    default: return false;
+  }
+}
+
+bool is_unicode_number(uint32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO: return true;
+    default: return false;
+  }
+}
 
 // ---- Construction ----------------------------------------------------------------------------
 
-void Tokenizer::index() {
+void Tokenizer::index(std::string_view model_name) {
   check_arg(!tokens_.empty(), "the tokenizer has no tokens");
   check_arg(tokens_.size() < (size_t{1} << 31), "too many tokens");
-  if (types_.size() != tokens_.size()) {  // no types given: normal, and <0xXX> are byte tokens for SPM
+  if (types_.empty()) {  // all normal, and <0xXX> are byte tokens for SPM
     types_.assign(tokens_.size(), static_cast<int32_t>(TokenType::normal));
     for (size_t i = 0; kind_ == Kind::spm && i < tokens_.size(); ++i) {
       if (byte_token_value(tokens_[i]) >= 0) types_[i] = static_cast<int32_t>(TokenType::byte);
@@ -237,21 +251,57 @@ void Tokenizer::index() {
   ids_.clear();
   ids_.reserve(tokens_.size());
   for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));  // first wins
-  std::fill(std::begin(byte_tokens_), std::end(byte_tokens_), -1);
-  specials_.clear();
-  for (size_t i = 0; i < tokens_.size(); ++i) {
-    const auto t = static_cast<TokenType>(types_[i]);
-    if ((t == TokenType::control || t == TokenType::user_defined) && !tokens_[i].empty()) specials_.push_back(tokens_[i]);
-    if (const int b = byte_token_value(tokens_[i]); kind_ == Kind::spm && b >= 0 && byte_tokens_[b] < 0) {
-      byte_tokens_[b] = static_cast<int32_t>(i);
-    }
-  }
-  std::sort(specials_.begin(), specials_.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
   auto valid = [&](int32_t id) { return id >= 0 && static_cast<size_t>(id) < tokens_.size() ? id : -1; };
   bos_ = valid(bos_);
   eos_ = valid(eos_);
   eot_ = valid(eot_);
   unk_ = valid(unk_);
+  find_end_of_generation();  // (may mark end-of-turn tokens as control, as llama.cpp does)
+
+  std::fill(std::begin(byte_tokens_), std::end(byte_tokens_), -1);
+  specials_.clear();
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    const auto t = static_cast<TokenType>(types_[i]);
+    const bool special = t == TokenType::control || t == TokenType::user_defined || t == TokenType::unknown;
+    if (special && !tokens_[i].empty()) specials_.push_back(static_cast<int32_t>(i));
+    if (const int b = byte_token_value(tokens_[i]); kind_ == Kind::spm && b >= 0 && byte_tokens_[b] < 0) {
+      byte_tokens_[b] = static_cast<int32_t>(i);
+    }
+  }
+  std::stable_sort(specials_.begin(), specials_.end(), [&](int32_t a, int32_t b) { return text(a).size() > text(b).size(); });
+  // llama.cpp: in Phi-3 models (by general.name) special tokens eat the whitespace after them,
+  // except <unk>, <s> and <|endoftext|>; </s> does too.
+  std::string name(model_name);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const bool phi3 = name.find("phi-3") != std::string::npos || name.find("phi3") != std::string::npos;
+  special_strip_.assign(specials_.size(), 0);
+  for (size_t i = 0; phi3 && i < specials_.size(); ++i) {
+    const std::string& t = text(specials_[i]);
+    if (t != "<unk>" && t != "<s>" && t != "<|endoftext|>") special_strip_[i] = kRstrip;
+  }
+}
+
+void Tokenizer::find_end_of_generation() {
+  if (eot_ < 0) {
+    for (std::string_view t : kEndOfTurn) {
+      if (const int32_t id = find(t); id >= 0) {
+        eot_ = id;
+        break;
+      }
+    }
+  }
+  eog_.clear();
+  for (int32_t id : {eos_, eot_}) {
+    if (id >= 0) eog_.push_back(id);
+  }
+  for (std::string_view t : kEndOfTurn) {
+    if (const int32_t id = find(t); id >= 0) eog_.push_back(id);
+  }
+  std::sort(eog_.begin(), eog_.end());
+  eog_.erase(std::unique(eog_.begin(), eog_.end()), eog_.end());
+  for (int32_t id : eog_) {
+    if (id != eos_ && id != eot_) types_[static_cast<size_t>(id)] = static_cast<int32_t>(TokenType::control);
+  }
 }
 
 Tokenizer Tokenizer::spm(std::vector<std::string> tokens, std::vector<float> scores, std::vector<int32_t> types,
@@ -312,17 +362,18 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
   t.eot_ = id("tokenizer.ggml.eot_token_id", -1);
   t.unk_ = id("tokenizer.ggml.unknown_token_id", spm ? 0 : -1);
   t.add_bos_ = f.has("tokenizer.ggml.add_bos_token") ? f.get_bool("tokenizer.ggml.add_bos_token") : spm;
+  t.add_eos_ = f.has("tokenizer.ggml.add_eos_token") && f.get_bool("tokenizer.ggml.add_eos_token");
   t.add_space_prefix_ = f.has("tokenizer.ggml.add_space_prefix") ? f.get_bool("tokenizer.ggml.add_space_prefix") : spm;
   if (!spm) {
     const std::string pre(f.find_string("tokenizer.ggml.pre").value_or("default"));
-    t.pre_ = (pre == "default" || pre == "gpt2" || pre == "gpt-2") ? Pre::gpt2 : Pre::llama3;
+    t.pre_ = (pre == "default" || pre == "gpt2" || pre == "gpt-2") ? Pre::gpt2 : pre == "qwen2" ? Pre::qwen2 : Pre::llama3;
     std::vector<std::string_view> merges = f.get_string_array("tokenizer.ggml.merges");
     t.merge_rank_.reserve(merges.size());
     for (size_t i = 0; i < merges.size(); ++i) t.merge_rank_.emplace(std::string(merges[i]), static_cast<int32_t>(i));
   }
   if (!t.scores_.empty() && t.scores_.size() != t.tokens_.size()) fail(Status::io, f.path() + ": tokenizer.ggml.scores has the wrong length");
   if (!t.types_.empty() && t.types_.size() != t.tokens_.size()) fail(Status::io, f.path() + ": tokenizer.ggml.token_type has the wrong length");
-  t.index();
+  t.index(f.find_string("general.name").value_or(""));
   return t;
 }
 
@@ -335,11 +386,11 @@ int32_t Tokenizer::find(std::string_view text) const {
 
 TokenType Tokenizer::type(int32_t token) const { return static_cast<TokenType>(types_.at(static_cast<size_t>(token))); }
 
-bool Tokenizer::is_end_of_generation(int32_t token) const { return token >= 0 && (token == eos_ || token == eot_); }
+bool Tokenizer::is_end_of_generation(int32_t token) const { return std::binary_search(eog_.begin(), eog_.end(), token); }
 
 std::string Tokenizer::description() const {
   std::string d = kind_ == Kind::spm ? "SentencePiece (scores, byte fallback)" : "byte-level BPE";
-  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : "GPT-2") + " pre-tokenizer, " +
+  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : pre_ == Pre::qwen2 ? "Qwen 2" : "GPT-2") + " pre-tokenizer, " +
                                std::to_string(merge_rank_.size()) + " merges";
   d += ", " + std::to_string(tokens_.size()) + " tokens, BOS " + std::to_string(bos_) + ", EOS " + std::to_string(eos_);
   return d;
@@ -389,15 +440,53 @@ std::string Tokenizer::decode(const std::vector<int32_t>& tokens) const {
 
 // ---- Encoding ---------------------------------------------------------------------------------
 
-std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos) const {
+std::vector<Tokenizer::Fragment> Tokenizer::split_specials(std::string_view text) const {
+  std::vector<Fragment> frags;
+  if (!text.empty()) frags.push_back({-1, 0, text.size()});
+  // Each special token, longest first, is looked for in every text fragment left (llama.cpp's
+  // tokenizer_st_partition), so an earlier, longer token wins over an overlapping shorter one.
+  auto space = [&](size_t i) { return std::isspace(static_cast<unsigned char>(text[i])) != 0; };
+  std::vector<Fragment> next;
+  for (size_t s = 0; s < specials_.size(); ++s) {
+    const int32_t id = specials_[s];
+    const std::string& t = tokens_[static_cast<size_t>(id)];
+    next.clear();
+    for (const Fragment& f : frags) {
+      size_t b = f.begin;
+      for (size_t at; f.token < 0 && (at = text.substr(0, f.end).find(t, b)) != std::string_view::npos;) {
+        size_t left_end = at;
+        if (special_strip_[s] & kLstrip) {
+          while (left_end > b && space(left_end - 1)) --left_end;
+        }
+        if (left_end > b) next.push_back({-1, b, left_end});
+        next.push_back({id, at, at + t.size()});
+        b = at + t.size();
+        if (special_strip_[s] & kRstrip) {
+          while (b < f.end && space(b)) ++b;
+        }
+      }
+      if (f.token >= 0) {
+        next.push_back(f);
+      } else if (b < f.end) {
+        next.push_back({-1, b, f.end});
+      }
+    }
+    frags.swap(next);
+  }
+  return frags;
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special) const {
   std::vector<int32_t> out;
-  if (add_bos && bos_ >= 0) out.push_back(bos_);
-  // Split out control / user-defined tokens written in the text; encode the fragments between.
+  if (add_special && add_bos_ && bos_ >= 0) out.push_back(bos_);
   bool after_special = true;  // SPM: a space prefix goes before the first fragment and after specials
-  size_t start = 0;
-  auto flush = [&](size_t end) {
-    if (end <= start) return;
-    std::string_view frag = text.substr(start, end - start);
+  for (const Fragment& f : split_specials(text)) {
+    if (f.token >= 0) {
+      out.push_back(f.token);
+      after_special = true;
+      continue;
+    }
+    const std::string_view frag = text.substr(f.begin, f.end - f.begin);
     if (kind_ == Kind::spm) {
       std::string s(add_space_prefix_ && after_special ? 1 : 0, ' ');
       s.append(frag);
@@ -406,26 +495,8 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos) cons
       encode_bpe(frag, out);
     }
     after_special = false;
-  };
-  for (size_t i = 0; i < text.size();) {
-    const std::string* hit = nullptr;
-    for (const std::string& s : specials_) {
-      if (text.compare(i, s.size(), s) == 0) {
-        hit = &s;
-        break;
-      }
-    }
-    if (!hit) {
-      ++i;
-      continue;
-    }
-    flush(i);
-    out.push_back(find(*hit));
-    after_special = true;
-    i += hit->size();
-    start = i;
   }
-  flush(text.size());
+  if (add_special && add_eos_ && eos_ >= 0) out.push_back(eos_);
   return out;
 }
 
@@ -498,7 +569,7 @@ std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre
   decode_utf8(text, cps, offsets);
   std::vector<std::string_view> words;
   for (size_t i = 0; i < cps.size();) {
-    const size_t e = pre == Tokenizer::Pre::llama3 ? match_llama3(cps, i) : match_gpt2(cps, i);
+    const size_t e = pre == Tokenizer::Pre::gpt2 ? match_gpt2(cps, i) : match_llama3(cps, i, pre == Tokenizer::Pre::qwen2 ? 1 : 3);
     words.push_back(text.substr(offsets[i], offsets[e] - offsets[i]));
     i = e;
   }

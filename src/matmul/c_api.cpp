@@ -86,6 +86,10 @@ qmm::WeightType to_type(int t) {
     case QMM_TYPE_F16: return qmm::WeightType::f16;
     case QMM_TYPE_Q4_0: return qmm::WeightType::q4_0;
     case QMM_TYPE_Q8_0: return qmm::WeightType::q8_0;
+    case QMM_TYPE_Q4_K: return qmm::WeightType::q4_k;
+    case QMM_TYPE_Q5_K: return qmm::WeightType::q5_k;
+    case QMM_TYPE_Q6_K: return qmm::WeightType::q6_k;
+    case QMM_TYPE_IQ4_NL: return qmm::WeightType::iq4_nl;
     default: break;
   }
   qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(t));

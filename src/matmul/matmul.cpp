@@ -28,8 +28,8 @@ void check_shape(WeightType type, size_t rows, size_t k, const char* what) {
   check_arg(rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements,
             shape + ": too large (at most 2^31 rows and columns and 2^40 elements)");
   if (is_block_type(type)) {
-    check_arg(k % kBlock == 0, shape + ": " + type_name(type) + " needs k to be a multiple of 32 (got k = " +
-                                   std::to_string(k) + ")");
+    check_arg(k % block_len(type) == 0, shape + ": " + type_name(type) + " needs k to be a multiple of " +
+                                            std::to_string(block_len(type)) + " (got k = " + std::to_string(k) + ")");
   }
 }
 

@@ -1,5 +1,5 @@
 // The matmul layer: weights packed once, then dst = clamp(lhs · Wᵀ) with the selected
-// microkernels, threaded by a persistent pool (DESIGN.md §1, §6).
+// microkernels, threaded by a persistent pool (docs/design.md §1, §6).
 #pragma once
 #include <cstddef>
 #include <memory>

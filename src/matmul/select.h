@@ -1,4 +1,4 @@
-// Kernel selection (DESIGN.md §3): per weight type, the best available GEMM of the kernel
+// Kernel selection (docs/design.md §3): per weight type, the best available GEMM of the kernel
 // list and the GEMV of the same ISA that reads the same packed RHS; user overrides.
 #pragma once
 #include <string>

@@ -1,4 +1,4 @@
-// The SME2 packed layouts of DESIGN.md §5, checked byte by byte at SVL 512 (mr = 16, nr = 64)
+// The SME2 packed layouts of docs/design.md §5, checked byte by byte at SVL 512 (mr = 16, nr = 64)
 // against positions computed by hand (not through kernels/ref/layouts.h, which the packers and
 // the scalar oracle share). KleidiAI's kai_lhs_quant_pack_qsi8d32p_f32_neon and
 // kai_rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0_neon produce the same bytes (checked

@@ -53,6 +53,7 @@ const char* const kSnippets[] = {
     // arithmetic and operators
     "{{ 1 + 2 * 3 }} {{ (1 + 2) * 3 }} {{ 7 // 2 }} {{ -7 // 2 }} {{ 7 % 3 }} {{ -7 % 3 }} {{ 7 / 2 }} {{ 2 ** 10 }}",
     "{{ 'ab' + 'cd' }} {{ 'x' ~ 1 ~ none ~ true }} {{ 'ab' * 3 }} {{ [1] + [2] }} {{ 2.5 * 2 }} {{ 1 + true }}",
+    "{{ 1 < n < 10 }} {{ 1 < n > 10 }} {{ 3 > 2 > 1 }} {{ 1 == 1 == true }} {{ 'a' in 'abc' in ['abc'] }} {{ 1 < 2 < 3 < 2 }}",
     "{{ 1 == 1.0 }} {{ 1 != 2 }} {{ 'a' < 'b' }} {{ 3 >= 3 }} {{ [1, 2] == [1, 2] }} {{ 2 > 1.5 }}",
     "{{ 'a' in 'cat' }} {{ 2 in l }} {{ 'a' in d }} {{ 'z' not in d }} {{ 5 not in l }} {{ 'x' in undefined_thing }}",
     "{{ true and 'yes' }} {{ false or 'fallback' }} {{ none or 0 }} {{ not n }} {{ not (n > 3 and t) }}",
@@ -122,6 +123,15 @@ const char* const kSnippets[] = {
     "  {{ 'v' }}\n  {%+ if true %}plus{% endif +%}\nz  {{- ' tight ' -}}  w\n\t{% for i in l %}\n{{ i }}\n{% endfor %}\nend",
     "{%- if true -%}\n\n  A  \n\n{%- endif -%}\n\n B {{ 'x' }}\n\r\nC\r\n",
     "trailing newline kept? \n",
+    "comment at the very end {#",
+    "a \x1c\u3000 {{- 'b' -}} \u2003\x1f\n c\u00a0\n\u3000 {% if true %}d{% endif %}{{\u3000'e'\u3000}}",
+    "{% raw %}\nX{% endraw %}|a\n  {% raw %}\n  X\n  {% endraw %}\nb{% raw -%}  X  {%- endraw %}\nc {%- raw %}{{x}}{% endraw +%}\nd {% raw %} {% endraw %} ",
+    "  {% if true %}lead{% endif %}\n\t {# c #}\n x\n {%- raw -%}  {{ raw }}  {%- endraw -%} \n y {%+ if true %}p{% endif %}",
+    "{% for i in l %}\n  {{ i }}\n{% endfor %}\n{% for i in l -%}\n  {{ i }}\n{%- endfor %}\n{%- if true +%}\nkeep\n{% endif %}",
+    "a{{ 'b' }}\n  {{ 'c' }}  \n{#- x -#}\n\n{# y +#}\nz  {#+ w #}\n",
+    "{% macro m(x) %}{% for i in range(x) %}{{ loop.index }}{% endfor %}{% endmacro %}{% for j in [2, 3] %}[{{ m(j) }}|{{ loop.index }}]{% endfor %}",
+    "{{ messages | selectattr('role', 'in', ['user', 'system']) | map(attribute='role') | join(',') }} {{ messages | map(attribute='nope', default='-') | join }}",
+    "{% set ns = namespace(items=[]) %}{% for m in messages %}{% set ns.items = ns.items + [m.role] %}{% endfor %}{{ ns.items }} {{ ns.items | length }}",
     "{{ raise_exception('custom failure') if false else 'no raise' }} {{ strftime_now('%Y') | length }}",
     "{{ messages[0]['content'] | trim + '!' }} {{ messages | length - 1 }} {{ 'a' ~ 'b' | upper }} {{ not true == false }}",
 };
@@ -187,6 +197,8 @@ TEST(Jinja, ErrorsNameTheLine) {
        "template line 2: unterminated string literal"},
       {"{{ x",
        "template line 1: '{{' is never closed with '}}'"},
+      {"{{ x is defined(1) }}",
+       "template line 1: test 'defined' takes at most 0 argument(s), got 1"},
       {"{# never closed",
        "template line 1: missing end of comment tag '#}'"},
       {"{% include 'x' %}",
@@ -213,12 +225,35 @@ TEST(Jinja, ErrorsNameTheLine) {
        "template line 1: range too big (the sandbox allows 100000 items)"},
       {"{{ 'ab' * 100000000 }}",
        "template line 1: the repeated value is too large"},
+      {"{% set ns = namespace(x=1) %}{% for i in range(300) %}{% set ns.x = [ns.x] %}{% endfor %}",
+       "template line 1: values nested too deeply (more than 200 levels)"},
+      {"{% set ns = namespace(x=1) %}{% for i in range(300) %}{% set ns.x = {'k': ns.x} %}{% endfor %}",
+       "template line 1: values nested too deeply (more than 200 levels)"},
+      {"{% set ns = namespace() %}{% set ns.me = ns %}",
+       "template line 1: a namespace attribute cannot hold a namespace or a loop object"},
+      {"{% set ns = namespace() %}{% for i in [1, 2, ns] %}{% set ns.l = loop %}{% endfor %}",
+       "template line 1: a namespace attribute cannot hold a namespace or a loop object"},
       {"{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}",
        "template line 1: macros nested too deeply"},
       {std::string(300, '(') + "1" + std::string(300, ')'), "(no error)"},  // text, not an expression
       {"{{ " + std::string(300, '(') + "1" + std::string(300, ')') + " }}", "template line 1: nested too deeply"},
   };
   for (const auto& [src, want] : cases) EXPECT_EQ(error_of(src), want) << src;
+}
+
+TEST(Jinja, MemoryBudget) {
+  llm::jinja::Options opt;
+  opt.max_bytes = size_t{16} << 20;  // the default is 512 MiB: the same check, faster
+  for (const char* src : {"{% set ns = namespace(l=[0]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}",
+                          "{% set ns = namespace(s='x' * 3000000, l=[]) %}{% for i in range(20) %}"
+                          "{% set ns.l = ns.l + [ns.s ~ i] %}{% endfor %}"}) {
+    try {
+      Template(src, opt).render(vars());
+      ADD_FAILURE() << "no limit on " << src;
+    } catch (const Error& e) {
+      EXPECT_STREQ(e.what(), "template line 1: the template creates more than 16 MiB of values");
+    }
+  }
 }
 
 TEST(Jinja, LongLoopsStop) {

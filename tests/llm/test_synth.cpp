@@ -154,7 +154,8 @@ TEST(Synth, WeightsAreDeterministicAndScaled) {
   EXPECT_NEAR(sum / n, 0.0, 0.002);
   EXPECT_NEAR(std::sqrt(sq / n), 0.02, 0.001);
   const float* norm = reinterpret_cast<const float*>(f.tensor("output_norm.weight").data);
-  EXPECT_EQ(norm[0], 1.0f);
+  EXPECT_EQ(norm[0], 8.0f);  // spreads the logits
+  EXPECT_EQ(*reinterpret_cast<const float*>(f.tensor("blk.0.ffn_norm.weight").data), 1.0f);
   EXPECT_EQ(f.get_u64("general.file_type"), 0u);
 }
 

@@ -179,6 +179,30 @@ TEST(PreTokenizer, Llama3) {
   EXPECT_EQ(split("😀😀 ok", p), (V{"😀😀", " ok"}));
 }
 
+TEST(PreTokenizer, Qwen2OneDigitPerPiece) {
+  using V = std::vector<std::string>;
+  const auto p = Tokenizer::Pre::qwen2;
+  EXPECT_EQ(split("12345 apples", p), (V{"1", "2", "3", "4", "5", " apples"}));
+  EXPECT_EQ(split("I'M here", p), (V{"I", "'M", " here"}));
+  EXPECT_EQ(split("x \n\n y", p), (V{"x", " \n\n", " y"}));
+}
+
+TEST(PreTokenizer, ExactUnicodeCategories) {
+  EXPECT_TRUE(is_unicode_letter(0x65E5));   // 日 Lo
+  EXPECT_TRUE(is_unicode_letter(0xE9));     // é Ll
+  EXPECT_TRUE(is_unicode_letter(0x2B0));    // ʰ Lm
+  EXPECT_FALSE(is_unicode_letter(0x301));   // combining acute: Mn, not a letter
+  EXPECT_FALSE(is_unicode_letter(0x1F600)); // 😀 So
+  EXPECT_TRUE(is_unicode_number(0x0663));   // Arabic-Indic three: Nd
+  EXPECT_TRUE(is_unicode_number(0x2167));   // Ⅷ: Nl
+  EXPECT_TRUE(is_unicode_number(0x00BD));   // ½: No
+  EXPECT_TRUE(is_unicode_number(0x1D7CE));  // mathematical bold digit zero: Nd outside the BMP
+  EXPECT_FALSE(is_unicode_number(0x4E00));  // 一 is a letter (Lo), not \p{N}
+  // A combining mark splits a word: "e" + U+0301 + "x" is three pieces under Llama-3's regex.
+  using V = std::vector<std::string>;
+  EXPECT_EQ(split("e\xCC\x81x", Tokenizer::Pre::llama3), (V{"e", "\xCC\x81x"}));
+}
+
 TEST(PreTokenizer, Gpt2) {
   using V = std::vector<std::string>;
   const auto p = Tokenizer::Pre::gpt2;
@@ -187,6 +211,29 @@ TEST(PreTokenizer, Gpt2) {
   EXPECT_EQ(split("I'M it's", p), (V{"I", "'", "M", " it", "'s"}));  // case-sensitive contractions
   EXPECT_EQ(split("a  b", p), (V{"a", " ", " b"}));
   EXPECT_EQ(split("$hello", p), (V{"$", "hello"}));
+}
+
+// ---- Special tokens written in the text (llama.cpp's parse_special) -------------------------
+
+TEST(SpecialTokens, LongestTokenFirstOverTheWholeText) {
+  // Control tokens "<a>" and "<a><b>": the longer one is found first wherever it is.
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>", "x", "<a>", "<a><b>", "\xE2\x96\x81"};
+  std::vector<int32_t> types = {2, 3, 3, 1, 3, 4, 1};
+  const Tokenizer t = Tokenizer::spm(tokens, {}, types, 1, 2, false);
+  EXPECT_EQ(t.encode("x<a><b>x<a>", false), (std::vector<int32_t>{3, 5, 3, 4}));
+  EXPECT_EQ(t.encode("<unk><s>", false), (std::vector<int32_t>{0, 1}));  // unknown tokens too
+}
+
+TEST(SpecialTokens, EndOfTurnTokensEndGeneration) {
+  std::vector<std::string> tokens = {"<unk>", "<s>", "</s>", "x", "<|end|>", "<end_of_turn>", "\xE2\x96\x81"};
+  const Tokenizer t = Tokenizer::spm(tokens, {}, {2, 3, 3, 1, 1, 1, 1}, 1, 2, true);
+  EXPECT_EQ(t.eot(), 4);  // the first of llama.cpp's end-of-turn texts present
+  EXPECT_TRUE(t.is_end_of_generation(2));
+  EXPECT_TRUE(t.is_end_of_generation(4));
+  EXPECT_TRUE(t.is_end_of_generation(5));
+  EXPECT_FALSE(t.is_end_of_generation(3));
+  EXPECT_EQ(t.piece(5), "");  // marked as control, as llama.cpp does
+  EXPECT_EQ(t.encode("x<end_of_turn>", false), (std::vector<int32_t>{6, 3, 5}));
 }
 
 // ---- Streaming ---------------------------------------------------------------------------------

@@ -61,9 +61,11 @@ class ScriptedBackend : public Backend {
         job->emit((i ? " w" : "w") + std::to_string(i));
       }
       if (job->cancelled()) ++cancelled_;
+      {
+        std::lock_guard l(mu_);
+        jobs_.pop_front();  // before the last event: the client may send its next request at once
+      }
       job->finish(Finish::length, {3, i});
-      std::lock_guard l(mu_);
-      jobs_.pop_front();
     }
   }
   size_t capacity_;

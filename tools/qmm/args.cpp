@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -173,6 +174,41 @@ std::string Args::usage() const {
   }
   u += "  -h, --help            show this help\n";
   return u;
+}
+
+std::string process_escapes(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\\' || i + 1 == text.size()) {
+      out += text[i];
+      continue;
+    }
+    const char c = text[++i];
+    switch (c) {
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case '0': out += '\0'; break;
+      case '\\': case '"': case '\'': out += c; break;
+      case 'x':
+        if (i + 2 < text.size() && std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+          out += static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16));
+          i += 2;
+          break;
+        }
+        [[fallthrough]];
+      default: out += '\\'; out += c;
+    }
+  }
+  return out;
+}
+
+bool use_color(const std::string& mode, bool is_terminal) {
+  if (mode == "on") return true;
+  if (mode == "off") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return is_terminal && !(no_color && *no_color);
 }
 
 KernelFilter kernel_overrides(const std::string& allow, const std::string& deny, const char* flags) {

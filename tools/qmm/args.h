@@ -54,6 +54,13 @@ class Args {
   std::vector<Pos> pos_;
 };
 
+// llama-cli's prompt escapes: \n \r \t \\ \" \' \0 and \xHH; any other backslash stays as is.
+std::string process_escapes(const std::string& text);
+
+// Whether to colour a stream: mode "on", "off" or "auto" (on for a terminal, unless the
+// environment variable NO_COLOR is set and not empty, https://no-color.org).
+bool use_color(const std::string& mode, bool is_terminal);
+
 // QMM_KERNELS / QMM_DISABLE narrowed by a verb's --kernels/--disable values (`flags` names
 // them in errors). Names of another architecture's kernels are ignored with one warning line.
 KernelFilter kernel_overrides(const std::string& allow, const std::string& deny, const char* flags);

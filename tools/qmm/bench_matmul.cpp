@@ -52,7 +52,7 @@ int bench_matmul(int argc, char** argv) {
             "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
             "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
             argc - 1, argv + 1);
-  args.choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32"}, "weight type (default q4_0)")
+  args.choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl"}, "weight type (default q4_0)")
       .size("-m", &m, "rows of activations (default 1)")
       .size("-n", &n, "output columns = weight rows (default 4096)")
       .size("-k", &k, "inner dimension (default 4096)")

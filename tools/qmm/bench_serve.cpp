@@ -38,7 +38,7 @@ std::vector<size_t> parse_list(const std::string& s) {
 }
 
 // Seconds per step of `steps` decode steps with `seqs` sequences all decoding.
-double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng) {
+double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time) {
   const size_t chunks = (prompt_len + 511) / 512;  // steps each prompt's prefill takes
   const size_t max_tokens = steps + seqs * chunks + 1;  // outlasts the others' prefills and the timed steps
   const size_t n_ctx = prompt_len + max_tokens + 1;
@@ -61,9 +61,10 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
     gen.submit(std::move(r));
   }
   while (started < seqs) gen.step();
-  const double t0 = now_seconds();
+  const auto clock = cpu_time ? process_cpu_seconds : now_seconds;
+  const double t0 = clock();
   for (size_t i = 0; i < steps; ++i) gen.step();
-  const double t = now_seconds() - t0;
+  const double t = (clock() - t0) / (cpu_time ? static_cast<double>(lm.threads) : 1.0);
   gen.cancel_all();
   return t / static_cast<double>(steps);
 }
@@ -75,6 +76,7 @@ int bench_serve(int argc, char** argv) {
   mf.threads = 1;
   std::string parallel = "1,2,4,8";
   size_t steps = 32, prompt_len = 16, reps = 3;
+  bool cpu_time = false;
   Args args("bench serve",
             "Aggregate decode tokens/s of N sequences decoded together (one forward pass per step with m = N rows, as\n"
             "`qmm serve` does for concurrent conversations), for each N of --parallel. Prompts are random tokens.",
@@ -86,7 +88,8 @@ int bench_serve(int argc, char** argv) {
       .size("-t,--threads", &mf.threads, "threads (default 1)")
       .size("-r,--repetitions", &reps, "repetitions; medians are reported (default 3)")
       .str("--kernels", &mf.kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
-      .str("--disable", &mf.disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)");
+      .str("--disable", &mf.disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (a machine shared with other work)");
   args.parse();
   const std::vector<size_t> ns = parse_list(parallel);
   if (steps > 100000 || prompt_len > 100000) throw UsageError("-n and -p must be at most 100000");
@@ -96,21 +99,21 @@ int bench_serve(int argc, char** argv) {
 
   // Warm-up (first touch of the caches and scratch), then the repetitions, configurations interleaved.
   std::mt19937 rng(42);
-  time_steps(lm, ns.back(), prompt_len, 2, rng);
+  time_steps(lm, ns.back(), prompt_len, 2, rng, cpu_time);
   std::vector<std::vector<double>> step_s(ns.size()), ratio(ns.size());
   for (size_t r = 0; r < reps; ++r) {
     double one = 0;
     for (size_t i = 0; i < ns.size(); ++i) {
-      const double t = time_steps(lm, ns[i], prompt_len, steps, rng);
+      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time);
       step_s[i].push_back(t);
       if (i == 0) one = t / static_cast<double>(ns[0]);
       ratio[i].push_back(one / (t / static_cast<double>(ns[i])));
     }
   }
 
-  std::printf("bench serve: %s, %s packed weights, %zu thread%s, %zu-token prompts, %zu decode steps, %zu repetition%s (medians)\n",
+  std::printf("bench serve: %s, %s packed weights, %zu thread%s, %zu-token prompts, %zu decode steps, %zu repetition%s (medians)%s\n",
               mf.path.c_str(), mib(weight_bytes).c_str(), lm.threads, lm.threads == 1 ? "" : "s", prompt_len, steps, reps,
-              reps == 1 ? "" : "s");
+              reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
   std::printf("%10s %10s %16s %14s %12s %14s\n", "sequences", "step ms", "aggregate tok/s", "per sequence", "weights GB/s",
               ("x " + std::to_string(ns[0]) + " seq").c_str());
   for (size_t i = 0; i < ns.size(); ++i) {

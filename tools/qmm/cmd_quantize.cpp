@@ -18,21 +18,19 @@ int cmd_quantize(int argc, char** argv) {
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
   bool verbose = false, force = false;
   Args args("quantize",
-            "Requantize a GGUF model: 2-D weights whose rows are a multiple of 32 become TYPE (token_embd\n"
+            "Requantize a GGUF model: 2-D weights whose rows are a multiple of its block become TYPE (token_embd\n"
             "included), 1-D tensors stay F32, others keep their type; ggml-exact rounding, metadata copied.",
             argc - 1, argv + 1);
   args.positional("IN", &in, "input GGUF file")
       .positional("OUT", &out, "output GGUF file")
-      .positional("TYPE", &type_s, "Q4_0, Q8_0, F16 or F32 (llama-quantize's names; any case)")
+      .positional("TYPE", &type_s, "Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, F16 or F32 (llama-quantize's names; any case)")
       .size("-t,--threads", &threads, "threads (default: all cores)")
       .flag("-v,--verbose", &verbose, "print every tensor")
       .flag("-f,--force", &force, "replace OUT if it exists (never the input)");
   args.parse();
   WeightType target;
-  std::string type_lower = type_s;  // llama-quantize writes Q4_0, qmm q4_0: both are accepted
-  for (char& ch : type_lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  if (!parse_type(type_lower.c_str(), &target)) {
-    throw UsageError("TYPE must be Q4_0, Q8_0, F16 or F32, not '" + type_s + "'");
+  if (!parse_type(type_s.c_str(), &target)) {  // any case: llama-quantize writes Q4_0, qmm q4_0
+    throw UsageError("TYPE must be Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, F16 or F32, not '" + type_s + "'");
   }
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 

@@ -2,6 +2,10 @@
 // generator (src/llm/generate.h) with one slot. The prompt (-p TEXT, -p - for stdin, or
 // -f FILE) is prefilled in batches of -b tokens (GEMM kernels), then tokens are decoded one at
 // a time (GEMV kernels) and streamed to stdout; timings and peak memory go to stderr at the end.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -19,10 +23,19 @@
 namespace qmm::cli {
 namespace {
 
-// -p TEXT, -p - (standard input) or -f FILE, as bytes.
-std::string read_prompt(const std::string& prompt, const std::string& file) {
+// Ctrl-C stops the generation (the statistics are still printed); a second one ends qmm.
+std::atomic<bool> g_interrupted{false};
+void stop_generation(int) { g_interrupted.store(true); }
+
+// ANSI colours of --color: the prompt, and qmm's own messages between the texts.
+constexpr const char* kPromptColor = "\x1b[33m";
+constexpr const char* kNoteColor = "\x1b[2m";
+constexpr const char* kReset = "\x1b[0m";
+
+// -p TEXT (escapes processed unless --no-escape), -p - (standard input) or -f FILE, as bytes.
+std::string read_prompt(const std::string& prompt, const std::string& file, bool escape) {
   if (!file.empty() && !prompt.empty()) throw UsageError("give -p or -f, not both");
-  if (prompt != "-" && file.empty()) return prompt;
+  if (prompt != "-" && file.empty()) return escape ? process_escapes(prompt) : prompt;
   std::ifstream f;
   if (!file.empty()) {
     f.open(file, std::ios::binary);
@@ -39,7 +52,8 @@ std::string read_prompt(const std::string& prompt, const std::string& file) {
 int cmd_run(int argc, char** argv) {
   ModelFlags mf;
   SamplingFlags sf;
-  std::string prompt, prompt_file;
+  std::string prompt, prompt_file, color = "auto";
+  bool escape = true, no_escape = false, ignore_eos = false;
   long long n_predict = -1;
   size_t n_ctx = 0, n_batch = 512;
   Args args("run",
@@ -51,18 +65,28 @@ int cmd_run(int argc, char** argv) {
       .str("-f,--file", &prompt_file, "FILE", "read the prompt from FILE")
       .integer("-n,--n-predict", &n_predict, "tokens to generate (default -1: until EOS or the context is full)")
       .count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
-      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
+      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)")
+      .flag("-e,--escape", &escape, "process \\n, \\t, \\\\, \\\", \\' and \\xHH in -p TEXT (the default)")
+      .flag("--no-escape", &no_escape, "take -p TEXT literally")
+      .flag("--ignore-eos", &ignore_eos, "generate through end-of-generation tokens (benchmarks)")
+      .choice("--color", &color, {"on", "off", "auto"},
+              "colour the prompt apart from the generated text (default auto: on a terminal, unless NO_COLOR is set)");
   sf.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (n_predict < -1) throw UsageError("-n must be -1 or more");
   const llm::SamplerParams sampling = sf.params();
-  prompt = read_prompt(prompt, prompt_file);
+  prompt = read_prompt(prompt, prompt_file, escape && !no_escape);
+  const bool colored = use_color(color, isatty(STDOUT_FILENO));
+  auto note = [&](const std::string& msg) {  // a message of qmm's, on stderr, after the streamed text
+    std::fflush(stdout);
+    std::fprintf(stderr, "\n%s%s%s\n", colored ? kNoteColor : "", msg.c_str(), colored ? kReset : "");
+  };
 
   const LoadedModel lm = LoadedModel::load(mf);
   const llm::Tokenizer& tok = *lm.tok;
   // Prompt -> tokens; an empty prompt starts from BOS.
-  std::vector<int32_t> tokens = tok.encode(prompt, tok.add_bos());
+  std::vector<int32_t> tokens = tok.encode(prompt, true);  // BOS / EOS as the model asks
   if (tokens.empty()) {
     if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
     tokens.push_back(tok.bos());
@@ -73,30 +97,42 @@ int cmd_run(int argc, char** argv) {
                      std::to_string(n_ctx) + " (-c)");
   }
   llm::Generator gen(*lm.model, tok, *lm.ctx, {1, n_ctx, n_batch, 1});
+  // The seed, so that a sampled text can be made again (-s).
+  std::fprintf(stderr, "sampling: seed %llu, temp %.2f, top-k %d, top-p %.2f, min-p %.2f\n",
+               static_cast<unsigned long long>(sampling.seed), static_cast<double>(sampling.temperature), sampling.top_k,
+               static_cast<double>(sampling.top_p), static_cast<double>(sampling.min_p));
+  struct sigaction sa {};
+  sa.sa_handler = stop_generation;
+  sa.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the process at once
+  sigaction(SIGINT, &sa, nullptr);
 
   // Prefill until the first token is sampled, then decode: the trace shows each stage's matmuls.
   MatmulTrace mt;
   if (mf.trace) mt.begin("prefill");
   bool first = true;
   size_t shown = 0;
+  auto print_prompt = [&] {
+    std::fprintf(stdout, "%s%s%s", colored ? kPromptColor : "", prompt.c_str(), colored ? kReset : "");
+  };
   llm::Result res;
   llm::Request req;
   req.prompt = tokens;
   req.params.sampling = sampling;
   req.params.max_tokens = n_predict > 0 ? static_cast<size_t>(n_predict) : 0;
   req.params.strip_leading_space = prompt.empty();
+  req.params.ignore_eos = ignore_eos;
   req.on_token = [&](const llm::Piece& p) {
     if (first) {
       first = false;
       if (mf.trace) mt.end();
-      std::fputs(prompt.c_str(), stdout);
+      print_prompt();
       if (n_predict == 0) return false;  // prefill only
       if (mf.trace) mt.begin("decode");
     }
     shown += p.token >= 0;
     std::fwrite(p.text.data(), 1, p.text.size(), stdout);
     std::fflush(stdout);
-    return true;
+    return !g_interrupted.load();
   };
   req.on_done = [&](const llm::Result& r) { res = r; };
   gen.submit(std::move(req));
@@ -104,12 +140,18 @@ int cmd_run(int argc, char** argv) {
   if (res.reason == llm::FinishReason::error) fail(Status::io, res.error);
   if (first) {  // the first sampled token ended the generation
     if (mf.trace) mt.end();
-    std::fputs(prompt.c_str(), stdout);
+    print_prompt();
     if (mf.trace) mt.begin("decode");
   }
   std::fputs("\n", stdout);
   std::fflush(stdout);
+  signal(SIGINT, SIG_DFL);
   if (mf.trace && n_predict != 0) mt.end();
+  if (g_interrupted.load()) {
+    note("interrupted (Ctrl-C): " + std::to_string(shown) + " tokens generated");
+  } else if (res.reason == llm::FinishReason::length && (n_predict < 0 || shown < static_cast<size_t>(n_predict))) {
+    note("the context is full (" + std::to_string(n_ctx) + " tokens; -c sets its size): generation stopped");
+  }
 
   // Statistics.
   lm.print_model_lines();

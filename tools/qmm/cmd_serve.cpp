@@ -20,14 +20,11 @@
 namespace qmm::cli {
 namespace {
 
-// The chat template: --chat-template, else the model's own; none leaves chat requests a 400.
-serve::ChatRenderer chat_renderer(const std::string& flag, const llm::Model& model, const llm::Tokenizer& tok) {
-  std::string tmpl;
-  if (!flag.empty()) {
-    tmpl = llm::resolve_chat_template(flag);
-  } else if (const auto t = model.file().find_string("tokenizer.chat_template")) {
-    tmpl = std::string(*t);
-  } else {
+// The chat template: --chat-template (resolved before the model loads), else the model's own;
+// none leaves chat requests a 400.
+serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, const llm::Tokenizer& tok) {
+  if (const auto t = model.file().find_string("tokenizer.chat_template"); tmpl.empty() && t) tmpl = std::string(*t);
+  if (tmpl.empty()) {
     std::fprintf(stderr, "qmm serve: the model has no chat template: /v1/chat/completions needs --chat-template NAME|FILE\n");
     return nullptr;
   }
@@ -75,8 +72,9 @@ int cmd_serve(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
 
+  const std::string tmpl = chat_template.empty() ? std::string() : llm::resolve_chat_template(chat_template);
   const LoadedModel lm = LoadedModel::load(mf);
-  serve::ChatRenderer render = chat_renderer(chat_template, *lm.model, *lm.tok);
+  serve::ChatRenderer render = chat_renderer(tmpl, *lm.model, *lm.tok);
   llm::GeneratorOptions gopt;
   gopt.n_slots = slots;
   gopt.n_ctx = n_ctx ? n_ctx : lm.default_ctx();

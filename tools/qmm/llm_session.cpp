@@ -1,9 +1,7 @@
 #include "llm_session.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <random>
-#include <thread>
 
 #include "core/blocks.h"
 #include "core/error.h"
@@ -52,11 +50,7 @@ LoadedModel LoadedModel::load(const ModelFlags& f) {
   if (f.threads > 1024) throw UsageError("-t must be at most 1024");
   LoadedModel lm;
   lm.threads = f.threads;
-  if (lm.threads == 0) {  // a tiny model's matmuls are shorter than waking the other threads
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(f.path, ec);
-    lm.threads = !ec && bytes < (16u << 20) ? 1 : std::max(1u, std::thread::hardware_concurrency());
-  }
+  if (lm.threads == 0) lm.threads = default_threads(f.path);  // the same default as qmm bench model
   llm::LoadOptions opt;
   opt.filter = kernel_overrides(f.kernels, f.disable, "--kernels/--disable");
   if (!f.convert.empty()) {

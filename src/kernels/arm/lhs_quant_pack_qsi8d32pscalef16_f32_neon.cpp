@@ -2,6 +2,7 @@
 
 #include <arm_neon.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "core/fp16.h"
@@ -17,13 +18,19 @@ size_t packed_size(size_t m, size_t k, size_t mr, size_t, size_t) { return (m + 
 size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t, size_t) { return m_idx / mr * panel_bytes(mr, k); }
 
 // One 32-block: q[j] = roundf(x[j] / scale) as int8, returns scale = amax / 127 (as the reference).
+// FMAX, not FMAXNM: a NaN anywhere makes amax NaN, and a block whose scale is not a finite f16
+// returns NaN with zero quants (the NaN policy, kernels/ukernel.h).
 float quantize_block(const float* x, int8_t* q) {
   float32x4_t v[8];
   for (size_t i = 0; i < 8; ++i) v[i] = vld1q_f32(x + 4 * i);
-  float32x4_t m0 = vmaxnmq_f32(vabsq_f32(v[0]), vabsq_f32(v[1])), m1 = vmaxnmq_f32(vabsq_f32(v[2]), vabsq_f32(v[3]));
-  float32x4_t m2 = vmaxnmq_f32(vabsq_f32(v[4]), vabsq_f32(v[5])), m3 = vmaxnmq_f32(vabsq_f32(v[6]), vabsq_f32(v[7]));
-  const float amax = vmaxnmvq_f32(vmaxnmq_f32(vmaxnmq_f32(m0, m1), vmaxnmq_f32(m2, m3)));
+  float32x4_t m0 = vmaxq_f32(vabsq_f32(v[0]), vabsq_f32(v[1])), m1 = vmaxq_f32(vabsq_f32(v[2]), vabsq_f32(v[3]));
+  float32x4_t m2 = vmaxq_f32(vabsq_f32(v[4]), vabsq_f32(v[5])), m3 = vmaxq_f32(vabsq_f32(v[6]), vabsq_f32(v[7]));
+  const float amax = vmaxvq_f32(vmaxq_f32(vmaxq_f32(m0, m1), vmaxq_f32(m2, m3)));
   const float scale = amax / 127.0f;
+  if (!fp16_is_finite(fp32_to_fp16(scale))) {
+    std::memset(q, 0, kBlock);
+    return NAN;
+  }
   const float inv = scale != 0.0f ? 1.0f / scale : 0.0f;
   for (size_t i = 0; i < 8; i += 2) {
     const int32x4_t a = vcvtaq_s32_f32(vmulq_n_f32(v[i], inv)), b = vcvtaq_s32_f32(vmulq_n_f32(v[i + 1], inv));

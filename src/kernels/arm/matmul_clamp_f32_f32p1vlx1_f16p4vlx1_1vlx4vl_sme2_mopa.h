@@ -11,7 +11,7 @@
 // FCVT (even f16 lanes) and FCVTLT (odd lanes) of each -> 4 F32 vectors, 4 × FMOPA. Tile 0
 // thus holds the even columns 0, 2, .. of the first 2·VL, tile 1 the odd ones (tiles 2, 3 the
 // second 2·VL); the epilogue restores the order with ZIP×2 per pair of tiles, clamps
-// (FCLAMP×4) and stores one predicated ST1W×4 per row.
+// (FMAX×4 + FMIN×4, sme2_clamp.h) and stores one predicated ST1W×4 per row.
 //
 // Inner-loop efficiency at SVL 512 (VL = 16), counted from the disassembly: per k, LD1W +
 // LD1H×2 + 2 FCVT + 2 FCVTLT + 4 FMOPA = 10 instructions (the k loop unrolled by 4 adds ~1

@@ -2,6 +2,7 @@
 
 #include <arm_sme.h>
 
+#include "kernels/arm/sme2_clamp.h"
 #include "kernels/ref/pack_float_panels.h"
 #include "kernels/sme2_params.h"
 
@@ -42,7 +43,7 @@ __arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, c
       const svfloat32x4_t acc = svcreate4(svget2(lo2, 0), svget2(lo2, 1), svget2(hi2, 0), svget2(hi2, 1));
       float* out = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride) + n0;
       svst1_f32_x4(svwhilelt_c32(static_cast<uint64_t>(n0), static_cast<uint64_t>(n), 4), out,
-                   svclamp_single_f32_x4(acc, vlo, vhi));
+                   sme2::clamp_x4(acc, vlo, vhi));
     }
   }
 }

@@ -7,7 +7,7 @@
 // Output 1 × 4VL accumulated in ZA.S[0, VGx4]. Per 4 k: LD1RQW of 4 activations (replicated
 // per 128-bit segment); per k: LD1H×2 the 4·VL weights, FCVT/FCVTLT -> 4 F32 vectors (even /
 // odd columns), FMLA ZA.S[0, VGx4], {4 vectors}, lhs[j]. Tail k % 4: FMLA with a broadcast.
-// At the end MOVA {4} <- ZA, ZIP×2 to restore the column order, FCLAMP×4, ST1W×4.
+// At the end MOVA {4} <- ZA, ZIP×2 to restore the column order, FMAX×4 + FMIN×4 (sme2_clamp.h), ST1W×4.
 //
 // Inner-loop efficiency at SVL 512 (VL = 16), from the disassembly: per k, LD1H×2 + 4
 // conversions + 1 FMLA (+ 1/4 LD1RQW) = 6.25 instructions for 64 MACs; 64 / 128 bytes of

@@ -1,6 +1,6 @@
 // matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa: Q4_0 GEMM with SME2 SMOPA.
 //
-// Packers (DESIGN.md §5, byte-identical to KleidiAI's SME2 packers):
+// Packers (docs/design.md §5, byte-identical to KleidiAI's SME2 packers):
 //   LHS lhs_quant_pack_qsi8d32p_f32                     mr = VL, kr = 4
 //   RHS rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0  nr = 4·VL, kr = 4, sr = 2
 // VL = SVL/32 (16 at SVL 512); m_step = mr, n_step = nr. Correct at any SVL 128..2048 (the
@@ -12,7 +12,8 @@
 // 4 × SMOPA into ZA0.S..ZA3.S }; then per output row i: MOVA {4 vectors} <- ZA0H.B[4i..4i+3]
 // (row i of all four tiles), SCVTF ×4, FMUL ×4 by the RHS scales (per column), FMLA ×4 by
 // element with the LHS scale of row i (LD1RQW of four rows' scales), add to the row in dst
-// (dst is the F32 accumulator: the first block stores, the last one clamps with FCLAMP ×4).
+// (dst is the F32 accumulator: the first block stores, the last one clamps with FMAX ×4 +
+// FMIN ×4, sme2_clamp.h).
 //
 // Efficiency at SVL 512 (VL = 16), counted from the disassembly (clang 19 -O2):
 //  - steady state, per 4-K quad: LD1B + LD1B×2 + 2 LUTI4 + 4 SMOPA = 8 instructions (the quad

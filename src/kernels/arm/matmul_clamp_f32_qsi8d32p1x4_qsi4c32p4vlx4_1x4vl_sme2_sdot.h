@@ -9,8 +9,8 @@
 // Output 1 × 4VL. Per 32-block: MOVA zeros -> ZA.S[0, VGx4]; 2 × { LD1RQB 16 LHS bytes (4 quads,
 // replicated into every 128-bit segment); 4 × { LD1B×2 the RHS quad, 2 × LUTI4 -> 4 int8
 // vectors, SDOT ZA.S[0, VGx4], {4 vectors}, lhs[j] } }; then MOVA {4} <- ZA, SCVTF×4 and
-// F32 multiply-add of s_lhs·s_rhs into 4 accumulator vectors; at the end FCLAMP×4 and one
-// predicated ST1W×4.
+// F32 multiply-add of s_lhs·s_rhs into 4 accumulator vectors; at the end FMAX×4 + FMIN×4
+// (sme2_clamp.h) and one predicated ST1W×4.
 //
 // Inner-loop efficiency at SVL 512 (VL = 16), counted from the disassembly, per 32-block:
 // 2 LD1RQB + 8 LD1B×2 + 16 LUTI4 + 8 SDOT(vgx4) = 34 instructions (+ ~20 of epilogue) for

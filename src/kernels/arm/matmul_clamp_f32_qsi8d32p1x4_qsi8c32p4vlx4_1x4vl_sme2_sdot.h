@@ -8,7 +8,7 @@
 //
 // Per 32-block: MOVA zeros -> ZA.S[0, VGx4]; 2 × { LD1RQB 16 LHS bytes; 4 × { LD1B×4 the
 // weight quad, SDOT ZA.S[0, VGx4], {4 vectors}, lhs[j] } }; then MOVA, SCVTF×4, F32 scaling
-// into 4 accumulator vectors; FCLAMP×4 and a predicated ST1W×4 at the end.
+// into 4 accumulator vectors; FMAX×4 + FMIN×4 (sme2_clamp.h) and a predicated ST1W×4 at the end.
 //
 // Inner-loop efficiency at SVL 512 (VL = 16), per 32-block: 2 LD1RQB + 8 LD1B×4 + 8 SDOT =
 // 18 instructions for 2048 int8 MACs (114 MACs per instruction); per byte loaded

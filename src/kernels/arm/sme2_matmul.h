@@ -18,10 +18,11 @@
 #include <cstdint>
 
 #include "core/blocks.h"
+#include "kernels/arm/sme2_clamp.h"
 
 namespace qmm::sme2 {
 
-// Q4_0 weights, RHS qsi4c32ps1s0scalef16 (DESIGN.md §5): a quad is nr little-endian u16 of four
+// Q4_0 weights, RHS qsi4c32ps1s0scalef16 (docs/design.md §5): a quad is nr little-endian u16 of four
 // unsigned nibbles = 2 streaming vectors; LUTI4 (ZT0 = -8..7, zero point 8 folded into the
 // table) expands each vector into two int8 vectors, nibble i of the vector -> byte i.
 struct Q4Weights {
@@ -83,7 +84,7 @@ __attribute__((always_inline)) inline float* row_ptr(float* dst, size_t stride, 
 // One output row i of the GEMM epilogue: row i of ZA0.S..ZA3.S is ZA array rows 4i..4i+3 =
 // ZA0.B slices 4i..4i+3 (one MOVA ×4); SCVTF ×4; × the RHS scales (per column, rsc) and × the
 // LHS scale of row i (lane J of every 128-bit segment of ls4, FMUL/FMLA by element); stored
-// into dst (first block) or added to it; FCLAMP ×4 after the last block.
+// into dst (first block) or added to it; FMAX + FMIN ×4 (clamp_x4) after the last block.
 template <int J>
 __attribute__((always_inline)) inline void gemm_row(size_t i, svcount_t cols, float* out, svfloat32x4_t rsc,
                                                     svfloat32_t ls4, bool first, bool last, svfloat32_t lo,
@@ -102,7 +103,7 @@ __attribute__((always_inline)) inline void gemm_row(size_t i, svcount_t cols, fl
     acc = svcreate4(svmla_lane(svget4(old, 0), g0, ls4, J), svmla_lane(svget4(old, 1), g1, ls4, J),
                     svmla_lane(svget4(old, 2), g2, ls4, J), svmla_lane(svget4(old, 3), g3, ls4, J));
   }
-  if (last) acc = svclamp_single_f32_x4(acc, lo, hi);
+  if (last) acc = clamp_x4(acc, lo, hi);
   svst1_f32_x4(cols, out, acc);
 }
 
@@ -206,7 +207,7 @@ gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs, float
     acc = scale_acc(acc, sums, svmul_x(all32, load_scales(rs), ls), svmul_x(all32, load_scales(rs + vl * 2), ls),
                     svmul_x(all32, load_scales(rs + vl * 4), ls), svmul_x(all32, load_scales(rs + vl * 6), ls));
   }
-  svst1_f32_x4(cols, dst, svclamp_single_f32_x4(acc, svdup_f32(lo), svdup_f32(hi)));
+  svst1_f32_x4(cols, dst, clamp_x4(acc, svdup_f32(lo), svdup_f32(hi)));
 }
 
 template <class W>

@@ -1,4 +1,4 @@
-// Element accessors for the packed layouts of DESIGN.md §5, written as plainly as possible.
+// Element accessors for the packed layouts of docs/design.md §5, written as plainly as possible.
 // The scalar kernels compute through them, so they are the executable form of the spec.
 #pragma once
 #include <cstddef>

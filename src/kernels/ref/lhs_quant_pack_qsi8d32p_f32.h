@@ -1,5 +1,5 @@
 // lhs_quant_pack_qsi8d32p_f32: F32 activations -> int8 per 32-block + f16 scale, mr-row panels
-// (DESIGN.md §5, byte-identical to KleidiAI's kai_lhs_quant_pack_qsi8d32p_f32_neon).
+// (docs/design.md §5, byte-identical to KleidiAI's kai_lhs_quant_pack_qsi8d32p_f32_neon).
 //   panel of mr rows: int8 of (row r, column c) at (c/kr)·mr·kr + r·kr + c%kr,
 //   then the f16 scale of (block b, row r) at index b·mr + r;  panel bytes mr·(k/32)·34.
 // Parameters: any mr >= 1, kr in {1, 2, 4, 8, 16, 32}; sr does not change this layout.

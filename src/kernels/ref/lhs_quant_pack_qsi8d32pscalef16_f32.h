@@ -6,7 +6,7 @@
 //     mr f16 scales (row r at index r), then 32·mr int8 in chunks of kc = kr/sr columns with the
 //     rows interleaved: (row r, column j of the block) at byte mr·2 + (j/kc)·mr·kc + r·kc + j%kc.
 //   Accessors: layout::qsi8d32pscalef16_* (kernels/ref/layouts.h).
-// Quantization as DESIGN.md §5 (quantize_block_qsi8d32). Padding rows of the last panel are zero.
+// Quantization as docs/design.md §5 (quantize_block_qsi8d32). Padding rows of the last panel are zero.
 // Parameters: any mr >= 1; kr/sr (the chunk) in {1, 2, 4, 8, 16, 32}.
 // This plain version is the reference twin of any optimized packer of the same layout.
 #pragma once

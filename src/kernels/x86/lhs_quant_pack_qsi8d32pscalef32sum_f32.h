@@ -1,5 +1,5 @@
 // lhs_quant_pack_qsi8d32pscalef32sum_f32: F32 activations -> int8 per 32-block, the x86
-// kernels' LHS. Quantization is DESIGN.md §5's, bit for bit: scale = amax/127 (F32),
+// kernels' LHS. Quantization is docs/design.md §5's, bit for bit: scale = amax/127 (F32),
 // q = (int8) roundf(x · (1/scale)). What differs from qsi8d32p is what the kernels want next
 // to the data, so they never convert or reduce anything per instruction:
 //   - the scale is stored as F32, holding the value of its f16 rounding (the same number

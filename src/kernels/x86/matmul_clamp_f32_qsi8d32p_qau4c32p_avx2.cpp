@@ -23,11 +23,11 @@ struct Q4 {
 
   // R rows x C panels (`stride` bytes apart; the GEMM takes 4 x 2, the GEMV 1 x 4); the
   // activations are 4-byte chunks, broadcast once for the C panels.
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[C][R]) {
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     for (size_t r = 0; r < R; ++r) {
-      const __m256i zp = avx2::broadcast4(a + 36 * R + 4 * r);
+      const __m256i zp = avx2::broadcast4(a + 36 * RL + 4 * r);
       for (size_t c = 0; c < C; ++c) s[c][r] = zp;
     }
     // Kept a loop: unrolled, GCC hoists every product first and spills them.
@@ -40,8 +40,8 @@ struct Q4 {
         hi[c] = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
       }
       for (size_t r = 0; r < R; ++r) {  // (lo + hi) first: a shorter dependency chain on s
-        const __m256i alo = avx2::broadcast4(a + 4 * R * v + 4 * r);
-        const __m256i ahi = avx2::broadcast4(a + 4 * R * (v + 4) + 4 * r);
+        const __m256i alo = avx2::broadcast4(a + 4 * RL * v + 4 * r);
+        const __m256i ahi = avx2::broadcast4(a + 4 * RL * (v + 4) + 4 * r);
         for (size_t c = 0; c < C; ++c)
           s[c][r] = _mm256_add_epi16(s[c][r], _mm256_add_epi16(_mm256_maddubs_epi16(lo[c], alo), _mm256_maddubs_epi16(hi[c], ahi)));
       }

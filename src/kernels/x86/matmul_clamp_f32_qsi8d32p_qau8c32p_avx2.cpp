@@ -23,7 +23,7 @@ struct Q8 {
 
   // R rows x C panels (`stride` bytes apart; the GEMM takes 4 x 2, the GEMV 1 x 4); the
   // activations are 4-byte chunks, broadcast once for the C panels.
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, __m256i s[C][R]) {
     const __m256i flip = _mm256_set1_epi8(static_cast<char>(0x80));
     const __m256i ones = _mm256_set1_epi16(1);
@@ -38,7 +38,7 @@ struct Q8 {
         wabs[c] = _mm256_abs_epi8(ws[c]);
       }
       for (size_t r = 0; r < R; ++r) {
-        const __m256i ar = avx2::broadcast4(a + 4 * R * v + 4 * r);
+        const __m256i ar = avx2::broadcast4(a + 4 * RL * v + 4 * r);
         for (size_t c = 0; c < C; ++c)
           s[c][r] = _mm256_add_epi32(s[c][r], _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[c], _mm256_sign_epi8(ar, ws[c])), ones));
       }

@@ -4,10 +4,15 @@
 //   avx512::Zmm (avx512_util.h, with vpdpbusd zmm).
 // A kernel supplies a block type K with kRhsBlock (bytes per block of a V::kLanes-column RHS
 // panel), kScaleOffset (where in it the f16 scales start) and
-//   template <size_t R, size_t C>
+//   template <size_t R, size_t C, size_t RL = R>
 //   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]):
-// the int32 sums of R rows (LHS block a, x86 layout) over block w of C panels `stride` bytes
-// apart, zero point included; each activation broadcast serves the C panels.
+// the int32 sums of the first R rows of an RL-row LHS block a (x86 layout) over block w of C
+// panels `stride` bytes apart, zero point included; each activation broadcast serves the C panels.
+// A K-quant kernel's K instead covers a super-block of kStepBlocks 32-blocks per step (kRhsBlock
+// bytes per step and panel) and supplies
+//   template <size_t R, size_t C, size_t RL = R>
+//   static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]):
+// it adds the step's F32 contribution itself (its scales are more than one f16 per block).
 // Internal linkage: files built for different ISAs include this (each gets its own copy).
 #pragma once
 #include <immintrin.h>
@@ -27,10 +32,37 @@ inline void prefetch_l2(const uint8_t* p) {
   for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
 }
 
-// One R-row x C-panel tile over all blocks, F32 accumulators per row and panel; each block's
-// scales are applied once: acc += Σ · (s_w · s_a). With pf != 0, block b of each panel at +pf
-// (the next tile's) is prefetched into L2, as the GEMV does.
-template <class V, class K, size_t R, size_t C>
+// 32-blocks per step of K (1 unless K is a super-block type).
+template <class K>
+constexpr size_t step_blocks() {
+  if constexpr (requires { K::kStepBlocks; }) {
+    return K::kStepBlocks;
+  } else {
+    return 1;
+  }
+}
+
+// One step (block or super-block) of R rows (of an RL-row LHS block) x C panels into the F32
+// accumulators: for a 32-block K, acc += Σ · (s_w · s_a).
+template <class V, class K, size_t R, size_t C, size_t RL = R>
+inline void accumulate(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
+  if constexpr (step_blocks<K>() > 1) {
+    K::template step<R, C, RL>(w, stride, a, acc);
+  } else {
+    typename V::I s[C][R];
+    K::template dot<R, C, RL>(w, stride, a, s);
+    for (size_t c = 0; c < C; ++c) {
+      const typename V::F sw = V::load_f16(w + c * stride + K::kScaleOffset);
+      for (size_t r = 0; r < R; ++r) acc[c][r] = V::add_scaled(acc[c][r], s[c][r], sw, V::broadcast_f32(a + 32 * RL + 4 * r));
+    }
+  }
+}
+
+// One R-row x C-panel tile over all blocks (the first R rows of an RL-row LHS panel), F32
+// accumulators per row and panel; each block's scales are applied once: acc += Σ · (s_w · s_a).
+// With pf != 0, block b of each panel at +pf (the next tile's) is prefetched into L2, as the
+// GEMV does.
+template <class V, class K, size_t R, size_t C, size_t RL = R>
 inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, const uint8_t* lp, const uint8_t* rp,
                       size_t rhs_panel, size_t pf, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
   constexpr size_t nr = V::kLanes;
@@ -39,16 +71,11 @@ inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, c
     for (size_t r = 0; r < R; ++r) acc[c][r] = V::zero();
   for (size_t b = 0; b < blocks; ++b) {
     const uint8_t* w = rp + b * K::kRhsBlock;
-    const uint8_t* a = lp + b * R * x86lhs::kBlockBytes;
+    const uint8_t* a = lp + b * step_blocks<K>() * RL * x86lhs::kBlockBytes;
     if (pf != 0) {
       for (size_t c = 0; c < C; ++c) prefetch_l2<K::kRhsBlock>(w + c * rhs_panel + pf);
     }
-    typename V::I s[C][R];
-    K::template dot<R, C>(w, rhs_panel, a, s);
-    for (size_t c = 0; c < C; ++c) {
-      const typename V::F sw = V::load_f16(w + c * rhs_panel + K::kScaleOffset);
-      for (size_t r = 0; r < R; ++r) acc[c][r] = V::add_scaled(acc[c][r], s[c][r], sw, V::broadcast_f32(a + 32 * R + 4 * r));
-    }
+    accumulate<V, K, R, C, RL>(w, rhs_panel, a, acc);
   }
   for (size_t c = 0; c < C; ++c) {
     const size_t jc = j0 + c * nr;
@@ -60,16 +87,17 @@ inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, c
   }
 }
 
-// dst[m, n] = clamp(lhs · Wᵀ) in R-row x C-panel tiles (C·V::kLanes columns), the last
-// panels one at a time. The last row tile of each column tile prefetches the next column
-// tile's weights: with few rows (batched decode, m ≤ R) the weights stream from DRAM once, and
-// without it the hardware prefetcher restarts at every panel (half the GEMV's bandwidth at m = 2).
-template <class V, class K, size_t R, size_t C = 1>
-void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
-          float hi) {
+// dst[m, n] = clamp(lhs · Wᵀ) in R-row x C-panel tiles (C·V::kLanes columns) over an LHS
+// packed in RL-row panels (R < RL only for m ≤ R: one row tile), the last panels one at a time. The last row tile of each column tile
+// prefetches the next column tile's weights: with few rows (batched decode, m ≤ R) the weights
+// stream from DRAM once, and without it the hardware prefetcher restarts at every panel (half
+// the GEMV's bandwidth at m = 2).
+template <class V, class K, size_t R, size_t C, size_t RL>
+void gemm_cols(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
+               float hi) {
   constexpr size_t nr = V::kLanes;
-  const size_t blocks = k / kBlock;
-  const size_t lhs_panel = x86lhs::panel_bytes(R, k), rhs_panel = blocks * K::kRhsBlock;
+  const size_t blocks = k / (kBlock * step_blocks<K>());  // steps
+  const size_t lhs_panel = x86lhs::panel_bytes(RL, k), rhs_panel = blocks * K::kRhsBlock;
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
@@ -77,15 +105,30 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   for (; j0 + C * nr <= n; j0 += C * nr)
     for (size_t i0 = 0; i0 < m; i0 += R) {
       const size_t pf = i0 + R >= m && j0 + C * nr < n ? C * rhs_panel : 0;
-      gemm_tile<V, K, R, C>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf, dst,
-                            stride, vlo, vhi);
+      gemm_tile<V, K, R, C, RL>(m, i0, j0, n, blocks, lp + i0 / RL * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf,
+                                dst, stride, vlo, vhi);
     }
   for (; j0 < n; j0 += nr)
     for (size_t i0 = 0; i0 < m; i0 += R) {
       const size_t pf = i0 + R >= m && j0 + nr < n ? rhs_panel : 0;
-      gemm_tile<V, K, R, 1>(m, i0, j0, n, blocks, lp + i0 / R * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf, dst,
-                            stride, vlo, vhi);
+      gemm_tile<V, K, R, 1, RL>(m, i0, j0, n, blocks, lp + i0 / RL * lhs_panel, rp + j0 / nr * rhs_panel, rhs_panel, pf,
+                                dst, stride, vlo, vhi);
     }
+}
+
+// The GEMM of an R-row x C-panel kernel. A few rows (batched decode: m ≤ R/4 or ≤ R/2) compute
+// only those rows, in tiles as many panels wider (the same registers; each activation
+// broadcast serves more panels) instead of multiplying padding rows.
+template <class V, class K, size_t R, size_t C = 1>
+void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
+          float hi) {
+  if constexpr (R % 4 == 0) {
+    if (m <= R / 4) return gemm_cols<V, K, R / 4, 4 * C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  }
+  if constexpr (R % 2 == 0) {
+    if (m <= R / 2) return gemm_cols<V, K, R / 2, 2 * C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  }
+  gemm_cols<V, K, R, C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 // GEMV: columns go in groups of kGemvGroup panels (each activation broadcast serves the group,
@@ -102,16 +145,13 @@ constexpr size_t kGemvGroup = 4;
 // panel is prefetched at +pf.
 template <class V, class K, size_t P>
 inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks,
-                        typename V::F acc[P]) {
-  for (size_t p = 0; p < P; ++p) acc[p] = V::zero();
+                        typename V::F acc[P][1]) {
+  for (size_t p = 0; p < P; ++p) acc[p][0] = V::zero();
   for (size_t b = 0; b < blocks; ++b) {
-    const uint8_t* a = lp + b * x86lhs::kBlockBytes;
+    const uint8_t* a = lp + b * step_blocks<K>() * x86lhs::kBlockBytes;
     const uint8_t* w = rp + b * K::kRhsBlock;
     for (size_t p = 0; p < P; ++p) prefetch_l2<K::kRhsBlock>(w + p * rhs_panel + pf);
-    typename V::I s[P][1];
-    K::template dot<1, P>(w, rhs_panel, a, s);
-    const typename V::F sa = V::broadcast_f32(a + 32);
-    for (size_t p = 0; p < P; ++p) acc[p] = V::add_scaled(acc[p], s[p][0], V::load_f16(w + p * rhs_panel + K::kScaleOffset), sa);
+    accumulate<V, K, 1, P>(w, rhs_panel, a, acc);
   }
 }
 
@@ -119,21 +159,21 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
 template <class V, class K>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
   constexpr size_t nr = V::kLanes, group = kGemvGroup * nr;
-  const size_t blocks = k / kBlock, rhs_panel = blocks * K::kRhsBlock;
+  const size_t blocks = k / (kBlock * step_blocks<K>()), rhs_panel = blocks * K::kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
   const size_t groups = n / group;
   for (size_t g = 0; g < groups; ++g) {
     const size_t pf = g + 1 < groups ? kGemvGroup * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
-    typename V::F acc[kGemvGroup];
+    typename V::F acc[kGemvGroup][1];
     gemv_panels<V, K, kGemvGroup>(rp + g * kGemvGroup * rhs_panel, rhs_panel, pf, lp, blocks, acc);
-    for (size_t p = 0; p < kGemvGroup; ++p) V::store_clamped(dst + g * group + p * nr, acc[p], nr, vlo, vhi);
+    for (size_t p = 0; p < kGemvGroup; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
   }
   for (size_t j0 = groups * group; j0 < n; j0 += nr) {
-    typename V::F acc[1];
+    typename V::F acc[1][1];
     gemv_panels<V, K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, 0, lp, blocks, acc);
-    V::store_clamped(dst + j0, acc[0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
+    V::store_clamped(dst + j0, acc[0][0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
   }
 }
 
@@ -142,11 +182,11 @@ void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, floa
 template <class V>
 struct VnniQ4 {
   static constexpr size_t kRhsBlock = V::kLanes * 18, kScaleOffset = 16 * V::kLanes;
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
     const typename V::I m4 = V::set1_i8(0x0f);
     for (size_t r = 0; r < R; ++r) {
-      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 1);
+      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * RL + 4 * r), 1);
       for (size_t c = 0; c < C; ++c) s[c][r] = zp;
     }
 #pragma GCC unroll 1
@@ -158,7 +198,7 @@ struct VnniQ4 {
         hi[c] = V::and_(V::srli16_4(wv), m4);
       }
       for (size_t r = 0; r < R; ++r) {
-        const typename V::I alo = V::broadcast4(a + 4 * R * v + 4 * r), ahi = V::broadcast4(a + 4 * R * (v + 4) + 4 * r);
+        const typename V::I alo = V::broadcast4(a + 4 * RL * v + 4 * r), ahi = V::broadcast4(a + 4 * RL * (v + 4) + 4 * r);
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(V::dpbusd(s[c][r], lo[c], alo), hi[c], ahi);
       }
     }
@@ -169,10 +209,10 @@ struct VnniQ4 {
 template <class V>
 struct VnniQ8 {
   static constexpr size_t kRhsBlock = V::kLanes * 34, kScaleOffset = 32 * V::kLanes;
-  template <size_t R, size_t C>
+  template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
     for (size_t r = 0; r < R; ++r) {
-      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * R + 4 * r), 16);
+      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * RL + 4 * r), 16);
       for (size_t c = 0; c < C; ++c) s[c][r] = zp;
     }
 #pragma GCC unroll 1
@@ -180,7 +220,7 @@ struct VnniQ8 {
       typename V::I wv[C];
       for (size_t c = 0; c < C; ++c) wv[c] = V::load(w + c * stride + 4 * V::kLanes * v);
       for (size_t r = 0; r < R; ++r) {
-        const typename V::I av = V::broadcast4(a + 4 * R * v + 4 * r);
+        const typename V::I av = V::broadcast4(a + 4 * RL * v + 4 * r);
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], wv[c], av);
       }
     }

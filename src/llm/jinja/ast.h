@@ -23,7 +23,8 @@ struct Expr {
     filter,   // args[0] | name(args[1..], kwargs)
     test,     // args[0] is [not] name(args[1..])
     unary,    // name ("not", "-", "+") args[0]
-    binary,   // args[0] name args[1]: arithmetic, ~, comparisons, in, not in, and, or
+    binary,   // args[0] name args[1]: arithmetic, ~, and, or (code: the operator's first char)
+    compare,  // args[0] ops[0] args[1] ops[1] args[2] …: ==, !=, <, <=, >, >=, in, not in, chained
     cond,     // args[0] if args[1] else args[2] (args[2] null: undefined)
     list,     // [args...]
     tuple,    // (args...)
@@ -34,6 +35,8 @@ struct Expr {
   Value value;
   std::string name;
   bool negate = false;
+  char code = 0;                 // binary: 'a' and, 'o' or, '~' concat, else the arithmetic operator's char
+  std::vector<std::string> ops;  // compare
   std::vector<ExprPtr> args;
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
 };

@@ -232,6 +232,11 @@ bool apply_test(const std::string& name, const Value& v, CallArgs& a) {
   const std::string what = "test '" + name + "'";
   using K = Value::Kind;
   K k = v.kind();
+  static const char* const one_arg[] = {"divisibleby", "sameas", "eq", "equalto", "==", "ne", "!=", "in",
+                                        "lt", "<", "gt", ">", "le", "<=", "ge", ">="};
+  bool takes_arg = false;
+  for (const char* t : one_arg) takes_arg = takes_arg || name == t;
+  if (!takes_arg) check_args(a, 0, {}, what);
   if (name == "defined") return k != K::undefined;
   if (name == "undefined") return k == K::undefined;
   if (name == "none") return k == K::none;

@@ -48,8 +48,5 @@ void check_args(const CallArgs& a, size_t max_pos, std::initializer_list<std::st
 // An int argument (bool allowed), or a Failure naming `what`.
 int64_t int_arg(const Value& v, const std::string& what);
 
-// Size limit for any string or list a template builds (a bad template fails instead of
-// exhausting memory).
-constexpr size_t kMaxSize = size_t{64} << 20;
 
 }  // namespace qmm::llm::jinja

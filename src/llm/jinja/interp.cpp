@@ -231,6 +231,7 @@ class Interp {
                                    {"revindex0", Value()}, {"first", Value()}, {"last", Value()},
                                    {"length", Value(len)}, {"previtem", Value()}, {"nextitem", Value()},
                                    {"depth", Value(1)}, {"depth0", Value(0)}, {"cycle", std::move(cycle)}});
+    loop.mutable_dict().changes = true;
     auto& fields = loop.mutable_dict().items;
     auto at = [&](int64_t j) { return j >= 0 && j < len ? items[static_cast<size_t>(j)] : Value(); };
     Scope is{&s, {}};
@@ -263,7 +264,12 @@ class Interp {
       Value ns = eval(*target.args[0], s);
       if (!ns.is_dict() || !ns.dict().is_namespace)
         template_error(target.line, "cannot assign attribute on non-namespace object");
-      ns.mutable_dict().set(Value(target.name), v);
+      if (v.holds_changing_dict())
+        template_error(target.line, "a namespace attribute cannot hold a namespace or a loop object");
+      guarded(target.line, [&] {
+        ns.mutable_dict().set(Value(target.name), v);
+        return 0;
+      });
     } else {
       std::vector<Value> parts = guarded(target.line, [&] { return iterate(v); });
       if (parts.size() != target.args.size())
@@ -374,6 +380,7 @@ class Interp {
         return Value(-v.as_double());
       }
       case Expr::Kind::binary: return eval_binary(e, s);
+      case Expr::Kind::compare: return eval_compare(e, s);
       case Expr::Kind::cond:
         if (eval(*e.args[1], s).truthy()) return eval(*e.args[0], s);
         return e.args[2] ? eval(*e.args[2], s) : Value::undefined("the inline if has no else");
@@ -400,18 +407,25 @@ class Interp {
 
   Value eval_binary(const Expr& e, Scope& s) {
     Value a = eval(*e.args[0], s);
-    if (e.name == "and") return a.truthy() ? eval(*e.args[1], s) : a;
-    if (e.name == "or") return a.truthy() ? a : eval(*e.args[1], s);
+    if (e.code == 'a') return a.truthy() ? eval(*e.args[1], s) : a;
+    if (e.code == 'o') return a.truthy() ? a : eval(*e.args[1], s);
     Value b = eval(*e.args[1], s);
-    if (e.name == "~") {
+    if (e.code == '~') {
       std::string r = a.to_string() + b.to_string();
       if (r.size() > kMaxSize) throw Failure("the string is too large");
       return Value(std::move(r));
     }
-    const std::string& op = e.name;
-    if (op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=" || op == "in" || op == "not in")
-      return compare(op, a, b);
-    return arithmetic(op, a, b);
+    return arithmetic(e.name, a, b);
+  }
+
+  Value eval_compare(const Expr& e, Scope& s) {
+    Value left = eval(*e.args[0], s);
+    for (size_t i = 0;; i++) {
+      Value right = eval(*e.args[i + 1], s);
+      Value r = compare(e.ops[i], left, right);
+      if (!r.truthy() || i + 1 == e.ops.size()) return r;
+      left = std::move(right);
+    }
   }
 
   const Value& globals_;
@@ -425,12 +439,14 @@ class Interp {
 
 Template::Template(std::string_view source, const Options& opt)
     : body_(std::make_unique<Body>(parse(lex(source, LexOptions{opt.trim_blocks, opt.lstrip_blocks})))),
-      max_steps_(opt.max_steps) {}
+      max_steps_(opt.max_steps),
+      max_bytes_(opt.max_bytes) {}
 Template::~Template() = default;
 Template::Template(Template&&) noexcept = default;
 Template& Template::operator=(Template&&) noexcept = default;
 
 std::string Template::render(const Value& globals) const {
+  RenderBudget budget(max_bytes_);
   try {
     return Interp(globals, max_steps_).run(*body_);
   } catch (const Failure& e) {

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "llm/jinja/value.h"
 
 namespace qmm::llm::jinja {
 
@@ -12,7 +13,31 @@ void template_error(int line, const std::string& message) {
 
 namespace {
 
-bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+// Byte length of the whitespace code point (Python's \s, e.g. U+3000) at s[p], or 0.
+size_t ws_at(std::string_view s, size_t p) {
+  if (p >= s.size()) return 0;
+  auto c = static_cast<unsigned char>(s[p]);
+  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 0;
+  if (n == 0 || p + n > s.size()) return 0;
+  return is_space(s.substr(p, n)) ? n : 0;
+}
+
+size_t skip_ws(std::string_view s, size_t p) {
+  while (size_t n = ws_at(s, p)) p += n;
+  return p;
+}
+
+// Length of `text` without its trailing whitespace.
+size_t rstripped(std::string_view text) {
+  size_t e = text.size();
+  while (e > 0) {
+    size_t b = e - 1;
+    while (b > 0 && e - b < 3 && (static_cast<unsigned char>(text[b]) & 0xC0) == 0x80) b--;
+    if (ws_at(text, b) != e - b) break;
+    e = b;
+  }
+  return e;
+}
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
@@ -66,17 +91,7 @@ class Lexer {
       }
       char kind = s_[start + 1];  // '{', '%' or '#'
       char sign = start + 2 < s_.size() && (s_[start + 2] == '-' || s_[start + 2] == '+') ? s_[start + 2] : 0;
-      if (sign == '-') {
-        while (!text.empty() && is_ws(text.back())) text.pop_back();
-      } else if (sign != '+' && opt_.lstrip_blocks && kind != '{') {
-        size_t l_pos = text.rfind('\n');
-        l_pos = l_pos == std::string::npos ? 0 : l_pos + 1;
-        if (l_pos > 0 || line_starting) {
-          bool blank = l_pos < text.size();
-          for (size_t i = l_pos; i < text.size(); i++) blank = blank && is_ws(text[i]);
-          if (blank) text.resize(l_pos);
-        }
-      }
+      strip_before_tag(text, sign, kind != '{', line_starting);
       emit(Token::Type::text, text);
       advance_to(start);
       size_t body = start + 2 + (sign ? 1 : 0);
@@ -95,6 +110,20 @@ class Lexer {
     return s_.size();
   }
 
+  // The text before a tag with sign `sign`: '-' strips its trailing whitespace; lstrip_blocks
+  // drops the spaces between the line start and a block or comment tag.
+  void strip_before_tag(std::string& text, char sign, bool block_or_comment, bool line_starting) const {
+    if (sign == '-') {
+      text.resize(rstripped(text));
+    } else if (sign != '+' && opt_.lstrip_blocks && block_or_comment) {
+      size_t l_pos = text.rfind('\n');
+      l_pos = l_pos == std::string::npos ? 0 : l_pos + 1;
+      if (l_pos > 0 || line_starting) {
+        if (l_pos < text.size() && skip_ws(text, l_pos) == text.size()) text.resize(l_pos);
+      }
+    }
+  }
+
   void advance_to(size_t p) {
     for (; pos_ < p; pos_++)
       if (s_[pos_] == '\n') line_++;
@@ -108,7 +137,7 @@ class Lexer {
   // After a tag's closing delimiter at `p` with sign `sign`: where the following text starts.
   size_t after_end(size_t p, char sign, bool trim) const {
     if (sign == '-') {
-      while (p < s_.size() && is_ws(s_[p])) p++;
+      p = skip_ws(s_, p);
     } else if (sign == 0 && trim && opt_.trim_blocks && p < s_.size() && s_[p] == '\n') {
       p++;
     }
@@ -117,6 +146,7 @@ class Lexer {
 
   size_t comment(size_t p) {
     size_t j = s_.find("#}", p);
+    if (j == std::string::npos && p >= s_.size()) return p;  // "{#" ending the template: ignored, as jinja2
     if (j == std::string::npos) template_error(line_, "missing end of comment tag '#}'");
     char sign = j > p && (s_[j - 1] == '-' || s_[j - 1] == '+') ? s_[j - 1] : 0;
     return after_end(j + 2, sign, true);
@@ -133,25 +163,25 @@ class Lexer {
     size_t end = expression(p, '%');
     if (tokens_.size() == first + 3 && tokens_[first + 1].type == Token::Type::name && tokens_[first + 1].text == "raw") {
       tokens_.resize(first);
-      return raw(end);
+      return raw(after_end(close_, close_sign_, false));  // no trim_blocks after {% raw %}, as jinja2
     }
     return end;
   }
 
-  // {% raw %}…{% endraw %}: the text between, untouched.
+  // {% raw %}…{% endraw %}: the text between, untouched but for the whitespace rules of the
+  // {% endraw %} tag.
   size_t raw(size_t p) {
     for (size_t i = s_.find("{%", p); i != std::string::npos; i = s_.find("{%", i + 2)) {
       size_t k = i + 2;
       char sign = k < s_.size() && (s_[k] == '-' || s_[k] == '+') ? s_[k++] : 0;
-      while (k < s_.size() && is_ws(s_[k])) k++;
+      k = skip_ws(s_, k);
       if (s_.compare(k, 6, "endraw") != 0) continue;
       k += 6;
-      while (k < s_.size() && is_ws(s_[k])) k++;
+      k = skip_ws(s_, k);
       char esign = k < s_.size() && (s_[k] == '-' || s_[k] == '+') ? s_[k++] : 0;
       if (s_.compare(k, 2, "%}") != 0) continue;
       std::string text = s_.substr(p, i - p);
-      if (sign == '-')
-        while (!text.empty() && is_ws(text.back())) text.pop_back();
+      strip_before_tag(text, sign, true, p > 0 && s_[p - 1] == '\n');
       emit(Token::Type::text, text);
       return after_end(k + 2, esign, true);
     }
@@ -168,7 +198,7 @@ class Lexer {
     };
     while (true) {
       size_t q = p;
-      while (q < s_.size() && is_ws(s_[q])) q++;
+      q = skip_ws(s_, q);
       count_lines(p, q);
       p = q;
       if (p >= s_.size())
@@ -178,6 +208,8 @@ class Lexer {
         size_t d = p + (sign ? 1 : 0);
         if (d + 1 < s_.size() && s_[d] == delim && s_[d + 1] == '}') {
           tokens_.push_back(Token{delim == '}' ? Token::Type::var_end : Token::Type::block_end, "", 0, 0, line});
+          close_ = d + 2;
+          close_sign_ = sign;
           return after_end(d + 2, sign, delim == '%');
         }
       }
@@ -291,6 +323,8 @@ class Lexer {
 
   std::string s_;
   LexOptions opt_;
+  size_t close_ = 0;     // just after the last "}}" / "%}"
+  char close_sign_ = 0;  // and its sign
   size_t pos_ = 0;
   int line_ = 1;
   std::vector<Token> tokens_;

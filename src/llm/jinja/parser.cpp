@@ -314,6 +314,7 @@ class Parser {
       int ln = line();
       pos_++;
       e = make(Expr::Kind::binary, ln, op, std::move(e), (this->*next)());
+      e->code = op[0];
     }
   }
   ExprPtr parse_or() { return parse_level({"or"}, &Parser::parse_and); }
@@ -334,10 +335,11 @@ class Parser {
     return parse_compare();
   }
 
+  // a == b, a in b, a < b < c (chained as in Python: a < b and b < c)
   ExprPtr parse_compare() {
-    ExprPtr e = parse_math1();
+    ExprPtr first = parse_math1();
+    ExprPtr e;
     while (true) {
-      int ln = line();
       std::string op;
       if (cur().type == T::op && (cur().text == "==" || cur().text == "!=" || cur().text == "<" ||
                                   cur().text == ">" || cur().text == "<=" || cur().text == ">=")) {
@@ -350,9 +352,14 @@ class Parser {
         op = "not in";
         pos_ += 2;
       } else {
-        return e;
+        return e ? std::move(e) : std::move(first);
       }
-      e = make(Expr::Kind::binary, ln, op, std::move(e), parse_math1());
+      if (!e) {
+        e = make(Expr::Kind::compare, first->line);
+        e->args.push_back(std::move(first));
+      }
+      e->ops.push_back(op);
+      e->args.push_back(parse_math1());
     }
   }
 

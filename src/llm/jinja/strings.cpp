@@ -67,6 +67,7 @@ std::string py_format(const std::string& f, const CallArgs& a) {
       if (!v) throw Failure("KeyError: '" + field + "'");
     }
     out += v->to_string();
+    if (out.size() > kMaxSize) throw Failure("the string is too large");
     i = end;
   }
   return out;
@@ -168,14 +169,21 @@ std::string py_strip(std::string_view s, const Value& chars, bool left, bool rig
   auto strip_it = [&](std::string_view cp) {
     return whitespace ? is_space(cp) : std::find(set.begin(), set.end(), cp) != set.end();
   };
-  std::vector<std::string_view> cps = code_points(s);
-  size_t b = 0, e = cps.size();
-  if (left)
-    while (b < e && strip_it(cps[b])) b++;
-  if (right)
-    while (e > b && strip_it(cps[e - 1])) e--;
-  if (b == e) return {};
-  return std::string(cps[b].data(), static_cast<size_t>(cps[e - 1].data() + cps[e - 1].size() - cps[b].data()));
+  auto cont = [&](size_t i) { return (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80; };
+  size_t b = 0, e = s.size();
+  while (left && b < e) {  // code points from the front
+    size_t n = 1;
+    while (b + n < e && n < 4 && cont(b + n)) n++;
+    if (!strip_it(s.substr(b, n))) break;
+    b += n;
+  }
+  while (right && e > b) {  // and from the back
+    size_t p = e - 1;
+    while (p > b && e - p < 4 && cont(p)) p--;
+    if (!strip_it(s.substr(p, e - p))) break;
+    e = p;
+  }
+  return std::string(s.substr(b, e - b));
 }
 
 std::vector<std::string> py_split(std::string_view s, const Value& sep, int64_t maxsplit, bool from_right) {

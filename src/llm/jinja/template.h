@@ -24,7 +24,8 @@ struct Node;
 struct Options {
   bool trim_blocks = true;    // drop the first newline after a block tag (as transformers)
   bool lstrip_blocks = true;  // drop spaces and tabs before a block tag on its line (as transformers)
-  int64_t max_steps = 5'000'000;  // statements, expressions and loop iterations per render
+  int64_t max_steps = 5'000'000;          // statements, expressions and loop iterations per render
+  size_t max_bytes = size_t{512} << 20;  // bytes of strings and lists created per render
 };
 
 class Template {
@@ -40,6 +41,7 @@ class Template {
  private:
   std::unique_ptr<std::vector<std::unique_ptr<Node>>> body_;
   int64_t max_steps_;
+  size_t max_bytes_;
 };
 
 }  // namespace qmm::llm::jinja

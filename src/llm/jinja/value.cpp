@@ -1,10 +1,34 @@
 #include "llm/jinja/value.h"
 
 #include <charconv>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace qmm::llm::jinja {
+
+namespace {
+thread_local RenderBudget* current_budget = nullptr;
+}
+
+RenderBudget::RenderBudget(size_t limit) : limit_(limit), outer_(current_budget) { current_budget = this; }
+RenderBudget::~RenderBudget() { current_budget = outer_; }
+
+void RenderBudget::charge(size_t bytes) {
+  RenderBudget* b = current_budget;
+  if (!b) return;
+  b->used_ += bytes;
+  if (b->used_ > b->limit_)
+    throw Failure("the template creates more than " + std::to_string(b->limit_ >> 20) + " MiB of values");
+}
+
+namespace {
+int child_depth(const Value& v, int d) {
+  d = std::max(d, v.depth() + 1);
+  if (d > kMaxValueDepth) throw Failure("values nested too deeply (more than " + std::to_string(kMaxValueDepth) + " levels)");
+  return d;
+}
+}  // namespace
 
 const Value* DictData::find(std::string_view key) const {
   for (const auto& [k, v] : items)
@@ -19,6 +43,7 @@ const Value* DictData::lookup(const Value& key) const {
 }
 
 void DictData::set(Value key, Value v) {
+  depth = child_depth(v, depth);
   for (auto& [k, old] : items)
     if (equals(k, key)) {
       old = std::move(v);
@@ -27,11 +52,35 @@ void DictData::set(Value key, Value v) {
   items.emplace_back(std::move(key), std::move(v));
 }
 
+Value::Value(std::string s) : rep_(std::make_shared<const std::string>(std::move(s))) { RenderBudget::charge(str().size()); }
+
 Value Value::list(std::vector<Value> items, bool tuple) {
-  return Value(Rep(std::make_shared<ListData>(ListData{std::move(items), tuple})));
+  RenderBudget::charge(items.size() * sizeof(Value));
+  int depth = 1;
+  for (const Value& v : items) depth = child_depth(v, depth);
+  return Value(Rep(std::make_shared<ListData>(ListData{std::move(items), tuple, depth})));
+}
+
+int Value::depth() const {
+  if (is_list()) return std::get<std::shared_ptr<ListData>>(rep_)->depth;
+  if (is_dict()) return dict().depth;
+  return 0;
+}
+
+bool Value::holds_changing_dict() const {
+  if (is_list()) {
+    for (const Value& v : items())
+      if (v.holds_changing_dict()) return true;
+  } else if (is_dict()) {
+    if (dict().changes) return true;
+    for (const auto& [k, v] : dict().items)
+      if (v.holds_changing_dict()) return true;
+  }
+  return false;
 }
 
 Value Value::make_dict(std::vector<std::pair<std::string, Value>> items) {
+  RenderBudget::charge(items.size() * 2 * sizeof(Value));
   auto d = std::make_shared<DictData>();
   for (auto& [k, v] : items) d->set(Value(std::move(k)), std::move(v));
   return Value(Rep(std::move(d)));
@@ -40,6 +89,7 @@ Value Value::make_dict(std::vector<std::pair<std::string, Value>> items) {
 Value Value::make_namespace(std::vector<std::pair<std::string, Value>> items) {
   Value v = make_dict(std::move(items));
   v.mutable_dict().is_namespace = true;
+  v.mutable_dict().changes = true;
   return v;
 }
 
@@ -163,6 +213,7 @@ std::string json_key(const Value& k) {
 }
 
 void to_json(const Value& v, int indent, int level, std::string& out) {
+  if (out.size() > kMaxSize) throw Failure("the JSON text is too large");
   auto newline = [&](int lv) {
     if (indent < 0) return;
     out += '\n';
@@ -236,7 +287,10 @@ std::string Value::repr() const {
     case Kind::string: return repr_string(str());
     case Kind::list: {
       std::string out = is_tuple() ? "(" : "[";
-      for (size_t i = 0; i < items().size(); i++) out += (i ? ", " : "") + items()[i].repr();
+      for (size_t i = 0; i < items().size(); i++) {
+        out += (i ? ", " : "") + items()[i].repr();
+        if (out.size() > kMaxSize) throw Failure("the printed value is too large");
+      }
       if (is_tuple() && items().size() == 1) out += ",";
       return out + (is_tuple() ? ")" : "]");
     }
@@ -246,6 +300,7 @@ std::string Value::repr() const {
       for (const auto& [k, v] : dict().items) {
         out += (first ? "" : ", ") + k.repr() + ": " + v.repr();
         first = false;
+        if (out.size() > kMaxSize) throw Failure("the printed value is too large");
       }
       return out + (dict().is_namespace ? "}>" : "}");
     }

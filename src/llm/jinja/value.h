@@ -23,9 +23,31 @@ struct Failure : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Limits that keep a bad template from exhausting memory or the stack: the size of one string
+// or printed value, the bytes of strings and lists one render may create in all, and how deep
+// lists and dicts nest.
+constexpr size_t kMaxSize = size_t{64} << 20;
+constexpr int kMaxValueDepth = 200;
+
+// Counts the bytes of the strings and lists a render creates (Template::render installs one
+// for its thread); more than `limit` is a Failure. No counting outside a render.
+class RenderBudget {
+ public:
+  explicit RenderBudget(size_t limit);
+  ~RenderBudget();
+  RenderBudget(const RenderBudget&) = delete;
+  RenderBudget& operator=(const RenderBudget&) = delete;
+  static void charge(size_t bytes);
+
+ private:
+  size_t limit_, used_ = 0;
+  RenderBudget* outer_;
+};
+
 struct ListData {
   std::vector<Value> items;
   bool tuple = false;  // prints as (a, b)
+  int depth = 1;       // nesting of lists and dicts, this one included
 };
 
 // A dict's keys are str, int, float, bool, None or tuples of them (Python's hashable values);
@@ -33,6 +55,8 @@ struct ListData {
 struct DictData {
   std::vector<std::pair<Value, Value>> items;
   bool is_namespace = false;
+  bool changes = false;  // a namespace or a loop object: its items change after creation
+  int depth = 1;         // as ListData's (set() keeps it up to date, never lowering it)
   const Value* find(std::string_view key) const;  // a str key
   const Value* lookup(const Value& key) const;
   void set(Value key, Value v);
@@ -60,9 +84,9 @@ class Value {
   Value(int v) : rep_(static_cast<int64_t>(v)) {}
   Value(int64_t v) : rep_(v) {}
   Value(double v) : rep_(v) {}
-  Value(std::string s) : rep_(std::move(s)) {}
-  Value(const char* s) : rep_(std::string(s)) {}
-  Value(std::string_view s) : rep_(std::string(s)) {}
+  Value(std::string s);
+  Value(const char* s) : Value(std::string(s)) {}
+  Value(std::string_view s) : Value(std::string(s)) {}
   static Value list(std::vector<Value> items, bool tuple = false);
   static Value make_dict(std::vector<std::pair<std::string, Value>> items = {});
   static Value make_namespace(std::vector<std::pair<std::string, Value>> items = {});
@@ -82,13 +106,17 @@ class Value {
   bool as_bool() const { return std::get<bool>(rep_); }
   int64_t as_int() const;   // bool or int
   double as_double() const; // bool, int or float
-  const std::string& str() const { return std::get<std::string>(rep_); }
+  const std::string& str() const { return *std::get<std::shared_ptr<const std::string>>(rep_); }
   const std::vector<Value>& items() const { return std::get<std::shared_ptr<ListData>>(rep_)->items; }
   bool is_tuple() const { return std::get<std::shared_ptr<ListData>>(rep_)->tuple; }
   const DictData& dict() const { return *std::get<std::shared_ptr<DictData>>(rep_); }
   DictData& mutable_dict() const { return *std::get<std::shared_ptr<DictData>>(rep_); }
   const Function& fn() const { return *std::get<std::shared_ptr<Function>>(rep_); }
   const std::string& undefined_message() const { return std::get<Undefined>(rep_).message; }
+  int depth() const;  // 0 for scalars
+  // Whether this value is or holds a namespace or loop object (which may not be stored in a
+  // namespace: that could make a cycle).
+  bool holds_changing_dict() const;
 
   bool truthy() const;            // Python's bool()
   std::string to_string() const;  // Python's str(), as {{ x }} prints it ("" for undefined)
@@ -99,7 +127,9 @@ class Value {
   const char* type_name() const;  // Python's type name, for errors
 
  private:
-  using Rep = std::variant<Undefined, std::nullptr_t, bool, int64_t, double, std::string, std::shared_ptr<ListData>,
+  // Strings, lists and dicts are shared (values are copied often; only namespaces change).
+  using Rep = std::variant<Undefined, std::nullptr_t, bool, int64_t, double, std::shared_ptr<const std::string>,
+                           std::shared_ptr<ListData>,
                            std::shared_ptr<DictData>, std::shared_ptr<Function>>;
   explicit Value(Rep r) : rep_(std::move(r)) {}
   Rep rep_;
