@@ -323,8 +323,10 @@ void check_run(const std::string& what, const ChildResult& r, size_t file_size) 
   EXPECT_FALSE(r.timed_out) << "still running after 5 s";
   EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << "\n" << r.err;
   EXPECT_TRUE(r.code >= 0 && r.code < 128) << r.code;
-  if (r.code != 0) {
-    EXPECT_TRUE(r.err.starts_with("qmm ") && r.err.find('\n') == r.err.size() - 1) << "not a one-line error: " << r.err;
+  if (r.code != 0) {  // the error is the last line of stderr, the only one from qmm (run prints info lines first)
+    const std::string err = "\n" + r.err;  // every line starts after a '\n'
+    const size_t last = err.rfind('\n', err.size() - 2);
+    EXPECT_TRUE(err.ends_with("\n") && err.find("\nqmm ") == last) << "not a one-line error: " << r.err;
   }
   const size_t limit = baseline_rss() + 4 * file_size + (size_t{64} << 20);
   if (std::getenv("QMM_HOSTILE_VERBOSE")) {
