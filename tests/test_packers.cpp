@@ -1,6 +1,7 @@
 // Packers: the reference layouts against docs/design.md §5 (formulas written out here again, by
 // hand), every packer of the kernel list against its reference twin byte for byte, and every
 // size / offset getter against what the packer writes.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -109,7 +110,8 @@ TEST_P(PackerTest, LhsSizesOffsetsAndReference) {
   const Ukernel& u = *GetParam();
   if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
   const TileParams p = kernel_params(u);
-  for (size_t k : {32u, 96u, 160u}) {
+  const size_t kb = std::max<size_t>(kBlock, block_len(u.type));  // k must suit the weight type
+  for (size_t k : {kb, 3 * kb, 5 * kb}) {
     for (size_t m : {size_t{1}, p.mr - 1, p.mr, p.mr + 1, 2 * p.mr + 3}) {
       if (m == 0 || (u.gemv && m != 1)) continue;
       const std::vector<float> x = test::random_floats(m * k, m * 31 + k);
@@ -138,7 +140,7 @@ TEST_P(PackerTest, LhsNonFiniteBlocksMatchReference) {
   const Ukernel& u = *GetParam();
   if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : p.mr + 1, k = 160;
+  const size_t m = u.gemv ? 1 : p.mr + 1, k = 5 * std::max<size_t>(kBlock, block_len(u.type));
   std::vector<float> x = test::random_floats(m * k, 41);
   const float poison[] = {NAN, INFINITY, -INFINITY, 9e6f, -3e38f};
   for (size_t b = 0; b < 5; ++b) x[(b % m) * k + b * kBlock + 7 * b % 32] = poison[b];
@@ -162,7 +164,8 @@ TEST_P(PackerTest, RhsSizesOffsetsAndReference) {
   const Ukernel& u = *GetParam();
   if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
   const TileParams p = kernel_params(u);
-  for (size_t k : {32u, 64u, 160u}) {
+  const size_t kb = std::max<size_t>(kBlock, block_len(u.type));  // 32 is no K-quant row: size 0
+  for (size_t k : {kb, 2 * kb, 5 * kb}) {
     for (size_t n : {size_t{1}, p.nr - 1, p.nr, p.nr + 1, 3 * p.nr + 5}) {
       if (n == 0) continue;
       const std::vector<uint8_t> rows = test::random_weights(u.type, n, k, n * 7 + k);

@@ -204,6 +204,43 @@ TEST(Generate, FullContextEndsWithLength) {
   EXPECT_EQ(prompt.size() + o.res.generated, 17u);  // 16 positions fed, and the last token sampled
 }
 
+// Batch rows of two sequences at their own positions give each sequence's own logits, and bad
+// rows are errors that leave the state as it was.
+TEST(Generate, ForwardRowsOfTwoSequences) {
+  QMM_REQUIRE_STORIES260K();
+  Loaded L(test::stories260k_path());
+  const size_t nv = L.model.config().n_vocab;
+  const std::vector<int32_t> a = L.tok.encode("Once upon a time", true), b = L.tok.encode("The cat sat", true);
+  State one(L.model, 32, 8, L.ctx, 1), two(L.model, 32, 16, L.ctx, 2);
+  const float* la = forward(L.model, one, a.data(), a.size());
+  const std::vector<float> ref_a(la, la + nv);
+  one.reset();
+  const float* lb = forward(L.model, one, b.data(), b.size());
+  const std::vector<float> ref_b(lb, lb + nv);
+  std::vector<int32_t> tokens;
+  std::vector<BatchRow> rows;
+  for (size_t i = 0; i < b.size(); ++i) tokens.push_back(b[i]), rows.push_back({1, static_cast<uint32_t>(i), i + 1 == b.size()});
+  for (size_t i = 0; i < a.size(); ++i) tokens.push_back(a[i]), rows.push_back({0, static_cast<uint32_t>(i), i + 1 == a.size()});
+  const float* out = forward(L.model, two, tokens.data(), rows.data(), rows.size());
+  EXPECT_EQ(std::vector<float>(out, out + nv), ref_b);  // row-independent kernels: the same bits
+  EXPECT_EQ(std::vector<float>(out + nv, out + 2 * nv), ref_a);
+  EXPECT_EQ(two.pos(0), a.size());
+  EXPECT_EQ(two.pos(1), b.size());
+  const int32_t t = 5;
+  const BatchRow no_seq{2, 0, true}, gap{0, static_cast<uint32_t>(a.size() + 1), true}, full{0, 32, true};
+  EXPECT_THROW(forward(L.model, two, &t, &no_seq, 1), Error);
+  EXPECT_THROW(forward(L.model, two, &t, &gap, 1), Error);
+  EXPECT_THROW(forward(L.model, two, &t, &full, 1), Error);
+  const int32_t tt[3] = {5, 5, 5};
+  const BatchRow three[3] = {{0, static_cast<uint32_t>(a.size()), true}, {0, static_cast<uint32_t>(a.size() + 1), true},
+                             {1, static_cast<uint32_t>(b.size()), true}};
+  EXPECT_THROW(forward(L.model, two, tt, three, 3), Error);  // 3 logits rows, 2 sequences
+  EXPECT_EQ(two.pos(0), a.size());
+  two.truncate(0, 2);  // rewinding is allowed
+  EXPECT_EQ(two.pos(0), 2u);
+  EXPECT_THROW(two.truncate(0, 3), Error);
+}
+
 TEST(Generate, BadRequestsAreErrors) {
   QMM_REQUIRE_STORIES260K();
   Loaded L(test::stories260k_path());

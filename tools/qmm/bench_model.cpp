@@ -173,6 +173,11 @@ int bench_model(int argc, char** argv) {
   if (json) format = "json";
   if (model_path.empty()) throw UsageError("-m/--model is required");
   if (threads.empty()) threads.push_back(default_threads(model_path));
+  std::vector<size_t> distinct;  // -t 1,2,1: each count once, in the order given
+  for (size_t t : threads) {
+    if (std::find(distinct.begin(), distinct.end(), t) == distinct.end()) distinct.push_back(t);
+  }
+  threads = distinct;
   for (size_t t : threads) {
     if (t > 1024) throw UsageError("-t must be at most 1024");
   }

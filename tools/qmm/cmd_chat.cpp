@@ -49,8 +49,8 @@ int cmd_chat(int argc, char** argv) {
   ModelFlags mf;
   SamplingFlags sf;
   std::string system, chat_template;
+  ContextFlags cf;
   long long n_predict = -1;
-  size_t n_ctx = 0, n_batch = 512;
   Args args("chat",
             "Chat with a GGUF model: type a message per line (line editing on a terminal) or pipe one message per\n"
             "line. The KV cache is kept between turns, so only each new turn is prefilled (--trace shows it).\n"
@@ -59,22 +59,20 @@ int cmd_chat(int argc, char** argv) {
   mf.add_to(args);
   args.str("-sys,--system", &system, "TEXT", "system prompt")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's (a built-in name or a Jinja file)")
-      .integer("-n,--n-predict", &n_predict, "tokens per reply at most (default -1: until the end of the turn)")
-      .count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
-      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
+      .integer("-n,--n-predict", &n_predict, "tokens per reply at most (default -1: until the end of the turn)");
+  cf.add_to(args);
   sf.add_to(args);
   args.parse();
-  if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (n_predict < -1 || n_predict == 0) throw UsageError("-n must be -1 or at least 1");
   llm::SamplerParams sampling = sf.params();
   const LoadedModel lm = LoadedModel::load(mf);
   const llm::Tokenizer& tok = *lm.tok;
   const llm::ChatFormat fmt = llm::ChatFormat::from_model(lm.model->file(), tok, chat_template);
-  if (n_ctx == 0) n_ctx = lm.default_ctx();
-  if (n_ctx < 8) throw UsageError("-c must be at least 8");
-  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, n_ctx, n_batch, 1});
+  if (cf.n_ctx == 0) cf.n_ctx = lm.default_ctx();
+  if (cf.n_ctx < 8) throw UsageError("-c must be at least 8");
+  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1});
   // Room a turn keeps for its reply when old turns are dropped.
-  const size_t reserve = std::min(n_predict > 0 ? static_cast<size_t>(n_predict) : n_ctx / 4, n_ctx / 2);
+  const size_t reserve = std::min(n_predict > 0 ? static_cast<size_t>(n_predict) : cf.n_ctx / 4, cf.n_ctx / 2);
 
   std::vector<llm::ChatMessage> messages;
   if (!system.empty()) messages.push_back({"system", system});
@@ -95,16 +93,16 @@ int cmd_chat(int argc, char** argv) {
     messages.push_back({"user", *line});
     std::vector<int32_t> prompt = fmt.tokens(tok, messages, true);
     size_t dropped = 0;
-    while (prompt.size() + reserve > n_ctx && drop_oldest_turn(messages)) {
+    while (prompt.size() + reserve > cf.n_ctx && drop_oldest_turn(messages)) {
       ++dropped;
       prompt = fmt.tokens(tok, messages, true);
     }
     if (dropped > 0) {
-      std::fprintf(stderr, "[context full (%zu tokens, -c): dropped the %zu oldest turn%s, kept the system prompt]\n", n_ctx,
+      std::fprintf(stderr, "[context full (%zu tokens, -c): dropped the %zu oldest turn%s, kept the system prompt]\n", cf.n_ctx,
                    dropped, dropped == 1 ? "" : "s");
     }
-    if (prompt.size() >= n_ctx) {
-      std::printf("[the message does not fit in the context: %zu tokens, the context holds %zu (-c)]\n", prompt.size(), n_ctx);
+    if (prompt.size() >= cf.n_ctx) {
+      std::printf("[the message does not fit in the context: %zu tokens, the context holds %zu (-c)]\n", prompt.size(), cf.n_ctx);
       messages.pop_back();
       continue;
     }
@@ -131,8 +129,8 @@ int cmd_chat(int argc, char** argv) {
     gen.run();
     std::printf("\n");
     if (res.reason == llm::FinishReason::cancelled) std::printf("[interrupted]\n");
-    if (res.reason == llm::FinishReason::length && prompt_tokens + res.generated >= n_ctx) {
-      std::printf("[context full (%zu tokens, -c): the reply was cut; older turns are dropped from the next turn on]\n", n_ctx);
+    if (res.reason == llm::FinishReason::length && prompt_tokens + res.generated >= cf.n_ctx) {
+      std::printf("[context full (%zu tokens, -c): the reply was cut; older turns are dropped from the next turn on]\n", cf.n_ctx);
     }
     std::printf("\n");
     std::fflush(stdout);

@@ -53,9 +53,9 @@ int cmd_run(int argc, char** argv) {
   ModelFlags mf;
   SamplingFlags sf;
   std::string prompt, prompt_file, color = "auto";
+  ContextFlags cf;
   bool escape = true, no_escape = false, ignore_eos = false;
   long long n_predict = -1;
-  size_t n_ctx = 0, n_batch = 512;
   Args args("run",
             "Generate text with a GGUF Llama-family model: the prompt is prefilled as one batch, then tokens are\n"
             "decoded one at a time and streamed. Timings and peak memory are printed to stderr at the end.",
@@ -64,16 +64,14 @@ int cmd_run(int argc, char** argv) {
   args.str("-p,--prompt", &prompt, "TEXT", "prompt; - reads it from standard input (default: empty, start from BOS)")
       .str("-f,--file", &prompt_file, "FILE", "read the prompt from FILE")
       .integer("-n,--n-predict", &n_predict, "tokens to generate (default -1: until EOS or the context is full)")
-      .count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
-      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)")
       .flag("-e,--escape", &escape, "process \\n, \\t, \\\\, \\\", \\' and \\xHH in -p TEXT (the default)")
       .flag("--no-escape", &no_escape, "take -p TEXT literally")
       .flag("--ignore-eos", &ignore_eos, "generate through end-of-generation tokens (benchmarks)")
       .choice("--color", &color, {"on", "off", "auto"},
               "colour the prompt apart from the generated text (default auto: on a terminal, unless NO_COLOR is set)");
+  cf.add_to(args);
   sf.add_to(args);
   args.parse();
-  if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (n_predict < -1) throw UsageError("-n must be -1 or more");
   const llm::SamplerParams sampling = sf.params();
   prompt = read_prompt(prompt, prompt_file, escape && !no_escape);
@@ -91,12 +89,12 @@ int cmd_run(int argc, char** argv) {
     if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
     tokens.push_back(tok.bos());
   }
-  if (n_ctx == 0) n_ctx = lm.default_ctx();
-  if (tokens.size() >= n_ctx) {
+  if (cf.n_ctx == 0) cf.n_ctx = lm.default_ctx();
+  if (tokens.size() >= cf.n_ctx) {
     throw UsageError("the prompt is " + std::to_string(tokens.size()) + " tokens, the context holds " +
-                     std::to_string(n_ctx) + " (-c)");
+                     std::to_string(cf.n_ctx) + " (-c)");
   }
-  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, n_ctx, n_batch, 1});
+  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1});
   // The seed, so that a sampled text can be made again (-s).
   std::fprintf(stderr, "sampling: seed %llu, temp %.2f, top-k %d, top-p %.2f, min-p %.2f\n",
                static_cast<unsigned long long>(sampling.seed), static_cast<double>(sampling.temperature), sampling.top_k,
@@ -150,7 +148,7 @@ int cmd_run(int argc, char** argv) {
   if (g_interrupted.load()) {
     note("interrupted (Ctrl-C): " + std::to_string(shown) + " tokens generated");
   } else if (res.reason == llm::FinishReason::length && (n_predict < 0 || shown < static_cast<size_t>(n_predict))) {
-    note("the context is full (" + std::to_string(n_ctx) + " tokens; -c sets its size): generation stopped");
+    note("the context is full (" + std::to_string(cf.n_ctx) + " tokens; -c sets its size): generation stopped");
   }
 
   // Statistics.

@@ -29,6 +29,11 @@ void SamplingFlags::add_to(Args& args) {
       .integer("-s,--seed", &seed, "random seed (default -1: random)");
 }
 
+void ContextFlags::add_to(Args& args) {
+  args.count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
+      .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
+}
+
 llm::SamplerParams SamplingFlags::params() const {
   if (!(temp >= 0)) throw UsageError("--temp must be >= 0");
   if (!(top_p > 0 && top_p <= 1)) throw UsageError("--top-p must be in (0, 1]");

@@ -28,6 +28,12 @@ struct SamplingFlags {
   llm::SamplerParams params() const;  // checks the values (UsageError)
 };
 
+// -c/--ctx-size and -b/--batch-size.
+struct ContextFlags {
+  size_t n_ctx = 0, n_batch = 512;
+  void add_to(Args& args);
+};
+
 // A loaded model, its tokenizer and the thread pool/scratch its matmuls run on.
 struct LoadedModel {
   std::unique_ptr<Context> ctx;
