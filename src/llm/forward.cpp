@@ -1,7 +1,9 @@
-// The Llama forward pass over a batch of tokens (prefill: the whole prompt; decode: one
-// token), readable top to bottom like llama2.c's forward(). Matmuls go through src/matmul
-// (GEMM kernels when m > 1, GEMV when m == 1); everything else is plain loops split over the
-// context's thread pool by rows or heads.
+// The forward pass over a batch of tokens (prefill: the whole prompt; decode: one token),
+// readable top to bottom like llama2.c's forward(), for every family of arch.h: where the
+// families differ (biases, q/k norms, post-norms, RoPE variant, GeGLU, windows, soft-caps) the
+// step runs or not by the model's ArchSpec. Matmuls go through src/matmul (GEMM kernels when
+// m > 1, GEMV when m == 1); everything else is plain loops split over the context's thread pool
+// by rows or heads.
 #include <algorithm>
 #include <cmath>
 
@@ -12,18 +14,27 @@
 namespace qmm::llm {
 namespace {
 
-// Rotates the first n_rot dimensions of each head of a row in consecutive pairs (2i, 2i+1):
-// llama.cpp's "normal" RoPE, which GGUF's permuted Q/K weights of the llama arch expect.
-inline void rope(float* v, size_t n_heads, size_t head_dim, size_t n_rot, const float* cs) {
+// Rotates the first n_rot dimensions of each head of a row by pair i's angle (cos, sin in cs):
+// pairs (2i, 2i+1) for llama.cpp's "normal" RoPE, which GGUF's permuted Q/K weights of the llama
+// arch expect, or (i, i + n_rot/2) for NeoX RoPE (Qwen, Phi-3, Gemma).
+inline void rope(float* v, size_t n_heads, size_t head_dim, size_t n_rot, const float* cs, Rope kind) {
+  const size_t step = kind == Rope::neox ? 1 : 2, other = kind == Rope::neox ? n_rot / 2 : 1;
   for (size_t h = 0; h < n_heads; ++h) {
     float* x = v + h * head_dim;
     for (size_t i = 0; i < n_rot / 2; ++i) {
       const float c = cs[2 * i], s = cs[2 * i + 1];
-      const float x0 = x[2 * i], x1 = x[2 * i + 1];
-      x[2 * i] = x0 * c - x1 * s;
-      x[2 * i + 1] = x0 * s + x1 * c;
+      float& a = x[i * step];
+      float& b = x[i * step + other];
+      const float x0 = a, x1 = b;
+      a = x0 * c - x1 * s;
+      b = x0 * s + x1 * c;
     }
   }
+}
+
+// RMSNorm of each head_dim-wide head of a row, in place.
+inline void head_norms(float* v, size_t n_heads, size_t head_dim, const float* gain, float eps) {
+  for (size_t h = 0; h < n_heads; ++h) rmsnorm(v + h * head_dim, v + h * head_dim, gain, head_dim, eps);
 }
 
 // x[i] += y[i]
@@ -39,6 +50,13 @@ void parallel_range(ThreadPool& pool, size_t count, size_t grain, F&& f) {
   pool.parallel_for(tasks, [&](size_t t, int) {
     const size_t b = t * per, e = std::min(count, b + per);
     if (b < e) f(b, e);
+  });
+}
+
+// out[i] = rmsnorm(x[i]) · gain for the m rows of width dim (in place when out == x).
+inline void norm_rows(ThreadPool& pool, float* out, const float* x, const float* gain, size_t m, size_t dim, float eps) {
+  parallel_range(pool, m, 1, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) rmsnorm(out + i * dim, x + i * dim, gain, dim, eps);
   });
 }
 
@@ -68,12 +86,12 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
   check_arg(n_seq <= 4096, "at most 4096 sequences, not " + std::to_string(n_seq));
   const size_t b = n_batch_;
   x_.resize(b * c.n_embd);
-  xb_.resize(b * c.n_embd);
+  xb_.resize(b * std::max(c.n_embd, c.q_dim()));
   xb2_.resize(b * c.n_embd);
-  qkv_.resize(b * (c.n_embd + 2 * c.kv_dim()));
+  qkv_.resize(b * (c.q_dim() + 2 * c.kv_dim()));
   hb_.resize(b * 2 * c.n_ff);
   att_.resize(static_cast<size_t>(ctx.threads()) * kAttendHeads * n_ctx);
-  rope_.resize(b * c.n_rot);
+  rope_.resize(2 * b * c.n_rot);
   logits_.resize(checked_mul(n_seq, c.n_vocab, "logits"));
   const size_t kv = checked_mul(checked_mul(checked_mul(n_seq, c.n_layer, "KV cache"), n_ctx, "KV cache"), c.kv_dim(), "KV cache");
   key_cache_.resize(kv);
@@ -133,21 +151,27 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   for (size_t i = 0; i < n; ++i) model.check_token(tokens[i]);
   Context& ctx = *s.ctx_;
   ThreadPool& pool = ctx.pool();
-  const size_t m = n, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff;
+  const ArchSpec& arch = *c.spec;
+  const size_t m = n, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff, q_dim = c.q_dim();
   const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
-  const float att_scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  const size_t qkv_dim = dim + 2 * kv_dim, seq_kv = c.n_layer * s.n_ctx_ * kv_dim;
+  const size_t qkv_dim = q_dim + 2 * kv_dim, seq_kv = c.n_layer * s.n_ctx_ * kv_dim;
   float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *qkv = s.qkv_.data(), *hb = s.hb_.data();
 
-  // Token embeddings: x[i] = token_embd[tokens[i]]
-  for (size_t i = 0; i < m; ++i) model.embed(tokens[i], x + i * dim);
-
-  // RoPE angles of the rows' positions, shared by every layer: (cos, sin) per rotated pair.
+  // Token embeddings: x[i] = token_embd[tokens[i]] (· √dim for Gemma)
   for (size_t i = 0; i < m; ++i) {
-    for (size_t j = 0; j < c.n_rot / 2; ++j) {
-      const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs()[j];
-      s.rope_[i * c.n_rot + 2 * j] = std::cos(theta);
-      s.rope_[i * c.n_rot + 2 * j + 1] = std::sin(theta);
+    model.embed(tokens[i], x + i * dim);
+    if (c.embed_scale != 1.0f) std::transform(x + i * dim, x + (i + 1) * dim, x + i * dim, [&](float e) { return e * c.embed_scale; });
+  }
+
+  // RoPE angles of the rows' positions, shared by every layer: (cos, sin) per rotated pair, for
+  // the global layers and (with their own base) the local ones.
+  for (size_t local = 0; local < 2; ++local) {
+    for (size_t i = 0; i < m; ++i) {
+      for (size_t j = 0; j < c.n_rot / 2; ++j) {
+        const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs(local)[j];
+        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j] = std::cos(theta);
+        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j + 1] = std::sin(theta);
+      }
     }
   }
 
@@ -163,40 +187,54 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   for (size_t l = 0; l < c.n_layer; ++l) {
     const Layer& L = model.layers()[l];
     const size_t layer_kv = l * s.n_ctx_ * kv_dim;  // sequence q's [n_ctx, kv_dim] cache at q·seq_kv + layer_kv
+    const bool local = c.is_local(l);               // attends to the last n_swa positions only
+    const float* rope_cs = s.rope_.data() + (local ? s.n_batch_ * c.n_rot : 0);
 
     // Attention RMSNorm: xb = rmsnorm(x) · attn_norm
-    parallel_range(pool, m, 1, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) rmsnorm(xb + i * dim, x + i * dim, L.attn_norm.data(), dim, c.norm_eps);
-    });
+    norm_rows(pool, xb, x, L.attn_norm.data(), m, dim, c.norm_eps);
 
     // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i
     linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx);
 
-    // RoPE on the queries and keys; each row's key and value go to its sequence's cache at its position.
+    // Biases (Qwen 2), per-head RMSNorm of queries and keys (Qwen 3, Gemma 3), then RoPE on the
+    // queries and keys; each row's key and value go to its sequence's cache at its position.
     parallel_range(pool, m, 4, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         float* row = qkv + i * qkv_dim;
+        if (!L.qkv_bias.empty()) add(row, L.qkv_bias.data(), qkv_dim);
+        if (!L.q_norm.empty()) {
+          head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
+          head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
+        }
         const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos * kv_dim;
         float* k_row = s.key_cache_.data() + at;
-        std::copy(row + dim, row + dim + kv_dim, k_row);
-        std::copy(row + dim + kv_dim, row + qkv_dim, s.value_cache_.data() + at);
-        rope(row, c.n_head, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
-        rope(k_row, c.n_head_kv, hd, c.n_rot, s.rope_.data() + i * c.n_rot);
+        std::copy(row + q_dim, row + q_dim + kv_dim, k_row);
+        std::copy(row + q_dim + kv_dim, row + qkv_dim, s.value_cache_.data() + at);
+        rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
+        rope(k_row, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
       }
     });
 
     // Grouped-query attention, one task per (up to kAttendHeads query heads of one K/V head,
-    // piece of a span): row i (position p) attends to its sequence's cache positions 0..p; the
-    // result goes to xb.
+    // piece of a span): row i (position p) attends to its sequence's cache positions 0..p (on a
+    // local layer p-n_swa+1..p); the result goes to xb, [m, q_dim].
     auto attend = [&](size_t t, int tid) {
       const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * kAttendHeads;
       size_t piece = t / head_tasks, si = 0;  // the span and the piece's first row
       for (size_t p; piece >= (p = (s.spans_[si].rows + rows_per_task - 1) / rows_per_task); ++si) piece -= p;
       const State::Span& sp = s.spans_[si];
       const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * hd;
-      attend_heads(qkv + i0 * qkv_dim + h * hd, qkv_dim, std::min(kAttendHeads, (g + 1) * group - h), s.key_cache_.data() + kv0,
-                   s.value_cache_.data() + kv0, kv_dim, hd, sp.pos + r0, std::min(rows_per_task, sp.rows - r0), att_scale,
-                   s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_, xb + i0 * dim + h * hd, dim);
+      const size_t heads = std::min(kAttendHeads, (g + 1) * group - h), rows_here = std::min(rows_per_task, sp.rows - r0);
+      float* att = s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_;
+      // A window that starts after position 0 starts at a different position for every row.
+      const bool windowed = local && sp.pos + r0 + rows_here > c.n_swa;
+      for (size_t r = 0; r < (windowed ? rows_here : 1); ++r) {
+        const size_t first = windowed ? std::max(sp.pos + r0 + r + 1, c.n_swa) - c.n_swa : 0;  // first position attended
+        const size_t i = i0 + r, kv = kv0 + first * kv_dim;
+        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv, s.value_cache_.data() + kv, kv_dim, hd,
+                     sp.pos + r0 + r - first, windowed ? 1 : rows_here, c.attn_scale, att, xb + i * q_dim + h * hd, q_dim,
+                     c.attn_softcap);
+      }
     };
     // Small work (short contexts, tiny models) is not worth waking the pool for.
     if (work < (size_t{1} << 20)) {
@@ -204,28 +242,28 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     } else {
       pool.parallel_for(head_tasks * row_tasks, attend);
     }
-    // Output projection and residual: x += xb · Woᵀ
-    linear(L.wo, m, xb, dim, xb2, dim, ctx);
+    // Output projection (then its RMSNorm for Gemma) and residual: x += xb · Woᵀ
+    linear(L.wo, m, xb, q_dim, xb2, dim, ctx);
+    if (!L.post_attn_norm.empty()) norm_rows(pool, xb2, xb2, L.post_attn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb2 + b, e - b); });
 
     // FFN RMSNorm: xb = rmsnorm(x) · ffn_norm
-    parallel_range(pool, m, 1, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) rmsnorm(xb + i * dim, x + i * dim, L.ffn_norm.data(), dim, c.norm_eps);
-    });
+    norm_rows(pool, xb, x, L.ffn_norm.data(), m, dim, c.norm_eps);
 
-    // SwiGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = silu(gate) ⊙ up
+    // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
     linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx);
     parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
       for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
         const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
         float* gate = hb + row * 2 * ff + col;
-        swiglu(gate, gate + ff, len);
+        (arch.act == Activation::geglu ? geglu : swiglu)(gate, gate + ff, len);
         i += len;
       }
     });
 
-    // Down projection and residual: x += gate · Wdownᵀ
+    // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
     linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx);
+    if (!L.post_ffn_norm.empty()) norm_rows(pool, xb, xb, L.post_ffn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
 
@@ -234,6 +272,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
   }
   if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx);
+  if (c.final_softcap > 0) softcap_logits(s.logits_.data(), n_out * c.n_vocab, c.final_softcap);  // Gemma 2
 
   std::copy(s.next_pos_.begin(), s.next_pos_.end(), s.pos_.begin());
   return s.logits_.data();

@@ -24,8 +24,6 @@ std::string mib(size_t bytes) {
   return buf;
 }
 
-// Architectures whose tensors and keys are those of llama.cpp's LLM_ARCH_LLAMA.
-bool llama_like(std::string_view arch) { return arch == "llama" || arch == "mistral"; }
 
 // The weight types the kernels take as they are.
 std::optional<WeightType> native_type(uint32_t ggml) {
@@ -207,9 +205,11 @@ size_t get_size(const gguf::File& f, const std::string& key) {
 Config read_config(const gguf::File& f) {
   Config c;
   c.arch = std::string(f.get_string("general.architecture"));
-  if (!llama_like(c.arch)) {
-    fail(Status::unsupported, f.path() + ": architecture '" + c.arch + "' is not supported (llama-family models only)");
+  c.spec = find_arch(c.arch);
+  if (!c.spec) {
+    fail(Status::unsupported, f.path() + ": architecture '" + c.arch + "' is not supported (supported: " + supported_archs() + ")");
   }
+  const ArchSpec& spec = *c.spec;
   const std::string a = c.arch + ".";
   c.n_embd = get_size(f, a + "embedding_length");
   c.n_layer = get_size(f, a + "block_count");
@@ -218,12 +218,18 @@ Config read_config(const gguf::File& f) {
   c.n_head_kv = f.has(a + "attention.head_count_kv") ? get_size(f, a + "attention.head_count_kv") : c.n_head;
   c.n_ctx_train = f.has(a + "context_length") ? get_size(f, a + "context_length") : 2048;
   auto bad = [&](const std::string& what) { fail(Status::io, f.path() + ": " + what); };
-  if (c.n_embd % c.n_head != 0) bad("embedding_length is not a multiple of head_count");
   if (c.n_head % c.n_head_kv != 0) bad("head_count is not a multiple of head_count_kv");
-  c.head_dim = c.n_embd / c.n_head;
-  if (f.has(a + "attention.key_length") && f.get_u64(a + "attention.key_length") != c.head_dim) {
-    bad("attention.key_length differs from embedding_length / head_count (not supported)");
+  if (f.has(a + "attention.key_length")) {
+    c.head_dim = get_size(f, a + "attention.key_length");
+  } else if (c.n_embd % c.n_head != 0) {
+    bad("embedding_length is not a multiple of head_count");
+  } else {
+    c.head_dim = c.n_embd / c.n_head;
   }
+  if (f.has(a + "attention.value_length") && get_size(f, a + "attention.value_length") != c.head_dim) {
+    bad("attention.value_length differs from attention.key_length (not supported)");
+  }
+  if (c.head_dim > 1024) bad("the head size " + std::to_string(c.head_dim) + " is out of range (at most 1024)");
   c.n_rot = f.has(a + "rope.dimension_count") ? get_size(f, a + "rope.dimension_count") : c.head_dim;
   if (c.n_rot > c.head_dim || c.n_rot % 2 != 0) bad("rope.dimension_count must be even and at most the head size");
   // A value that makes the math meaningless (0, negative, NaN, Inf, or beyond float) is an error.
@@ -239,10 +245,45 @@ Config read_config(const gguf::File& f) {
     if (*type != "linear") bad("rope.scaling.type '" + std::string(*type) + "' is not supported (linear only)");
     c.rope_freq_scale = 1.0f / positive(a + "rope.scaling.factor", 1.0);
   }
+  if (spec.swa_pattern) {
+    const std::optional<uint64_t> w = f.find_u64(a + "attention.sliding_window");
+    c.n_swa = w ? static_cast<size_t>(std::min<uint64_t>(*w, uint64_t{1} << 31)) : spec.default_window;
+  }
+  const bool big = spec.big_layers && c.n_layer == spec.big_layers;  // (llama.cpp: Gemma 27B)
+  c.attn_scale = 1.0f / std::sqrt(static_cast<float>(big ? c.n_embd / c.n_head : c.head_dim));
+  if (spec.softcap) c.attn_softcap = positive(a + "attn_logit_softcapping", 50.0);
+  if (spec.softcap || (spec.post_norms && f.has(a + "final_logit_softcapping"))) {
+    c.final_softcap = positive(a + "final_logit_softcapping", 30.0);
+  }
+  if (spec.embed_scale) c.embed_scale = std::sqrt(static_cast<float>(c.n_embd));
   const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
   if (emb.shape.size() != 2 || emb.shape[0] != c.n_embd) bad("token_embd.weight must have shape [embedding_length, n_vocab]");
   c.n_vocab = static_cast<size_t>(emb.shape[1]);
   return c;
+}
+
+// The tensors of one layer (names after "blk.N.") and their shapes, by what the family has.
+std::vector<std::pair<std::string, std::vector<uint64_t>>> layer_tensors(const ArchSpec& a, uint64_t embd, uint64_t q,
+                                                                         uint64_t kv, uint64_t ff, uint64_t hd) {
+  std::vector<std::pair<std::string, std::vector<uint64_t>>> t = {{"attn_norm.weight", {embd}}};
+  if (a.fused) {
+    t.push_back({"attn_qkv.weight", {embd, q + 2 * kv}});
+  } else {
+    t.insert(t.end(), {{"attn_q.weight", {embd, q}}, {"attn_k.weight", {embd, kv}}, {"attn_v.weight", {embd, kv}}});
+  }
+  if (a.qkv_bias) t.insert(t.end(), {{"attn_q.bias", {q}}, {"attn_k.bias", {kv}}, {"attn_v.bias", {kv}}});
+  if (a.qk_norm) t.insert(t.end(), {{"attn_q_norm.weight", {hd}}, {"attn_k_norm.weight", {hd}}});
+  t.push_back({"attn_output.weight", {q, embd}});
+  if (a.post_norms) t.push_back({"post_attention_norm.weight", {embd}});
+  t.push_back({"ffn_norm.weight", {embd}});
+  if (a.fused) {
+    t.push_back({"ffn_up.weight", {embd, 2 * ff}});
+  } else {
+    t.insert(t.end(), {{"ffn_gate.weight", {embd, ff}}, {"ffn_up.weight", {embd, ff}}});
+  }
+  t.push_back({"ffn_down.weight", {ff, embd}});
+  if (a.post_norms) t.push_back({"post_ffw_norm.weight", {embd}});
+  return t;
 }
 
 // Every tensor the model reads, present with the shape the hyper-parameters give it and a
@@ -263,11 +304,10 @@ void check_tensors(const gguf::File& f, const Config& c) {
     }
     if (!gguf::ggml_can_dequantize(t->type)) unloadable(*t);
   };
-  static const char* const kLayerTensors[] = {"attn_norm", "attn_q",   "attn_k", "attn_v",  "attn_output",
-                                              "ffn_norm",  "ffn_gate", "ffn_up", "ffn_down"};
-  constexpr size_t kPerLayer = std::size(kLayerTensors);
-  if (c.n_layer > f.tensors().size() / kPerLayer) {
-    fail(Status::io, f.path() + ": block_count " + std::to_string(c.n_layer) + " needs " + std::to_string(kPerLayer) +
+  const uint64_t embd = c.n_embd, q = c.q_dim(), kv = c.kv_dim(), ff = c.n_ff, hd = c.head_dim;
+  const std::vector<std::pair<std::string, std::vector<uint64_t>>> per_layer = layer_tensors(*c.spec, embd, q, kv, ff, hd);
+  if (c.n_layer > f.tensors().size() / per_layer.size()) {
+    fail(Status::io, f.path() + ": block_count " + std::to_string(c.n_layer) + " needs " + std::to_string(per_layer.size()) +
                          " tensors per layer, the file has " + std::to_string(f.tensors().size()) + " tensors");
   }
   for (const gguf::TensorInfo& t : f.tensors()) {  // blk.N.* with N >= block_count
@@ -279,13 +319,10 @@ void check_tensors(const gguf::File& f, const Config& c) {
                            " (block_count " + std::to_string(c.n_layer) + ")");
     }
   }
-  const uint64_t embd = c.n_embd, q = c.n_head * c.head_dim, kv = c.kv_dim(), ff = c.n_ff;
-  const std::vector<uint64_t> shapes[kPerLayer] = {{embd}, {embd, q}, {embd, kv}, {embd, kv}, {q, embd},
-                                                   {embd}, {embd, ff}, {embd, ff}, {ff, embd}};
   need("token_embd.weight", {embd, c.n_vocab});
   need("output_norm.weight", {embd});
   for (size_t l = 0; l < c.n_layer; ++l) {
-    for (size_t i = 0; i < kPerLayer; ++i) need("blk." + std::to_string(l) + "." + kLayerTensors[i] + ".weight", shapes[i]);
+    for (const auto& [name, shape] : per_layer) need("blk." + std::to_string(l) + "." + name, shape);
   }
   need("output.weight", {embd, c.n_vocab}, true);
   need("rope_freqs.weight", {c.n_rot / 2}, true);
@@ -315,18 +352,33 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   }
   ld.done(*m.tok_embd_);
 
-  const size_t q_dim = c.n_head * c.head_dim, kv_dim = c.kv_dim();
+  const size_t q_dim = c.q_dim(), kv_dim = c.kv_dim();
+  const ArchSpec& spec = *c.spec;
   m.layers_.resize(c.n_layer);
   for (size_t l = 0; l < c.n_layer; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     Layer& L = m.layers_[l];
+    auto t = [&](const char* name) { return &f.tensor(b + name); };
     L.attn_norm = ld.vec(b + "attn_norm.weight", c.n_embd);
-    L.qkv = ld.matrices({&f.tensor(b + "attn_q.weight"), &f.tensor(b + "attn_k.weight"), &f.tensor(b + "attn_v.weight")},
-                        {q_dim, kv_dim, kv_dim}, c.n_embd);
-    L.wo = ld.matrix(f.tensor(b + "attn_output.weight"), c.n_embd, q_dim);
+    L.qkv = spec.fused ? ld.matrices({t("attn_qkv.weight")}, {q_dim + 2 * kv_dim}, c.n_embd)
+                       : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
+    if (spec.qkv_bias) {
+      for (const auto& [name, n] : {std::pair{"attn_q.bias", q_dim}, {"attn_k.bias", kv_dim}, {"attn_v.bias", kv_dim}}) {
+        const std::vector<float> bias = ld.vec(b + name, n);
+        L.qkv_bias.insert(L.qkv_bias.end(), bias.begin(), bias.end());
+      }
+    }
+    if (spec.qk_norm) {
+      L.q_norm = ld.vec(b + "attn_q_norm.weight", c.head_dim);
+      L.k_norm = ld.vec(b + "attn_k_norm.weight", c.head_dim);
+    }
+    L.wo = ld.matrix(*t("attn_output.weight"), c.n_embd, q_dim);
+    if (spec.post_norms) L.post_attn_norm = ld.vec(b + "post_attention_norm.weight", c.n_embd);
     L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
-    L.gate_up = ld.matrices({&f.tensor(b + "ffn_gate.weight"), &f.tensor(b + "ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
-    L.w_down = ld.matrix(f.tensor(b + "ffn_down.weight"), c.n_embd, c.n_ff);
+    L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
+                           : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
+    L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
+    if (spec.post_norms) L.post_ffn_norm = ld.vec(b + "post_ffw_norm.weight", c.n_embd);
   }
   m.output_norm_ = ld.vec("output_norm.weight", c.n_embd);
   if (const gguf::TensorInfo* out = f.find_tensor("output.weight")) {
@@ -343,14 +395,31 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     factors = ld.vec("rope_freqs.weight", c.n_rot / 2);
     if (opt.trace) opt.trace("  rope_freqs.weight: Llama-3 RoPE frequency factors");
   }
-  m.rope_freqs_.resize(c.n_rot / 2);
-  for (size_t i = 0; i < c.n_rot / 2; ++i) {
-    const double theta = std::pow(static_cast<double>(c.rope_freq_base), -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
-    m.rope_freqs_[i] = static_cast<float>(theta * c.rope_freq_scale / factors[i]);
-    if (!(factors[i] > 0) || !std::isfinite(factors[i]) || !std::isfinite(m.rope_freqs_[i])) {
-      fail(Status::io, path + ": rope_freqs.weight[" + std::to_string(i) + "] = " + std::to_string(factors[i]) +
-                           " must be a finite positive number");
+  auto freqs = [&](double base, double scale) {
+    std::vector<float> out(c.n_rot / 2);
+    for (size_t i = 0; i < c.n_rot / 2; ++i) {
+      const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
+      out[i] = static_cast<float>(theta * scale / factors[i]);
+      if (!(factors[i] > 0) || !std::isfinite(factors[i]) || !std::isfinite(out[i])) {
+        fail(Status::io, path + ": rope_freqs.weight[" + std::to_string(i) + "] = " + std::to_string(factors[i]) +
+                             " must be a finite positive number");
+      }
     }
+    return out;
+  };
+  m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale);
+  // Gemma 3's local layers: RoPE base 10000 without scaling (llama.cpp's rope_freq_base_train_swa).
+  m.rope_freqs_local_ = spec.swa_rope_base > 0 ? freqs(spec.swa_rope_base, 1.0) : m.rope_freqs_;
+  if (opt.trace) {
+    std::string line = "  architecture " + c.arch + ": " + (spec.rope == Rope::neox ? "NeoX" : "normal") + " RoPE, " +
+                       (spec.act == Activation::geglu ? "GeGLU" : "SwiGLU");
+    if (spec.qkv_bias) line += ", Q/K/V biases";
+    if (spec.qk_norm) line += ", q/k norms";
+    if (spec.post_norms) line += ", post-attention/FFN norms";
+    if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
+    if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";
+    if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
+    opt.trace(line);
   }
   m.stats_.load_seconds = now() - t0;
   return m;

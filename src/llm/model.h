@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "llm/arch.h"
 #include "llm/gguf.h"
 #include "matmul/matmul.h"
 
@@ -23,11 +24,12 @@ namespace qmm::llm {
 
 struct Config {
   std::string arch;          // general.architecture ("llama", ...)
+  const ArchSpec* spec = nullptr;  // what the family does differently (arch.h)
   size_t n_embd = 0;         // model width
   size_t n_layer = 0;
   size_t n_head = 0;
   size_t n_head_kv = 0;      // grouped-query attention: n_head / n_head_kv query heads share one K/V head
-  size_t head_dim = 0;       // n_embd / n_head
+  size_t head_dim = 0;       // attention.key_length, else n_embd / n_head
   size_t n_ff = 0;           // SwiGLU hidden width
   size_t n_vocab = 0;
   size_t n_ctx_train = 0;    // context length the model was trained with
@@ -35,7 +37,15 @@ struct Config {
   float norm_eps = 1e-5f;    // RMSNorm epsilon
   float rope_freq_base = 10000.0f;
   float rope_freq_scale = 1.0f;  // linear RoPE scaling: positions are multiplied by this
+  size_t n_swa = 0;              // the local layers' attention window (0: every layer attends to all positions)
+  float attn_scale = 0;          // queries · keys are scaled by this (1/√head_dim for most)
+  float attn_softcap = 0;        // scores -> cap · tanh(scores / cap) (0: none)
+  float final_softcap = 0;       // the same for the logits
+  float embed_scale = 1;         // token embeddings are multiplied by this
   size_t kv_dim() const { return n_head_kv * head_dim; }
+  size_t q_dim() const { return n_head * head_dim; }
+  // Layer l attends to the last n_swa positions only (Gemma's local layers).
+  bool is_local(size_t l) const { return n_swa > 0 && l % spec->swa_pattern != spec->swa_pattern - 1; }
 };
 
 // Optional hooks and choices of a load.
@@ -69,10 +79,14 @@ struct Fused {
 
 struct Layer {
   std::vector<float> attn_norm, ffn_norm;  // RMSNorm gains [n_embd]
-  Fused qkv;                               // [Wq; Wk; Wv]: n_embd -> n_embd + 2·kv_dim
-  PackedWeights wo;                        // attention output projection
+  Fused qkv;                               // [Wq; Wk; Wv]: n_embd -> q_dim + 2·kv_dim
+  std::vector<float> qkv_bias;             // [q | k | v] biases, or empty
+  std::vector<float> q_norm, k_norm;       // per-head RMSNorm gains [head_dim], or empty
+  PackedWeights wo;                        // attention output projection: q_dim -> n_embd
+  std::vector<float> post_attn_norm;       // RMSNorm of the attention output [n_embd], or empty
   Fused gate_up;                           // [Wgate; Wup]: n_embd -> 2·n_ff
-  PackedWeights w_down;                    // SwiGLU down projection
+  PackedWeights w_down;                    // FFN down projection
+  std::vector<float> post_ffn_norm;        // RMSNorm of the FFN output [n_embd], or empty
 };
 
 class Model {
@@ -85,8 +99,9 @@ class Model {
   const std::vector<Layer>& layers() const { return layers_; }
   const std::vector<float>& output_norm() const { return output_norm_; }
   const PackedWeights& output() const { return output_; }
-  // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i.
-  const std::vector<float>& rope_freqs() const { return rope_freqs_; }
+  // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i
+  // (the local layers' own base where the family has one).
+  const std::vector<float>& rope_freqs(bool local = false) const { return local ? rope_freqs_local_ : rope_freqs_; }
   // Row `token` of the token embedding as F32 (dequantized from a copy of the tensor).
   void embed(int32_t token, float* out) const;
   void check_token(int32_t token) const;  // throws unless 0 <= token < n_vocab
@@ -104,7 +119,7 @@ class Model {
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
   PackedWeights output_;
-  std::vector<float> rope_freqs_;
+  std::vector<float> rope_freqs_, rope_freqs_local_;
 };
 
 // One row of a batch: the token goes to sequence `seq` at position `pos`, and the forward pass
@@ -143,7 +158,7 @@ class State {
   Context* ctx_;
   std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
   std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
-  std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [n_batch, n_rot]
+  std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [2 (global, local), n_batch, n_rot]
   std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
   std::vector<float> key_cache_, value_cache_;      // [n_seq, n_layer, n_ctx, kv_dim]
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows

@@ -167,6 +167,25 @@ template <size_t H>
   for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
+// gate[i] = gelu_tanh(gate[i]) · up[i]
+[[gnu::always_inline]] inline void gelu_mul(float* gate, const float* up, size_t n) {
+  constexpr float k2 = 2.0f * 0.7978845608028654f, c = 0.044715f;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const v8 x = load8(gate + i);
+    store8(gate + i, x / (1.0f + exp8(-k2 * (x + c * x * x * x))) * load8(up + i));
+  }
+  for (; i < n; ++i) {
+    const float x = gate[i];
+    gate[i] = x / (1.0f + std::exp(-k2 * (x + c * x * x * x))) * up[i];
+  }
+}
+
+// a[p] = cap · tanh(a[p] / cap)
+inline void cap_scores(float* a, size_t n, float cap) {
+  for (size_t p = 0; p < n; ++p) a[p] = cap * std::tanh(a[p] / cap);
+}
+
 }  // namespace
 
 // The exported functions below only pass pointers and scalars: vectors stay inside the
@@ -175,12 +194,14 @@ template <size_t H>
 // H heads (hd % 8 == 0) of `rows` query rows, each K and V vector loaded once for the H.
 template <size_t H>
 [[gnu::always_inline]] inline void attend_rows(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride,
-                            size_t hd, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride) {
+                            size_t hd, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride,
+                            float softcap) {
   const size_t att_stride = pos0 + rows;
   for (size_t r = 0; r < rows; ++r) {
     const size_t len = pos0 + r + 1;
     // Scores: att_h[p] = scale · q_h·k_p
     scores<H>(q + r * q_stride, k, kv_stride, hd, len, scale, att, att_stride);
+    for (size_t h = 0; softcap > 0 && h < H; ++h) cap_scores(att + h * att_stride, len, softcap);
     // Softmax numerators (the 1/sum is applied to the output)
     float inv[H];
     for (size_t h = 0; h < H; ++h) {
@@ -194,12 +215,13 @@ template <size_t H>
 
 // One head, any head_dim.
 static void attend_plain(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t hd, size_t pos0,
-                  size_t rows, float scale, float* att, float* out, size_t out_stride) {
+                  size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap) {
   for (size_t r = 0; r < rows; ++r) {
     const float* qr = q + r * q_stride;
     float* o = out + r * out_stride;
     const size_t len = pos0 + r + 1;
     for (size_t p = 0; p < len; ++p) att[p] = dot(qr, k + p * kv_stride, hd) * scale;
+    if (softcap > 0) cap_scores(att, len, softcap);
     const float sum = exp_minus(att, len, max_of(att, len));
     std::fill(o, o + hd, 0.0f);
     for (size_t j = 0; j < len; ++j) {
@@ -211,21 +233,21 @@ static void attend_plain(const float* q, size_t q_stride, const float* k, const 
 
 QMM_VECTOR_CLONES
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride, size_t hd,
-                  size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride) {
+                  size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap) {
   for (size_t h = 0; h < heads;) {
     const float* qh = q + h * hd;
     float* oh = out + h * hd;
     if (hd % 8 != 0) {
-      attend_plain(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      attend_plain(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
       h += 1;
     } else if (heads - h >= kAttendHeads) {
-      attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
       h += kAttendHeads;
     } else if (heads - h >= 2) {
-      attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
       h += 2;
     } else {
-      attend_rows<1>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride);
+      attend_rows<1>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
       h += 1;
     }
   }
@@ -239,5 +261,10 @@ void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps)
 
 QMM_VECTOR_CLONES
 void swiglu(float* gate, const float* up, size_t n) { silu_mul(gate, up, n); }
+
+QMM_VECTOR_CLONES
+void geglu(float* gate, const float* up, size_t n) { gelu_mul(gate, up, n); }
+
+void softcap_logits(float* x, size_t n, float cap) { cap_scores(x, n, cap); }
 
 }  // namespace qmm::llm

@@ -17,13 +17,22 @@ namespace qmm::llm {
 //   out:  row r, head h at out + r·out_stride + h·head_dim
 // Up to kAttendHeads heads are computed together, so each K and V vector is read once for them.
 constexpr size_t kAttendHeads = 4;
+// With softcap > 0 the scores are capped first: s -> softcap · tanh(s / softcap) (Gemma 2).
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride,
-                  size_t head_dim, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride);
+                  size_t head_dim, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride,
+                  float softcap = 0.0f);
 
 // out = x / sqrt(mean(x²) + eps) · gain
 void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps);
 
 // gate[i] = silu(gate[i]) · up[i]  (silu(x) = x / (1 + e^-x))
 void swiglu(float* gate, const float* up, size_t n);
+
+// gate[i] = gelu(gate[i]) · up[i], GELU's tanh approximation:
+// gelu(x) = x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³))) = x / (1 + e^(-2·√(2/π) · (x + 0.044715 x³)))
+void geglu(float* gate, const float* up, size_t n);
+
+// x[i] = cap · tanh(x[i] / cap)
+void softcap_logits(float* x, size_t n, float cap);
 
 }  // namespace qmm::llm

@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "llm/model.h"
+#include "llm/synth.h"
 #include "llm/tokenizer.h"
 #include "model_copy.h"
 #include "test_models.h"
@@ -54,6 +55,28 @@ TEST(ModelLoad, BlockCountBeyondTheTensorsIsRefusedBeforeAllocating) {
     const size_t before = peak_rss();
     EXPECT_TRUE(fails_with(path, "block_count " + std::to_string(layers) + " needs 9 tensors per layer"));
     EXPECT_LT(peak_rss() - before, size_t{64} << 20) << layers << " layers";
+  }
+}
+
+TEST(ModelLoad, UnknownArchitectureIsOneLineNamingItAndTheSupportedOnes) {
+  QMM_REQUIRE_STORIES260K();
+  test::ModelCopy m(test::stories260k_path());
+  m.writer().set_string("general.architecture", "falcon");
+  const std::string msg = load_error(m.write(temp("falcon.gguf")));
+  EXPECT_NE(msg.find("architecture 'falcon' is not supported (supported: llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3)"),
+            std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+}
+
+TEST(ModelLoad, EachFamilysLayerTensorsAreCheckedUpFront) {
+  // A Gemma 3 file without a layer's post-FFN norm, a Phi-3 file without its fused QKV.
+  for (const auto& [shape, tensor] : {std::pair{"tiny-gemma3", "blk.5.post_ffw_norm.weight"}, {"tiny-phi3", "blk.1.attn_qkv.weight"},
+                                      {"tiny-qwen2", "blk.0.attn_k.bias"}, {"tiny-qwen3", "blk.1.attn_q_norm.weight"}}) {
+    const std::string src = temp(std::string(shape) + ".gguf");
+    gguf::synth_model(*gguf::find_synth_shape(shape), WeightType::q8_0, 1, src, 1, {.replace = true, .inputs = {}});
+    EXPECT_EQ(load_error(src), "") << shape;
+    test::ModelCopy m(src, [&](const std::string& name) { return name == tensor ? "" : name; });
+    EXPECT_TRUE(fails_with(m.write(temp("missing.gguf")), "tensor '" + std::string(tensor) + "' missing")) << shape;
   }
 }
 

@@ -225,6 +225,28 @@ TEST_F(ServeEngine, ClientGoneMidStreamFreesTheSlot) {
   EXPECT_EQ(request(s.port(), "POST", "/v1/completions", completion("Once", 4)).status, 200);
 }
 
+TEST_F(ServeEngine, TemplatesThatWriteBosGetNoSecondOne) {
+  const llm::Tokenizer& tok = stories().tok;
+  const std::string bos = tok.text(tok.bos());
+  EngineBackend own(stories().model, tok, stories().ctx, {1, 64, 16, 1},
+                    [&bos](const std::vector<Turn>& t) { return bos + t[0].content; });
+  EngineBackend plain(stories().model, tok, stories().ctx, {1, 64, 16, 1},
+                      [](const std::vector<Turn>& t) { return t[0].content; });
+  Request r;
+  r.messages = {{"user", "Once upon a time"}};
+  const std::vector<int32_t> expect = tok.encode("Once upon a time", true);
+  EXPECT_EQ(own.prompt_tokens(r), expect);
+  EXPECT_EQ(plain.prompt_tokens(r), expect);
+  EngineBackend none(stories().model, tok, stories().ctx, {1, 64, 16, 1}, nullptr);
+  try {
+    none.prompt_tokens(r);
+    ADD_FAILURE() << "a chat without a template was accepted";
+  } catch (const ApiError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_NE(std::string(e.what()).find("--chat-template"), std::string::npos) << e.what();
+  }
+}
+
 size_t rss_bytes() {
   std::ifstream f("/proc/self/status");
   for (std::string line; std::getline(f, line);) {

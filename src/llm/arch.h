@@ -1,0 +1,42 @@
+// The model families qmm runs, as data: what each one's forward pass does differently from
+// Llama's (one table entry per family in arch.cpp; forward() reads the entry, never the name).
+// The GGUF keys are `<name>.*` and the tensor names those of llama.cpp's converter.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace qmm::llm {
+
+enum class Rope : uint8_t {
+  normal,  // pairs (2i, 2i+1): Llama's GGUF (Q/K rows permuted by the converter)
+  neox,    // pairs (i, i + n_rot/2): Qwen, Phi-3, Gemma
+};
+
+enum class Activation : uint8_t {
+  swiglu,  // silu(gate) · up
+  geglu,   // gelu(gate) · up, GELU's tanh approximation (Gemma)
+};
+
+struct ArchSpec {
+  const char* name;             // general.architecture
+  Rope rope = Rope::normal;
+  Activation act = Activation::swiglu;
+  bool embed_scale = false;     // x = embedding · √n_embd (Gemma)
+  bool qkv_bias = false;        // attn_{q,k,v}.bias added after the projections (Qwen 2)
+  bool qk_norm = false;         // attn_{q,k}_norm: RMSNorm of every query / key head before RoPE (Qwen 3, Gemma 3)
+  bool post_norms = false;      // post_attention_norm / post_ffw_norm on the attention / FFN output before the residual (Gemma 2/3)
+  bool fused = false;           // attn_qkv = [Wq; Wk; Wv] and ffn_up = [Wgate; Wup] in one tensor each (Phi-3)
+  uint32_t swa_pattern = 0;     // with attention.sliding_window: layer l is local unless l % pattern == pattern - 1
+  float swa_rope_base = 0;      // the local layers' RoPE base (0: the model's)
+  uint32_t default_window = 0;  // the window when the file names none
+  bool softcap = false;         // attn_logit_softcapping / final_logit_softcapping (Gemma 2)
+  uint32_t big_layers = 0;      // a model of this many layers scales queries by 1/√(n_embd/n_head), not 1/√head_dim (Gemma 27B)
+};
+
+// The entry for general.architecture `name`, or nullptr.
+const ArchSpec* find_arch(std::string_view name);
+// "llama, mistral, gemma2, ..." for error messages.
+std::string supported_archs();
+
+}  // namespace qmm::llm
