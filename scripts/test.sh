@@ -5,7 +5,7 @@
 #   3. the AVX-512 / AVX-VNNI kernels compiled over SIMDe (no AVX-512 on this CPU or in QEMU);
 #   4. the Arm build (clang-19 cross) under qemu-aarch64 at several SME vector lengths and
 #      feature sets;
-#   5. a bounded libFuzzer run on the GGUF reader.
+#   5. bounded libFuzzer runs on the GGUF reader and on model loading.
 # Ends with one line "N passed, N failed, N skipped" over all stages; exits non-zero on failure.
 # QMM_TEST_STAGES="native sanitize x86emu arm fuzz" selects stages; QMM_JOBS sets parallelism.
 set -euo pipefail
@@ -75,7 +75,7 @@ for s in $STAGES; do
       passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + k))
       [ "$rc" = 0 ] || failed_stages+=(x86emu) ;;
     fuzz)
-      stage "libFuzzer on the GGUF reader (clang-19, ASan + UBSan), 60 s, and on the Jinja interpreter, 30 s"
+      stage "libFuzzer (clang-19, ASan + UBSan) on the GGUF reader and model loading, 2 x 30 s, and on the Jinja interpreter, 30 s"
       if scripts/fuzz.sh 60; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi
       if FUZZ_TARGET=jinja scripts/fuzz.sh 30; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi ;;
     *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;

@@ -8,6 +8,7 @@
 #include "core/blocks.h"
 #include "core/error.h"
 #include "core/fp16.h"
+#include "core/kquants.h"
 
 namespace qmm::gguf {
 
@@ -141,6 +142,19 @@ void block_q6_k(const uint8_t* b, float* y) {  // {u8 ql[128], u8 qh[64], i8 sca
   }
 }
 
+// Q5_K and IQ4_NL through the core's dequantizers (core/kquants.h), on a copy of the block.
+void block_q5_k(const uint8_t* b, float* y) {
+  BlockQ5_K blk;
+  std::memcpy(&blk, b, sizeof blk);
+  dequantize_row_q5_k(&blk, y, kSuperBlock);
+}
+
+void block_iq4_nl(const uint8_t* b, float* y) {
+  BlockIQ4_NL blk;
+  std::memcpy(&blk, b, sizeof blk);
+  dequantize_row_iq4_nl(&blk, y, 32);
+}
+
 void row_bf16(const uint8_t* src, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     uint16_t h;
@@ -158,6 +172,8 @@ BlockFn block_fn(uint32_t type) {
     case kQ5_1: return block_q5_1;
     case kQ4_K: return block_q4_k;
     case kQ6_K: return block_q6_k;
+    case kQ5_K: return block_q5_k;
+    case kIQ4_NL: return block_iq4_nl;
     default: return nullptr;
   }
 }

@@ -17,7 +17,7 @@ namespace qmm::gguf {
 // GGML type ids as stored in GGUF files.
 enum GgmlType : uint32_t {
   kF32 = 0, kF16 = 1, kQ4_0 = 2, kQ4_1 = 3, kQ5_0 = 6, kQ5_1 = 7, kQ8_0 = 8, kQ8_1 = 9,
-  kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kQ8_K = 15, kBF16 = 30
+  kQ2_K = 10, kQ3_K = 11, kQ4_K = 12, kQ5_K = 13, kQ6_K = 14, kQ8_K = 15, kIQ4_NL = 20, kBF16 = 30
 };
 
 const char* ggml_type_name(uint32_t type);   // ggml's spelling ("q4_0", "q6_K"); "unknown" if unknown
@@ -31,7 +31,7 @@ bool ggml_can_dequantize(uint32_t type);     // dequantize_rows supports it
 size_t ggml_row_bytes(uint32_t type, uint64_t row_len);
 
 // `rows` rows of `row_len` values of any supported type (F32, F16, BF16, Q4_0, Q4_1, Q5_0,
-// Q5_1, Q8_0, Q4_K, Q6_K), stored back to back, -> F32. Throws for other types.
+// Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL), stored back to back, -> F32. Throws for other types.
 void dequantize_rows(uint32_t type, const void* src, float* dst, size_t rows, size_t row_len);
 
 }  // namespace qmm::gguf

@@ -206,7 +206,14 @@ bool Generator::step() {
     Slot& s = slots_[out_slot_[j]];
     if (!s.req) continue;
     if (s.next >= 0) ++s.res.decode_steps;
-    on_sampled(s, s.sampler->sample(logits + j * n_vocab, s.history));
+    int32_t token;
+    try {
+      token = s.sampler->sample(logits + j * n_vocab, s.history);
+    } catch (const Error& e) {  // non-finite logits
+      finish(s, FinishReason::error, e.what());
+      continue;
+    }
+    on_sampled(s, token);
   }
   return true;
 }

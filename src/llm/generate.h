@@ -22,11 +22,11 @@
 // EOT, and params.stop_tokens) end the request with finish reason `stop` and are never shown.
 //
 // Threads: a Generator is NOT thread-safe: one thread calls submit/cancel/step, and the
-// callbacks run on that thread, inside step() or cancel() (a callback must not call the
-// Generator; it returns false from on_token to cancel its own request). GeneratorThread wraps
-// one in an engine thread: submit() and cancel() may be called from any thread (a bounded
-// queue hands requests over), and the callbacks run on the engine thread, so they must be
-// quick and must not block on the engine (hand the text to the client's thread instead).
+// callbacks run on that thread, inside step() or cancel() (a callback must neither call the
+// Generator nor throw; it returns false from on_token to cancel its own request).
+// GeneratorThread wraps one in an engine thread: submit() and cancel() may be called from any
+// thread (a bounded queue hands requests over), and the callbacks run on the engine thread, so
+// they must be quick and must not block on the engine (hand the text to the client's thread).
 #pragma once
 #include <condition_variable>
 #include <cstddef>

@@ -32,6 +32,10 @@ std::optional<WeightType> native_type(uint32_t ggml) {
     case gguf::kF16: return WeightType::f16;
     case gguf::kQ4_0: return WeightType::q4_0;
     case gguf::kQ8_0: return WeightType::q8_0;
+    case gguf::kQ4_K: return WeightType::q4_k;
+    case gguf::kQ5_K: return WeightType::q5_k;
+    case gguf::kQ6_K: return WeightType::q6_k;
+    case gguf::kIQ4_NL: return WeightType::iq4_nl;
     default: return std::nullopt;
   }
 }
@@ -47,7 +51,7 @@ void release_pages(const void* p, size_t bytes) {
 
 [[noreturn]] void unloadable(const gguf::TensorInfo& t) {
   fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
-                                ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q6_K)");
+                                ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl)");
 }
 
 class Loader {
@@ -128,13 +132,21 @@ class Loader {
   // The type a weight is packed in: the --convert type where it fits, else its own type
   // when the kernels take it, else (dequantized) Q8_0, or F16 when k is not a multiple of 32.
   WeightType target_type(const gguf::TensorInfo& t, size_t k) {
-    if (opt_.convert_to && (!is_block_type(*opt_.convert_to) || k % kBlock == 0)) return *opt_.convert_to;
+    if (opt_.convert_to && k % block_len(*opt_.convert_to) == 0) return *opt_.convert_to;
     if (const std::optional<WeightType> native = native_type(t.type)) return *native;
     if (gguf::ggml_can_dequantize(t.type)) return k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
     unloadable(t);
   }
 
+  // "q4_1 -> q8_0" for each conversion not asked for by --convert, once (LoadStats::converted).
+  void note_conversion(const gguf::TensorInfo& t, WeightType target) {
+    if (opt_.convert_to || native_type(t.type) == target) return;
+    const std::string c = std::string(gguf::ggml_type_name(t.type)) + " -> " + type_name(target);
+    if (stats_.converted.find(c) == std::string::npos) stats_.converted += (stats_.converted.empty() ? "" : ", ") + c;
+  }
+
   void trace_tensor(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
+    note_conversion(t, target);
     if (!opt_.trace) return;
     std::string line = "  " + t.name + "  " + gguf::ggml_type_name(t.type) + " [n=" + std::to_string(n) + " k=" +
                        std::to_string(k) + "]";

@@ -63,6 +63,7 @@ struct LoadStats {
   size_t packed_bytes = 0;     // all packed weights
   size_t matmul_ops = 0;       // 2·n·k summed over the matmuls of one token (output included)
   size_t int8_ops = 0;         // the part of matmul_ops on quantized (int8-kernel) weights
+  std::string converted;       // weight types the kernels do not take, as "q4_1 -> q8_0, ..." ("" if none)
 };
 
 // Weights applied to the same input whose outputs sit side by side (Q|K|V, gate|up): one

@@ -1,16 +1,38 @@
 #include "llm/quantize.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <vector>
 
 #include "core/error.h"
+#include "core/kquants.h"
 #include "core/thread_pool.h"
 #include "llm/gguf_writer.h"
 
 namespace qmm::gguf {
 
-uint32_t llama_ftype(WeightType t) {
-  switch (t) {
+bool parse_quant_target(const std::string& name, QuantTarget* out) {
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool k_m = lower == "q4_k_m" || lower == "q5_k_m";
+  WeightType t;
+  if (!parse_type(k_m ? lower.substr(0, 4).c_str() : lower.c_str(), &t)) return false;
+  *out = QuantTarget(t);
+  out->k_m = k_m;
+  return true;
+}
+
+QuantTarget for_file(const File& f, QuantTarget target) {
+  target.n_layer = 0;
+  for (const TensorInfo& t : f.tensors()) target.n_layer += t.name.ends_with(".attn_v.weight");
+  target.has_output = f.find_tensor("output.weight") != nullptr;
+  return target;
+}
+
+uint32_t llama_ftype(const QuantTarget& target) {
+  if (target.k_m) return target.type == WeightType::q5_k ? 17 : 15;
+  switch (target.type) {
     case WeightType::f32: return 0;
     case WeightType::f16: return 1;
     case WeightType::q4_0: return 2;
@@ -23,17 +45,42 @@ uint32_t llama_ftype(WeightType t) {
   return 0;
 }
 
-uint32_t quantized_type(const TensorInfo& t, WeightType target) {
-  const auto want = static_cast<uint32_t>(target);
+namespace {
+
+// llama.cpp's use_more_bits: the first and last eighth of the layers, and every third between.
+bool use_more_bits(uint32_t i, uint32_t n) { return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2; }
+
+// N of "blk.N.", or -1.
+long layer_of(const std::string& name) {
+  if (!name.starts_with("blk.")) return -1;
+  return std::strtol(name.c_str() + 4, nullptr, 10);
+}
+
+}  // namespace
+
+uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarget& target, uint32_t keep) {
+  auto want = static_cast<uint32_t>(target.type);
+  if (target.k_m) {
+    const long layer = layer_of(name);
+    const bool more = layer >= 0 && use_more_bits(static_cast<uint32_t>(layer), target.n_layer);
+    if (name == "output.weight" || (!target.has_output && name == "token_embd.weight")) want = kQ6_K;
+    if (more && (name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
+  }
+  if (row_len % ggml_block_size(want) == 0) return want;
+  if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) return kQ8_0;  // llama.cpp: Q5_0/Q5_1/Q8_0
+  return keep;
+}
+
+uint32_t quantized_type(const TensorInfo& t, const QuantTarget& target) {
   const bool weight = t.name.size() > 7 && t.name.ends_with(".weight");
   if (!weight || !ggml_can_dequantize(t.type)) return t.type;  // not a float weight: copied
   if (t.shape.size() == 1) return kF32;                          // norms, rope_freqs
-  if (t.shape[0] % ggml_block_size(want) != 0) return t.type;    // rows do not fit the blocks
-  return want;
+  return weight_type(t.name, t.shape[0], target, t.type);        // keeps its type if no block fits
 }
 
-QuantizeStats quantize_file(const File& in, const std::string& out_path, WeightType target, int threads,
+QuantizeStats quantize_file(const File& in, const std::string& out_path, const QuantTarget& target_in, int threads,
                             const WriteOptions& opt) {
+  const QuantTarget target = for_file(in, target_in);
   Writer w;
   for (std::string_view key : in.keys()) w.copy_kv(in, key);
   w.set_u32("general.file_type", llama_ftype(target));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/error.h"
 
@@ -17,6 +18,12 @@ Sampler::Sampler(const SamplerParams& p, size_t n_vocab) : p_(p), rng_(p.seed), 
 int32_t Sampler::sample(const float* logits, std::span<const int32_t> history) {
   const size_t n = logits_.size();
   std::copy(logits, logits + n, logits_.begin());
+  // NaN / Inf logits (weights or activations that overflowed) have no meaningful sample.
+  if (const auto bad = std::find_if(logits_.begin(), logits_.end(), [](float x) { return !std::isfinite(x); });
+      bad != logits_.end()) {
+    fail(Status::io, "the model's logits are not finite (token " + std::to_string(bad - logits_.begin()) + " has " +
+                         std::to_string(*bad) + "): its weights or activations are NaN or overflow");
+  }
 
   // Repetition penalty: each distinct recent token's logit is divided (if > 0) or multiplied
   // (if < 0) by the penalty, once.

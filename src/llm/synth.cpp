@@ -67,6 +67,9 @@ const std::vector<SynthShape>& synth_shapes() {
        .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 2048, .rope_base = 500000.0f, .tied = true, .llama3 = true,
        .chat_template = "llama3",
        .summary = "tiny with Llama 3 features: 1024-token BPE vocabulary, rope_freqs, tied embeddings"},
+      {.name = "tiny-k", .arch = "llama", .vocab_flavor = llama, .dim = 256, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 64, .ffn = 512, .vocab = 512, .context = 512, .rope_base = 10000.0f,
+       .summary = "dim 256, 2 layers, 4/2 heads, FFN 512, 512 SentencePiece tokens (rows fit K-quant super-blocks)"},
       {.name = "tiny-gemma3", .arch = "gemma3", .vocab_flavor = gemma, .dim = 64, .layers = 6, .heads = 4, .kv_heads = 1,
        .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .sliding_window = 8,
        .tied = true, .chat_template = "gemma",
@@ -121,7 +124,7 @@ const SynthShape* find_synth_shape(const std::string& name) {
   return nullptr;
 }
 
-SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, const std::string& path, int threads,
+SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt, const std::string& chat_template) {
   const std::string arch = sh.arch, a = arch + ".";
   const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3";
@@ -130,7 +133,10 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   Writer w;
   w.set_string("general.architecture", arch);
   w.set_string("general.name", std::string("qmm synth ") + sh.name);
-  w.set_u32("general.file_type", llama_ftype(type));
+  QuantTarget q = target_in;
+  q.n_layer = sh.layers;
+  q.has_output = !sh.tied;
+  w.set_u32("general.file_type", llama_ftype(q));
   w.set_u32("general.quantization_version", 2);
   w.set_u32(a + "context_length", sh.context);
   w.set_u32(a + "embedding_length", sh.dim);
@@ -176,8 +182,7 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
   SynthStats stats;
   ThreadPool pool(threads);
   const std::vector<float> rope = llama3_rope_factors(sh.head_dim, sh.rope_base);
-  const auto target = static_cast<uint32_t>(type);
-  const uint32_t fallback = type == WeightType::f16 ? kF16 : kF32;
+  const uint32_t fallback = q.type == WeightType::f16 ? kF16 : kF32;
   uint64_t tensor_id = 0;
 
   // 1-D tensors from memory; 2-D ones generated row by row while the file is written.
@@ -202,7 +207,7 @@ SynthStats synth_model(const SynthShape& sh, WeightType type, uint64_t seed, con
     vec(name, std::move(g));
   };
   auto mat = [&](const std::string& name, uint32_t k, uint32_t n) {
-    const uint32_t t = k % ggml_block_size(target) == 0 ? target : fallback;
+    const uint32_t t = weight_type(name, k, q, fallback);
     const auto wt = static_cast<WeightType>(t);
     const size_t rb = ggml_row_bytes(t, k);
     const uint64_t id = tensor_id++;

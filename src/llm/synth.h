@@ -11,6 +11,7 @@
 
 #include "core/blocks.h"
 #include "llm/atomic_file.h"
+#include "llm/quantize.h"
 #include "llm/synth_vocab.h"
 
 namespace qmm::gguf {
@@ -37,10 +38,10 @@ struct SynthStats {
   uint64_t bytes = 0;  // tensor data
 };
 
-// Writes the model to `path`. 2-D weights are `type` when their rows fit its blocks, else
-// F32 (F16 for an f16 model); 1-D tensors are F32.
-// `chat_template` (if not empty) is written as tokenizer.chat_template.
-SynthStats synth_model(const SynthShape& shape, WeightType type, uint64_t seed, const std::string& path, int threads,
+// Writes the model to `path`. 2-D weights are `target`'s type (per tensor for a K-quant mix,
+// llm/quantize.h) when their rows fit its blocks, else F32 (F16 for an f16 model); 1-D
+// tensors are F32. `chat_template` (if not empty) is written as tokenizer.chat_template.
+SynthStats synth_model(const SynthShape& shape, const QuantTarget& target, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt = {}, const std::string& chat_template = "");
 
 }  // namespace qmm::gguf

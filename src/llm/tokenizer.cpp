@@ -268,7 +268,12 @@ void Tokenizer::index(std::string_view model_name) {
       byte_tokens_[b] = static_cast<int32_t>(i);
     }
   }
-  std::stable_sort(specials_.begin(), specials_.end(), [&](int32_t a, int32_t b) { return text(a).size() > text(b).size(); });
+  // Longest first, ids in order among equals (std::sort with a tie-break: clang-19 -Werror rejects
+  // the deprecated get_temporary_buffer inside libstdc++ 12's stable_sort).
+  std::sort(specials_.begin(), specials_.end(), [&](int32_t a, int32_t b) {
+    const size_t la = text(a).size(), lb = text(b).size();
+    return la != lb ? la > lb : a < b;
+  });
   // llama.cpp: in Phi-3 models (by general.name) special tokens eat the whitespace after them,
   // except <unk>, <s> and <|endoftext|>; </s> does too.
   std::string name(model_name);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/blocks.h"
 #include "core/error.h"
 #include "llm/chat_template.h"
 #include "llm/gguf_writer.h"
@@ -27,6 +28,66 @@ void all_value_types(Writer& w) {
   w.set_string_array("t.strings", std::vector<std::string>{"<unk>", "", "\xe2\x96\x81the"});
   w.set_f32_array("t.f32s", {0.0f, -1.0f});
   w.set_i32_array("t.i32s", {1, 2, 3});
+}
+
+// A complete Llama model small enough for the fuzzer to mutate (dim 32, one layer, 8 tokens),
+// 2-D weights in `type`, a SentencePiece or a BPE vocabulary: seeds of fuzz_model.
+void micro_model(const std::string& path, qmm::WeightType type, bool bpe) {
+  Writer w;
+  w.set_string("general.architecture", "llama");
+  w.set_u32("llama.embedding_length", 32);
+  w.set_u32("llama.block_count", 1);
+  w.set_u32("llama.feed_forward_length", 32);
+  w.set_u32("llama.attention.head_count", 2);
+  w.set_u32("llama.attention.head_count_kv", 1);
+  w.set_u32("llama.context_length", 16);
+  w.set_u32("llama.rope.dimension_count", 16);
+  w.set_f32("llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  w.set_f32("llama.rope.freq_base", 10000.0f);
+  w.set_string("tokenizer.ggml.model", bpe ? "gpt2" : "llama");
+  if (bpe) {
+    w.set_string("tokenizer.ggml.pre", "llama-bpe");
+    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"a", "b", "ab", "\xc4\xa0", "\xc4\xa0" "a",
+                                                                         "<|begin_of_text|>", "<|end_of_text|>", "c"});
+    w.set_string_array("tokenizer.ggml.merges", std::vector<std::string>{"a b", "\xc4\xa0 a"});
+    w.set_i32_array("tokenizer.ggml.token_type", {1, 1, 1, 1, 1, 3, 3, 1});
+    w.set_u32("tokenizer.ggml.bos_token_id", 5);
+    w.set_u32("tokenizer.ggml.eos_token_id", 6);
+  } else {
+    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"<unk>", "<s>", "</s>", "\xe2\x96\x81", "a", "b",
+                                                                         "\xe2\x96\x81" "a", "<0x41>"});
+    w.set_f32_array("tokenizer.ggml.scores", {0, 0, 0, -1, -2, -3, -0.5f, 0});
+    w.set_i32_array("tokenizer.ggml.token_type", {2, 3, 3, 1, 1, 1, 1, 6});
+    w.set_u32("tokenizer.ggml.bos_token_id", 1);
+    w.set_u32("tokenizer.ggml.eos_token_id", 2);
+  }
+  static std::vector<std::vector<uint8_t>> keep;  // tensor bytes live until write()
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 0.1f);
+  auto tensor = [&](const std::string& name, uint64_t k, uint64_t n) {
+    std::vector<float> x(k * n, 1.0f);
+    if (n > 1) {
+      for (float& v : x) v = normal(rng);
+    }
+    const qmm::WeightType t = n > 1 ? type : qmm::WeightType::f32;
+    std::vector<uint8_t>& b = keep.emplace_back(qmm::row_bytes(t, k) * n);
+    qmm::quantize_rows(t, x.data(), b.data(), n, k);
+    const std::vector<uint64_t> shape = n > 1 ? std::vector<uint64_t>{k, n} : std::vector<uint64_t>{k};
+    w.add_tensor(name, static_cast<uint32_t>(t), shape, b.data(), b.size());
+  };
+  tensor("token_embd.weight", 32, 8);
+  tensor("output_norm.weight", 32, 1);
+  tensor("blk.0.attn_norm.weight", 32, 1);
+  tensor("blk.0.attn_q.weight", 32, 32);
+  tensor("blk.0.attn_k.weight", 32, 16);
+  tensor("blk.0.attn_v.weight", 32, 16);
+  tensor("blk.0.attn_output.weight", 32, 32);
+  tensor("blk.0.ffn_norm.weight", 32, 1);
+  tensor("blk.0.ffn_gate.weight", 32, 32);
+  tensor("blk.0.ffn_up.weight", 32, 32);
+  tensor("blk.0.ffn_down.weight", 32, 32);
+  if (!bpe) tensor("output.weight", 32, 8);  // BPE: tied to the embedding
+  w.write(path);
 }
 
 // fuzz_jinja's seeds: the built-in chat templates.
@@ -70,6 +131,10 @@ int main(int argc, char** argv) {
     Writer empty;
     empty.write(dir + "/empty.gguf");
     synth_model(*find_synth_shape("tiny"), qmm::WeightType::q4_0, 1, dir + "/tiny_q4_0.gguf", 1);
+    micro_model(dir + "/micro_f32.gguf", qmm::WeightType::f32, false);
+    micro_model(dir + "/micro_q8_0.gguf", qmm::WeightType::q8_0, false);
+    micro_model(dir + "/micro_q4_0_bpe.gguf", qmm::WeightType::q4_0, true);
+    micro_model(dir + "/micro_f16_bpe.gguf", qmm::WeightType::f16, true);
   } catch (const qmm::Error& e) {
     std::fprintf(stderr, "make_seeds: %s\n", e.what());
     return 1;

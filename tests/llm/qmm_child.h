@@ -1,6 +1,7 @@
 // Runs the qmm command line (the qmm_cli target, QMM_CLI) as a child process with its output
-// captured, a time limit, and the child's peak memory (wait4's rusage), for the tests of
-// hostile files and of safe writes.
+// captured, a time limit, and the child's own peak memory (wait4's rusage, taken by a small
+// helper process forked at start-up: see qmm_child.cpp), for the tests of hostile files and
+// of safe writes.
 #pragma once
 #include <sys/types.h>
 
@@ -31,6 +32,7 @@ class Child {
  private:
   pid_t pid_ = -1;
   std::string out_path_, err_path_;
+  bool keep_out_ = false;  // stdout went to the caller's path
   double start_ = 0;
 };
 

@@ -290,11 +290,17 @@ TEST(Generate, EngineThreadServesConcurrentSubmitters) {
       }));
     }
     for (auto& c : clients) c.get();
-    // A request cancelled from another thread ends; an unknown id is ignored.
+    // A request cancelled from another thread ends; an unknown id is ignored. (Its first token
+    // waits for the cancel, which the engine takes before its next step.)
     Out slow;
     std::promise<void> done;
+    std::atomic<bool> sent{false};
     Request r = request(L.tok.encode("Once", true), greedy(0), &slow);
     r.params.ignore_eos = true;
+    r.on_token = [&](const Piece&) {
+      while (!sent) std::this_thread::yield();
+      return true;
+    };
     r.on_done = [&](const Result& res) {
       slow.res = res;
       done.set_value();
@@ -303,6 +309,7 @@ TEST(Generate, EngineThreadServesConcurrentSubmitters) {
     ASSERT_TRUE(id.has_value());
     engine.cancel(*id + 100);
     engine.cancel(*id);
+    sent = true;
     done.get_future().wait();
     EXPECT_EQ(slow.res.reason, FinishReason::cancelled);
     EXPECT_THROW(engine.submit(request({}, greedy(1), &slow)), Error);

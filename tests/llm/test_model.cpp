@@ -297,6 +297,37 @@ TEST(SynthLlama3, TiedOutputRopeFactorsAndBpe) {
   EXPECT_LE(rel_diff(la, std::vector<float>(b, b + m.config().n_vocab)), 1e-3);
 }
 
+// K-quant models load natively (the K-type packers, no conversion) and their logits stay within
+// 3% (of the largest |logit|) of the same file dequantized to F32 at load (--convert f32): only
+// the activations' int8 rounding differs.
+TEST(KQuantModel, LogitsMatchTheDequantizedF32Path) {
+  const gguf::SynthShape* shape = gguf::find_synth_shape("tiny-k");
+  ASSERT_NE(shape, nullptr);
+  for (const char* type : {"q4_k_m", "q5_k_m", "q6_k", "iq4_nl"}) {
+    gguf::QuantTarget target = WeightType::q4_0;
+    ASSERT_TRUE(gguf::parse_quant_target(type, &target));
+    const std::string path = ::testing::TempDir() + "tiny_k_" + type + ".gguf";
+    gguf::synth_model(*shape, target, 5, path, 1, {.replace = true, .inputs = {}});
+    std::string trace;
+    LoadOptions opt;
+    opt.trace = [&](const std::string& l) { trace += l + "\n"; };
+    Context ctx(1);
+    const Model m = Model::load(path, opt, ctx.pool());
+    EXPECT_EQ(m.stats().converted, "") << type;
+    EXPECT_NE(trace.find(std::string("rhs_pack_nxk_") + (target.type == WeightType::iq4_nl ? "iq4nlp" : target.type == WeightType::q6_k ? "q6kp" : target.type == WeightType::q5_k ? "q5kp" : "q4kp")), std::string::npos) << trace;
+    EXPECT_EQ(trace.find("converted"), std::string::npos) << trace;
+    LoadOptions f32;
+    f32.convert_to = WeightType::f32;
+    const Model ref = Model::load(path, f32, ctx.pool());
+    const int32_t prompt[] = {1, 17, 300, 42, 99, 7, 250, 3};
+    State sa(m, 16, 16, ctx), sb(ref, 16, 16, ctx);
+    const float* a = forward(m, sa, prompt, 8);
+    const std::vector<float> la(a, a + m.config().n_vocab);
+    const float* b = forward(ref, sb, prompt, 8);
+    EXPECT_LE(rel_diff(la, std::vector<float>(b, b + m.config().n_vocab)), 0.03) << type;
+  }
+}
+
 TEST(Stories260K, BadInputsAreErrors) {
   QMM_REQUIRE_STORIES260K();
   Context ctx(1);

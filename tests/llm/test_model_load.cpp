@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "llm/model.h"
+#include "llm/sampler.h"
 #include "llm/synth.h"
 #include "llm/tokenizer.h"
 #include "model_copy.h"
@@ -153,6 +154,25 @@ TEST(ModelLoad, TruncatingTheFileWhileTheModelRunsIsHarmless) {
   const int32_t tokens[2] = {1, 100};
   const float* logits = forward(model, s, tokens, 2);
   EXPECT_TRUE(std::isfinite(logits[0]));
+}
+
+// Logits that are not numbers have no meaningful sample: an error, not token 0 (<unk>).
+TEST(NonFiniteLogits, SamplingRefusesThem) {
+  for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity()}) {
+    for (float temp : {0.0f, 0.8f}) {
+      SamplerParams p;
+      p.temperature = temp;
+      Sampler s(p, 4);
+      const float logits[4] = {0.5f, bad, 1.0f, 2.0f};
+      try {
+        s.sample(logits, {});
+        ADD_FAILURE() << "sampled from logits with " << bad;
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("logits are not finite (token 1"), std::string::npos) << e.what();
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -75,6 +75,41 @@ INSTANTIATE_TEST_SUITE_P(Types, Quantize,
                          ::testing::Values(WeightType::q8_0, WeightType::q4_0, WeightType::f16, WeightType::f32),
                          [](const auto& p) { return std::string(type_name(p.param)); });
 
+// llama.cpp's Q4_K_M / Q5_K_M rules for a 16-layer Llama (use_more_bits picks layers 0, 1, 4, 7,
+// 10, 13, 14, 15), written out by hand from llama_tensor_get_type.
+TEST(QuantizeRules, KQuantMixes) {
+  QuantTarget m = WeightType::q4_0;
+  ASSERT_TRUE(parse_quant_target("Q4_K_M", &m));
+  EXPECT_TRUE(m.k_m);
+  EXPECT_EQ(m.type, WeightType::q4_k);
+  m.n_layer = 16;
+  EXPECT_EQ(llama_ftype(m), 15u);
+  for (uint32_t l = 0; l < 16; ++l) {
+    const bool more = l < 2 || l == 4 || l == 7 || l == 10 || l == 13 || l >= 14;
+    const std::string p = "blk." + std::to_string(l) + ".";
+    EXPECT_EQ(weight_type(p + "attn_v.weight", 2048, m, kF32), more ? kQ6_K : kQ4_K) << l;
+    EXPECT_EQ(weight_type(p + "ffn_down.weight", 8192, m, kF32), more ? kQ6_K : kQ4_K) << l;
+    EXPECT_EQ(weight_type(p + "attn_k.weight", 2048, m, kF32), kQ4_K) << l;
+    EXPECT_EQ(weight_type(p + "ffn_up.weight", 2048, m, kF32), kQ4_K) << l;
+  }
+  EXPECT_EQ(weight_type("output.weight", 2048, m, kF32), kQ6_K);
+  EXPECT_EQ(weight_type("token_embd.weight", 2048, m, kF32), kQ4_K);
+  m.has_output = false;  // tied: the embedding is the output
+  EXPECT_EQ(weight_type("token_embd.weight", 2048, m, kF32), kQ6_K);
+  EXPECT_EQ(weight_type("blk.2.attn_q.weight", 96, m, kF32), kQ8_0);   // rows not a multiple of 256
+  EXPECT_EQ(weight_type("blk.2.attn_q.weight", 172, m, kF32), kF32);   // nor of 32: kept
+  ASSERT_TRUE(parse_quant_target("q5_k_m", &m));
+  EXPECT_EQ(m.type, WeightType::q5_k);
+  EXPECT_EQ(llama_ftype(m), 17u);
+  m.n_layer = 16;
+  EXPECT_EQ(weight_type("blk.3.attn_v.weight", 2048, m, kF32), kQ5_K);
+  EXPECT_EQ(weight_type("blk.4.attn_v.weight", 2048, m, kF32), kQ6_K);
+  ASSERT_TRUE(parse_quant_target("IQ4_NL", &m));
+  EXPECT_FALSE(m.k_m);
+  EXPECT_EQ(weight_type("output.weight", 2048, m, kF32), 20u);  // a plain type: every weight
+  EXPECT_FALSE(parse_quant_target("q6_k_m", &m));
+}
+
 TEST(QuantizeRules, TensorTypes) {
   TensorInfo t;
   t.name = "blk.0.ffn_down.weight";

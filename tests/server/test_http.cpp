@@ -43,6 +43,7 @@ class ScriptedBackend : public Backend {
     return {1, jobs_.empty() ? 0u : 1u, jobs_.empty() ? 0u : jobs_.size() - 1};
   }
   int cancelled() const { return cancelled_; }
+  std::atomic<bool> hold{false};  // while set, a finished job keeps its slot (a busy server, whatever the timing)
 
  private:
   void work() {
@@ -60,6 +61,7 @@ class ScriptedBackend : public Backend {
         std::this_thread::sleep_for(delay_);
         job->emit((i ? " w" : "w") + std::to_string(i));
       }
+      while (hold && !job->cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       if (job->cancelled()) ++cancelled_;
       {
         std::lock_guard l(mu_);
@@ -195,11 +197,13 @@ TEST(ServeHttp, ApiKey) {
 }
 
 TEST(ServeHttp, BusyIs503) {
-  ScriptedBackend b(1, std::chrono::milliseconds(20));
+  ScriptedBackend b(1);
+  b.hold = true;  // the first job holds the only slot until the refusal was seen, however slow the machine
   test::TestServer s(b, options());
-  std::thread slow([&] { request(s.port(), "POST", "/v1/chat/completions", kChat + R"(,"max_tokens":50})"); });
+  std::thread slow([&] { request(s.port(), "POST", "/v1/chat/completions", kChat + "}"); });
   while (b.load().active == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   expect_error(request(s.port(), "POST", "/v1/chat/completions", kChat + "}"), 503, "unavailable_error");
+  b.hold = false;
   slow.join();
   EXPECT_EQ(request(s.port(), "POST", "/v1/chat/completions", kChat + "}").status, 200);
 }

@@ -23,14 +23,14 @@ int cmd_quantize(int argc, char** argv) {
             argc - 1, argv + 1);
   args.positional("IN", &in, "input GGUF file")
       .positional("OUT", &out, "output GGUF file")
-      .positional("TYPE", &type_s, "Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, F16 or F32 (llama-quantize's names; any case)")
+      .positional("TYPE", &type_s, "Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, Q4_K_M, Q5_K_M, F16 or F32 (llama-quantize's names; any case)")
       .size("-t,--threads", &threads, "threads (default: all cores)")
       .flag("-v,--verbose", &verbose, "print every tensor")
       .flag("-f,--force", &force, "replace OUT if it exists (never the input)");
   args.parse();
-  WeightType target;
-  if (!parse_type(type_s.c_str(), &target)) {  // any case: llama-quantize writes Q4_0, qmm q4_0
-    throw UsageError("TYPE must be Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, F16 or F32, not '" + type_s + "'");
+  gguf::QuantTarget target = WeightType::q4_0;
+  if (!gguf::parse_quant_target(type_s, &target)) {  // any case: llama-quantize writes Q4_0, qmm q4_0
+    throw UsageError("TYPE must be Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, Q4_K_M, Q5_K_M, F16 or F32, not '" + type_s + "'");
   }
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 
@@ -38,14 +38,14 @@ int cmd_quantize(int argc, char** argv) {
   const gguf::File f = gguf::File::open(in);
   if (verbose) {
     for (const auto& t : f.tensors()) {
-      const uint32_t to = gguf::quantized_type(t, target);
+      const uint32_t to = gguf::quantized_type(t, gguf::for_file(f, target));
       std::printf("  %-32s %-5s -> %-5s\n", t.name.c_str(), gguf::ggml_type_name(t.type), gguf::ggml_type_name(to));
     }
   }
   const gguf::QuantizeStats s = gguf::quantize_file(f, out, target, static_cast<int>(threads), {.replace = force, .inputs = {}});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("%s -> %s (%s): %zu tensors converted, %zu kept; tensor data %.2f MB -> %.2f MB; %.2f s\n", in.c_str(),
-              out.c_str(), type_name(target), s.converted, s.kept, s.in_bytes / 1e6, s.out_bytes / 1e6, secs);
+              out.c_str(), (std::string(type_name(target.type)) + (target.k_m ? "_m" : "")).c_str(), s.converted, s.kept, s.in_bytes / 1e6, s.out_bytes / 1e6, secs);
   return 0;
 }
 

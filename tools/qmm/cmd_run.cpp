@@ -135,6 +135,7 @@ int cmd_run(int argc, char** argv) {
   req.on_done = [&](const llm::Result& r) { res = r; };
   gen.submit(std::move(req));
   gen.run();
+  if (res.reason == llm::FinishReason::error) fail(Status::io, res.error);
   if (first) {  // the first sampled token ended the generation
     if (mf.trace) mt.end();
     print_prompt();

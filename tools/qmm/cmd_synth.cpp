@@ -37,7 +37,8 @@ int cmd_synth(int argc, char** argv) {
   Args args("synth", summary, argc - 1, argv + 1);
   args.positional("SHAPE", &shape_s, "model shape (listed above)")
       .str("-o,--output", &out, "FILE", "output GGUF file (required)")
-      .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32"}, "weight type (default q4_0)")
+      .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl", "q4_k_m", "q5_k_m"},
+              "weight type or K-quant mix (default q4_0)")
       .integer("--seed", &seed, "random seed (default 1)")
       .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE (default: the family's built-in one)")
       .size("-t,--threads", &threads, "threads (default: all cores)")
@@ -51,8 +52,8 @@ int cmd_synth(int argc, char** argv) {
   }
   if (out.empty()) throw UsageError("-o FILE is required");
   if (threads > 1024) throw UsageError("-t must be at most 1024");
-  WeightType type;
-  parse_type(type_s.c_str(), &type);
+  gguf::QuantTarget type = WeightType::q4_0;
+  gguf::parse_quant_target(type_s, &type);
 
   const auto t0 = std::chrono::steady_clock::now();
   const std::string tmpl = read_template(template_s);

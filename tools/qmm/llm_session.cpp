@@ -89,6 +89,7 @@ void LoadedModel::print_model_lines() const {
                c.n_embd, c.n_head, c.n_head_kv, c.n_vocab, tok->kind() == llm::Tokenizer::Kind::spm ? "SentencePiece" : "BPE");
   std::fprintf(stderr, "load:    %.3f s (repack %.3f s); packed weights %s, file %s (mapped, released after packing)\n",
                st.load_seconds, st.pack_seconds, mib(st.packed_bytes).c_str(), mib(st.file_bytes).c_str());
+  if (!st.converted.empty()) std::fprintf(stderr, "convert: %s (no native kernels for these types)\n", st.converted.c_str());
 }
 
 }  // namespace qmm::cli

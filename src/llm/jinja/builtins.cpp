@@ -115,7 +115,7 @@ Value make_dict(CallArgs& a, bool is_namespace) {
   Value d = is_namespace ? Value::make_namespace() : Value::make_dict();
   if (a.pos.size() > 1) throw Failure("expected at most 1 positional argument");
   if (!a.pos.empty()) {
-    if (!a.pos[0].is_dict()) throw Failure("expected a dict argument");
+    if (!a.pos[0].is_dict() || a.pos[0].dict().is_namespace) throw Failure("expected a dict argument");
     for (const auto& [k, v] : a.pos[0].dict().items) d.mutable_dict().set(k, v);
   }
   for (auto& [k, v] : a.kw) d.mutable_dict().set(Value(k), v);
@@ -187,6 +187,7 @@ std::vector<Value> iterate(const Value& v) {
     case Value::Kind::undefined: return {};
     case Value::Kind::list: return v.items();
     case Value::Kind::dict: {
+      if (v.dict().is_namespace) throw Failure("'Namespace' object is not iterable");
       std::vector<Value> keys;
       for (const auto& [k, x] : v.dict().items) keys.push_back(k);
       return keys;
@@ -273,7 +274,7 @@ bool apply_test(const std::string& name, const Value& v, CallArgs& a) {
   if (name == "ne" || name == "!=") return !equals(v, b);
   if (name == "in") {
     if (b.is_string() && v.is_string()) return b.str().find(v.str()) != std::string::npos;
-    if (b.is_dict()) return b.dict().lookup(v) != nullptr;
+    if (b.is_dict() && !b.dict().is_namespace) return b.dict().lookup(v) != nullptr;
     for (const Value& x : iterate(b))
       if (equals(x, v)) return true;
     return false;

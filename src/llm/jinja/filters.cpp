@@ -49,7 +49,9 @@ int64_t length(const Value& v) {
     case Value::Kind::undefined: return 0;
     case Value::Kind::string: return static_cast<int64_t>(py_len(v.str()));
     case Value::Kind::list: return static_cast<int64_t>(v.items().size());
-    case Value::Kind::dict: return static_cast<int64_t>(v.dict().items.size());
+    case Value::Kind::dict:
+      if (v.dict().is_namespace) throw Failure("object of type 'Namespace' has no len()");
+      return static_cast<int64_t>(v.dict().items.size());
     default: throw Failure(std::string("object of type '") + v.type_name() + "' has no len()");
   }
 }
@@ -280,7 +282,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
   if (name == "list") return Value::list(iterate(v));
   if (name == "items") {
     if (v.is_undefined()) return Value::list({});
-    if (!v.is_dict()) throw Failure(what + " needs a mapping, got " + v.type_name());
+    if (!v.is_dict() || v.dict().is_namespace) throw Failure(what + " needs a mapping, got " + v.type_name());
     std::vector<Value> out;
     for (const auto& [k, x] : v.dict().items) out.push_back(Value::list({k, x}, true));
     return Value::list(std::move(out));

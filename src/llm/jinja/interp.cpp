@@ -121,7 +121,7 @@ bool contains(const Value& container, const Value& item) {
       throw Failure(std::string("'in <string>' requires string as left operand, not ") + item.type_name());
     return container.str().find(item.str()) != std::string::npos;
   }
-  if (container.is_dict()) return container.dict().lookup(item) != nullptr;
+  if (container.is_dict() && !container.dict().is_namespace) return container.dict().lookup(item) != nullptr;
   for (const Value& v : iterate(container))
     if (equals(v, item)) return true;
   return false;

@@ -246,6 +246,7 @@ void to_json(const Value& v, int indent, int level, std::string& out) {
       return;
     }
     case Value::Kind::dict: {
+      if (v.dict().is_namespace) throw Failure("Object of type Namespace is not JSON serializable");
       if (v.dict().items.empty()) {
         out += "{}";
         return;
