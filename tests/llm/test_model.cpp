@@ -236,6 +236,7 @@ TEST(Stories260K, OtherTypesAreDequantizedAndRepacked) {
     said_f16 |= l.find("blk.0.ffn_down.weight") != std::string::npos && l.find("dequantized bf16 -> f16") != std::string::npos;
   }
   EXPECT_TRUE(said_q8 && said_f16 && fused);
+  EXPECT_EQ(m.stats().converted, "bf16 -> q8_0, bf16 -> f16");  // the one line qmm run prints
   EXPECT_EQ(m.layers()[0].qkv.parts.size(), 1u);  // Q, K, V in one matrix
   const Tokenizer tok = Tokenizer::from_gguf(m.file());
   State s(m, 64, 8, ctx);

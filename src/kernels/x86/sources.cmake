@@ -19,6 +19,7 @@ qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
 # --- AVX-VNNI (ymm {vex} vpdpbusd) ---
 qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp)
 
 # --- AVX-512 VNNI (zmm vpdpbusd) ---
@@ -30,6 +31,8 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_L
 endif()
 qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx512.cpp
   kernels/x86/matmul_clamp_f32_f32p_f32p_avx512.cpp)

@@ -205,6 +205,68 @@ struct VnniQ4 {
   }
 };
 
+// Q4_K (rhs_pack_nxk_q4kp_q4k, nr = V::kLanes): one super-block per step. Per sub-block j,
+// vpdpbusd of its 4-bit levels (the low or high nibbles of its 32-byte group) by the
+// activations into int32; then acc += Σ·((d·sc_j)·s_a) and the min term
+// acc += (−8·Σa)·((dmin/8·m_j)·s_a), −8·Σa from the LHS's int16 pair (vpmaddwd by 1).
+template <class V>
+struct VnniQ4K {
+  static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 148;
+  template <size_t R, size_t C, size_t RL = R>
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
+    const typename V::I m4 = V::set1_i8(0x0f);
+    typename V::F d[C], dmin8[C];
+    for (size_t c = 0; c < C; ++c) {
+      d[c] = V::load_f16(w + c * stride + 144 * kNr);
+      dmin8[c] = V::mul(V::load_f16(w + c * stride + 146 * kNr), V::set1(0.125f));
+    }
+#pragma GCC unroll 1
+    for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
+      const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
+      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
+      typename V::I s0[C][R], s1[C][R];
+      for (size_t c = 0; c < C; ++c)
+        for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
+      for (size_t v = 0; v < 8; ++v) {
+        typename V::I lo[C], hi[C];
+        for (size_t c = 0; c < C; ++c) {
+          const typename V::I wv = V::load(w + c * stride + pair * 32 * kNr + 4 * kNr * v);
+          lo[c] = V::and_(wv, m4);
+          hi[c] = V::and_(V::srli16_4(wv), m4);
+        }
+        for (size_t r = 0; r < R; ++r) {
+          const typename V::I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
+          for (size_t c = 0; c < C; ++c) {
+            s0[c][r] = V::dpbusd(s0[c][r], lo[c], av0);
+            s1[c][r] = V::dpbusd(s1[c][r], hi[c], av1);
+          }
+        }
+      }
+      finish<R, C, RL>(w, stride, 2 * pair, a0, d, dmin8, s0, acc);
+      finish<R, C, RL>(w, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
+    }
+  }
+
+  template <size_t R, size_t C, size_t RL>
+  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const typename V::F d[C],
+                     const typename V::F dmin8[C], typename V::I s[C][R], typename V::F acc[C][R]) {
+    typename V::F sc[C], mn[C];
+    for (size_t c = 0; c < C; ++c) {
+      const uint8_t* sm = w + c * stride + 128 * kNr + 2 * kNr * j;
+      sc[c] = V::mul(V::load_u8_f32(sm), d[c]);
+      mn[c] = V::mul(V::load_u8_f32(sm + kNr), dmin8[c]);
+    }
+    for (size_t r = 0; r < R; ++r) {
+      const typename V::F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
+      const typename V::I neg8sum = V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1);
+      for (size_t c = 0; c < C; ++c) {
+        acc[c][r] = V::add_scaled(acc[c][r], s[c][r], sc[c], sa);
+        acc[c][r] = V::add_scaled(acc[c][r], neg8sum, mn[c], sa);
+      }
+    }
+  }
+};
+
 // Q8_0, weights stored u = w + 128: the sums start at −128·Σa (the int16 pair times 16).
 template <class V>
 struct VnniQ8 {
