@@ -47,6 +47,46 @@ TEST(CApi, PackAndMatmul) {
   EXPECT_NE(std::string(qmm_cpu_info()), "");
 }
 
+// qmm_weights_pack_f32: per-channel QC8 / QC4 from F32 weights and a bias, any k; the result
+// within the stated bound of the F32 product + bias: 0.02·S (QC8), 0.15·S (QC4), S = Σ|x|·|w|.
+TEST(CApi, PackF32PerChannel) {
+  const size_t n = 21, k = 45, m = 4;
+  const std::vector<float> wf = qmm::test::random_floats(n * k, 5), x = qmm::test::random_floats(m * k, 6);
+  std::vector<float> bias(n);
+  for (size_t j = 0; j < n; ++j) bias[j] = 0.25f * static_cast<float>(j);
+  for (auto [type, bound] : {std::pair{QMM_TYPE_QC8, 0.02}, std::pair{QMM_TYPE_QC4, 0.15}}) {
+    qmm_weights* w = nullptr;
+    ASSERT_EQ(qmm_weights_pack_f32(type, n, k, wf.data(), bias.data(), nullptr, &w), QMM_OK) << last();
+    for (size_t rows : {m, size_t{1}}) {
+      std::vector<float> y(rows * n);
+      ASSERT_EQ(qmm_matmul(w, rows, x.data(), k * 4, y.data(), n * 4, -INFINITY, 4.0f, nullptr), QMM_OK) << last();
+      for (size_t i = 0; i < rows; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+          double ref = bias[j], s = 0;
+          for (size_t c = 0; c < k; ++c) {
+            ref += static_cast<double>(x[i * k + c]) * wf[j * k + c];
+            s += std::fabs(static_cast<double>(x[i * k + c]) * wf[j * k + c]);
+          }
+          ASSERT_LE(std::fabs(y[i * n + j] - std::min(ref, 4.0)), bound * s + 1e-6) << type << " (" << i << ", " << j << ")";
+        }
+      }
+    }
+    qmm_weights_free(w);
+  }
+  qmm_weights* w = nullptr;
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC8, n, k, wf.data(), nullptr, nullptr, &w), QMM_OK) << last();  // no bias
+  qmm_weights_free(w);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_Q4_0, n, 64, wf.data(), nullptr, nullptr, &w), QMM_ERR_UNSUPPORTED);
+  EXPECT_EQ(last(), "qmm_weights_pack_f32 takes QMM_TYPE_QC8 or QMM_TYPE_QC4, not q4_0");
+  EXPECT_EQ(qmm_weights_pack_f32(77, n, k, wf.data(), nullptr, nullptr, &w), QMM_ERR_UNSUPPORTED);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, n, k, nullptr, nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, 0, k, wf.data(), nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, SIZE_MAX / 2, SIZE_MAX / 2, wf.data(), nullptr, nullptr, &w),
+            QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, n, k, wf.data(), nullptr, nullptr, nullptr), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(w, nullptr);
+}
+
 TEST(CApi, MisuseIsReported) {
   const std::vector<uint8_t> rows(4096);
   qmm_weights* w = nullptr;

@@ -76,7 +76,7 @@ struct Problem {
   }
 
   double tolerance(size_t i, size_t j) const {
-    const double rel = is_block_type(type) ? 4e-3 : static_cast<double>(k) * std::ldexp(1.0, -22);
+    const double rel = is_block_type(type) || is_channel_type(type) ? 4e-3 : static_cast<double>(k) * std::ldexp(1.0, -22);
     return rel * mag[i * N + j] + 1e-30;
   }
 
@@ -205,7 +205,7 @@ TEST_P(KernelTest, NonFiniteInputsFollowTheNaNPolicy) {
   const TileParams p = kernel_params(u);
   const size_t m = u.gemv ? 1 : p.mr + 2, n = 2 * p.nr + 3, k = 3 * std::max<size_t>(32, block_len(u.type));
   const Problem clean(u.type, m, n, k, 23);
-  const bool blocks = is_block_type(u.type);
+  const bool blocks = is_block_type(u.type) || is_channel_type(u.type);  // per-row / per-column poison
   for (float lo : {-INFINITY, -1.0f}) {
     const float hi = -lo;
     const std::vector<float> base = clean.run(u, m, n, lo, hi);
@@ -221,6 +221,8 @@ TEST_P(KernelTest, NonFiniteInputsFollowTheNaNPolicy) {
           std::vector<float> w = test::dequantized(u.type, bad.rows, n, k);
           w[j * k + c] = poison;
           quantize_rows(u.type, w.data() + j * k, bad.rows.data() + j * rb, 1, k);
+        } else if (is_channel_type(u.type)) {  // a row whose f32 scale is not finite
+          std::memcpy(bad.rows.data() + j * rb, &poison, 4);
         } else {  // a GGUF block whose d itself is not finite
           const uint16_t d = fp32_to_fp16(poison);
           const size_t bl = block_len(u.type), d_at = u.type == WeightType::q6_k ? 208 : 0;  // d's byte in the block

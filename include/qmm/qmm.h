@@ -40,7 +40,13 @@ typedef enum qmm_status {
 
 /* Weight types, numbered as GGML/GGUF number them. Calls take the type as an int and report an
  * unknown one (QMM_ERR_UNSUPPORTED); the two bounds make every int a valid qmm_type value, so
- * (qmm_type)-1 is well defined in C++ too. */
+ * (qmm_type)-1 is well defined in C++ too.
+ * QC8 / QC4 are qmm's per-channel types (numbered outside GGML's range, never in a GGUF file):
+ * one F32 scale and one F32 bias per output channel (row of W), symmetric int8 / int4 values,
+ * activations quantized per row (asymmetric int8), as frameworks use KleidiAI. Their rows, as
+ * qmm_weights_pack and qmm_ukernel_pack_rhs take them: f32 scale, f32 bias (little-endian, no
+ * alignment needed), then QC8: k int8; QC4: (k+1)/2 bytes, element 2i in the low nibble of byte
+ * i and 2i+1 in the high one, signed int4 (two's complement). Weight = q * scale. */
 typedef enum qmm_type {
   QMM_TYPE_F32 = 0,
   QMM_TYPE_F16 = 1,
@@ -50,6 +56,8 @@ typedef enum qmm_type {
   QMM_TYPE_Q5_K = 13,
   QMM_TYPE_Q6_K = 14,
   QMM_TYPE_IQ4_NL = 20,
+  QMM_TYPE_QC8 = 1024,
+  QMM_TYPE_QC4 = 1025,
   QMM_TYPE_FORCE_INT_MIN = -0x7fffffff - 1,
   QMM_TYPE_FORCE_INT = 0x7fffffff
 } qmm_type;
@@ -76,6 +84,13 @@ typedef struct qmm_pack_options {
  * Q4_0 / Q8_0. */
 QMM_API qmm_status qmm_weights_pack(int type, size_t n, size_t k, const void* data, const qmm_pack_options* options,
                             qmm_weights** out);
+/* Quantizes F32 weights [n, k] (k contiguous) per output channel and packs them once:
+ * type QMM_TYPE_QC8 (scale = max|w|/127) or QMM_TYPE_QC4 (scale = max|w|/7, values -8..7),
+ * q = round(w / scale). bias: n F32 values added to the outputs, or NULL for none. Any k.
+ * A row holding NaN or ±Inf gets a NaN scale (its output column is NaN); other types are
+ * QMM_ERR_UNSUPPORTED (use qmm_weights_pack). */
+QMM_API qmm_status qmm_weights_pack_f32(int type, size_t n, size_t k, const float* weights, const float* bias,
+                                        const qmm_pack_options* options, qmm_weights** out);
 /* The chosen kernel names (gemv = 1: the m == 1 kernel), or NULL for a NULL handle. */
 QMM_API const char* qmm_weights_kernel(const qmm_weights* w, int gemv);
 QMM_API size_t qmm_weights_packed_bytes(const qmm_weights* w);
@@ -97,6 +112,9 @@ QMM_API void qmm_context_free(qmm_context* c);
  *     holds NaN or ±Inf (or values beyond its binary16 scale, |x| >= 65520 * 127) makes every
  *     output of its row NaN. A weight block whose scale d is NaN or ±Inf makes every output of
  *     its column NaN (qmm's quantizers give a block with a non-finite F32 value a NaN d).
+ *   - QC8 / QC4 weights: activations are quantized per row. A row that holds NaN or ±Inf makes
+ *     every output of its row NaN; a channel whose scale is NaN or ±Inf makes its column NaN.
+ *     The bias is added in F32 (a NaN or ±Inf bias gives what F32 addition gives).
  *   - F32 / F16 weights: each output is what F32 arithmetic gives in any summation order: NaN
  *     when one of its products is NaN (a NaN input, or ±Inf times 0) or they hold both +Inf and
  *     -Inf, else ±Inf when one is infinite.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <strings.h>
 
+#include "core/channels.h"
 #include "core/fp16.h"
 #include "core/kquants.h"
 
@@ -20,6 +21,8 @@ const char* type_name(WeightType t) {
     case WeightType::q5_k: return "q5_k";
     case WeightType::q6_k: return "q6_k";
     case WeightType::iq4_nl: return "iq4_nl";
+    case WeightType::qc8: return "qc8";
+    case WeightType::qc4: return "qc4";
   }
   return "?";
 }
@@ -36,9 +39,11 @@ bool parse_type(const char* name, WeightType* out) {
 
 bool is_block_type(WeightType t) { return block_len(t) > 1; }
 
+bool is_channel_type(WeightType t) { return t == WeightType::qc8 || t == WeightType::qc4; }
+
 size_t block_len(WeightType t) {
   switch (t) {
-    case WeightType::f32: case WeightType::f16: return 1;
+    case WeightType::f32: case WeightType::f16: case WeightType::qc8: case WeightType::qc4: return 1;
     case WeightType::q4_0: case WeightType::q8_0: case WeightType::iq4_nl: return kBlock;
     case WeightType::q4_k: case WeightType::q5_k: case WeightType::q6_k: return kSuperBlock;
   }
@@ -55,6 +60,8 @@ size_t row_bytes(WeightType t, size_t k) {
     case WeightType::q5_k: return k / kSuperBlock * sizeof(BlockQ5_K);
     case WeightType::q6_k: return k / kSuperBlock * sizeof(BlockQ6_K);
     case WeightType::iq4_nl: return k / kBlock * sizeof(BlockIQ4_NL);
+    case WeightType::qc8: return qc8_row_bytes(k);
+    case WeightType::qc4: return qc4_row_bytes(k);
   }
   return 0;
 }
@@ -127,6 +134,8 @@ void dequantize_row(WeightType t, const void* row, float* y, size_t k) {
     case WeightType::q5_k: dequantize_row_q5_k(static_cast<const BlockQ5_K*>(row), y, k); break;
     case WeightType::q6_k: dequantize_row_q6_k(static_cast<const BlockQ6_K*>(row), y, k); break;
     case WeightType::iq4_nl: dequantize_row_iq4_nl(static_cast<const BlockIQ4_NL*>(row), y, k); break;
+    case WeightType::qc8: dequantize_row_qc8(static_cast<const uint8_t*>(row), y, k); break;
+    case WeightType::qc4: dequantize_row_qc4(static_cast<const uint8_t*>(row), y, k); break;
   }
 }
 
@@ -143,6 +152,8 @@ void quantize_rows(WeightType t, const float* x, void* y, size_t n, size_t k) {
       case WeightType::q5_k: quantize_row_q5_k(x, reinterpret_cast<BlockQ5_K*>(out), k); break;
       case WeightType::q6_k: quantize_row_q6_k(x, reinterpret_cast<BlockQ6_K*>(out), k); break;
       case WeightType::iq4_nl: quantize_row_iq4_nl(x, reinterpret_cast<BlockIQ4_NL*>(out), k); break;
+      case WeightType::qc8: quantize_row_qc8(x, 0.0f, out, k); break;  // bias 0
+      case WeightType::qc4: quantize_row_qc4(x, 0.0f, out, k); break;
     }
   }
 }

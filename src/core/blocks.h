@@ -5,10 +5,13 @@
 
 namespace qmm {
 
-// GGML type ids as they appear in GGUF files.
-enum class WeightType : uint32_t { f32 = 0, f16 = 1, q4_0 = 2, q8_0 = 8, q4_k = 12, q5_k = 13, q6_k = 14, iq4_nl = 20 };
+// GGML type ids as they appear in GGUF files; qc8 / qc4 are qmm's per-channel row formats
+// (core/channels.h), numbered outside GGML's range: they never come from a GGUF file.
+enum class WeightType : uint32_t { f32 = 0, f16 = 1, q4_0 = 2, q8_0 = 8, q4_k = 12, q5_k = 13, q6_k = 14, iq4_nl = 20,
+                                   qc8 = 1024, qc4 = 1025 };
 
-// Every type above, for tools that list them.
+// Every GGUF type above, for tools that list them (parse_type knows only these: qc8 / qc4 are
+// no target of the GGUF tools).
 inline constexpr WeightType kWeightTypes[] = {WeightType::f32,  WeightType::f16,  WeightType::q4_0, WeightType::q8_0,
                                              WeightType::q4_k, WeightType::q5_k, WeightType::q6_k, WeightType::iq4_nl};
 
@@ -32,6 +35,7 @@ static_assert(sizeof(BlockQ8_0) == 34);
 const char* type_name(WeightType t);
 bool parse_type(const char* name, WeightType* out);  // type_name's spelling, any case ("Q4_K" too)
 bool is_block_type(WeightType t);                    // a quantized type: k must be a multiple of block_len
+bool is_channel_type(WeightType t);                  // qc8 / qc4: one scale per row, any k
 size_t block_len(WeightType t);                      // weights per block: 1 (f32, f16), 32, 256 (K-quants)
 size_t row_bytes(WeightType t, size_t k);            // bytes of one GGUF row of k elements (k valid)
 

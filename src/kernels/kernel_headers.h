@@ -2,6 +2,8 @@
 #pragma once
 #include "kernels/ref/matmul_clamp_f32_f32p_f16p_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_f32p_f32p_scalar.h"
+#include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi4cxp_scalar.h"
+#include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi8cxp_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi4c32p_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_kquants_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi8c32p_scalar.h"

@@ -41,6 +41,7 @@ uint32_t llama_ftype(const QuantTarget& target) {
     case WeightType::q5_k: return 16;  // MOSTLY_Q5_K_S
     case WeightType::q6_k: return 18;
     case WeightType::iq4_nl: return 25;
+    case WeightType::qc8: case WeightType::qc4: return 0;  // no GGUF type (parse_type never gives them)
   }
   return 0;
 }

@@ -7,7 +7,9 @@
 #include <new>
 #include <thread>
 #include <string>
+#include <vector>
 
+#include "core/channels.h"
 #include "core/cpu.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
@@ -90,6 +92,8 @@ qmm::WeightType to_type(int t) {
     case QMM_TYPE_Q5_K: return qmm::WeightType::q5_k;
     case QMM_TYPE_Q6_K: return qmm::WeightType::q6_k;
     case QMM_TYPE_IQ4_NL: return qmm::WeightType::iq4_nl;
+    case QMM_TYPE_QC8: return qmm::WeightType::qc8;
+    case QMM_TYPE_QC4: return qmm::WeightType::qc4;
     default: break;
   }
   qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(t));
@@ -120,6 +124,21 @@ size_t getter(size_t index, F f) {
   return r;
 }
 
+// The pack options' filter and pool, then PackedWeights::pack under the options' context.
+qmm_weights* pack_with_options(qmm::WeightType t, size_t n, size_t k, const void* data, const qmm_pack_options* options,
+                               const char* fn) {
+  qmm::KernelFilter filter = qmm::kernel_filter_from_env();
+  qmm::ThreadPool* pool = nullptr;
+  if (options) {
+    filter = qmm::merge(filter, qmm::parse_kernel_filter(options->kernels ? options->kernels : "",
+                                                         options->disable ? options->disable : "",
+                                                         "qmm_pack_options"));
+    if (options->context) pool = &options->context->ctx.pool();
+  }
+  const ContextUse use(options ? options->context : nullptr, fn);
+  return new qmm_weights{qmm::PackedWeights::pack(t, n, k, data, filter, pool)};
+}
+
 }  // namespace
 
 extern "C" {
@@ -144,18 +163,33 @@ qmm_status qmm_weights_pack(int type, size_t n, size_t k, const void* data, cons
     require(out != nullptr, "qmm_weights_pack: out is null");
     *out = nullptr;
     require(data != nullptr, "qmm_weights_pack: data is null");
+    *out = pack_with_options(to_type(type), n, k, data, options, "qmm_weights_pack");
+  });
+}
+
+qmm_status qmm_weights_pack_f32(int type, size_t n, size_t k, const float* weights, const float* bias,
+                                const qmm_pack_options* options, qmm_weights** out) {
+  return guarded([&] {
+    require(out != nullptr, "qmm_weights_pack_f32: out is null");
+    *out = nullptr;
+    require(weights != nullptr, "qmm_weights_pack_f32: weights are null");
     const qmm::WeightType t = to_type(type);
-    qmm::KernelFilter filter = qmm::kernel_filter_from_env();
-    qmm::ThreadPool* pool = nullptr;
-    if (options) {
-      filter = qmm::merge(filter, qmm::parse_kernel_filter(options->kernels ? options->kernels : "",
-                                                           options->disable ? options->disable : "",
-                                                           "qmm_pack_options"));
-      if (options->context) pool = &options->context->ctx.pool();
+    if (!qmm::is_channel_type(t)) {
+      qmm::fail(qmm::Status::unsupported, std::string("qmm_weights_pack_f32 takes QMM_TYPE_QC8 or QMM_TYPE_QC4, not ") +
+                                              qmm::type_name(t));
     }
-    const ContextUse use(options ? options->context : nullptr, "qmm_weights_pack");
-    auto* w = new qmm_weights{qmm::PackedWeights::pack(t, n, k, data, filter, pool)};
-    *out = w;
+    qmm::check_shape(t, n, k, "qmm_weights_pack_f32");  // before sizing the rows
+    const size_t rb = qmm::row_bytes(t, k);
+    std::vector<uint8_t> rows(n * rb);
+    for (size_t j = 0; j < n; ++j) {
+      const float b = bias ? bias[j] : 0.0f;
+      if (t == qmm::WeightType::qc8) {
+        qmm::quantize_row_qc8(weights + j * k, b, rows.data() + j * rb, k);
+      } else {
+        qmm::quantize_row_qc4(weights + j * k, b, rows.data() + j * rb, k);
+      }
+    }
+    *out = pack_with_options(t, n, k, rows.data(), options, "qmm_weights_pack_f32");
   });
 }
 

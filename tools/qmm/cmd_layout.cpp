@@ -92,6 +92,9 @@ int cmd_layout(int argc, char** argv) {
   if (rows > kMaxElements / k) throw UsageError("too large to draw: at most 4M elements");
 
   const PackerPreset& preset = find_preset(lhs, kernel, packer);
+  if (is_channel_type(preset.rhs->src_type)) {
+    throw UsageError("qmm layout does not draw the per-channel packers yet (kernels/ref/layouts_c.h documents them)");
+  }
   if (is_block_type(preset.rhs->src_type) && k % kBlock != 0) {
     throw UsageError("k must be a multiple of 32 for " + std::string(lhs ? preset.lhs->name : preset.rhs->name) + ", got " +
                      std::to_string(k));

@@ -201,6 +201,9 @@ LayoutMap probe_rhs(const RhsPacker& packer, size_t n, size_t k, const TileParam
     case WeightType::q4_k: case WeightType::q5_k: case WeightType::q6_k: case WeightType::iq4_nl:
       fail(Status::unsupported, std::string("qmm layout does not draw ") + type_name(packer.src_type) +
                                     " packers yet (kernels/ref/rhs_pack_nxk_kquants.h documents them)");
+    case WeightType::qc8: case WeightType::qc4:
+      fail(Status::unsupported, std::string("qmm layout does not draw ") + type_name(packer.src_type) +
+                                    " packers yet (kernels/ref/layouts_c.h documents them)");
   }
   combine(map, data, scale);
   return map;
