@@ -52,7 +52,8 @@ int bench_matmul(int argc, char** argv) {
             "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
             "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
             argc - 1, argv + 1);
-  args.choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl"}, "weight type (default q4_0)")
+  args.choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl", "qc8", "qc4"},
+              "weight type (default q4_0; qc8 / qc4: per-channel)")
       .size("-m", &m, "rows of activations (default 1)")
       .size("-n", &n, "output columns = weight rows (default 4096)")
       .size("-k", &k, "inner dimension (default 4096)")
@@ -67,7 +68,11 @@ int bench_matmul(int argc, char** argv) {
       .flag("--json", &json, "print JSON");
   args.parse();
   WeightType type;
-  parse_type(type_s.c_str(), &type);
+  if (type_s == "qc8" || type_s == "qc4") {  // per-channel: no GGUF type, so not parse_type's
+    type = type_s == "qc8" ? WeightType::qc8 : WeightType::qc4;
+  } else {
+    parse_type(type_s.c_str(), &type);
+  }
   check_weight_shape(type, n, k);
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 
@@ -100,7 +105,7 @@ int bench_matmul(int argc, char** argv) {
     std::vector<PackedWeights> w = pack_copies(type, n, k, rows, f, 1, ctx.pool());
     const Ukernel& u = w[0].kernel_for(m);
     const double bytes = static_cast<double>(w[0].bytes());
-    const bool is_q = is_block_type(type);
+    const bool is_q = is_block_type(type) || is_channel_type(type);
     const double peak = is_q ? lim.int8_gops : lim.fp32_gflops;
     auto add = [&](const char* mode, double sec, bool dram) {
       Row r{u.name, mode, sec, ops / sec / 1e9, bytes / sec / 1e9, 0, ""};

@@ -12,6 +12,7 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avxvnni.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.h"
+#include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.h"
 #include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx512vnni.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.h"

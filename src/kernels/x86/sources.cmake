@@ -34,5 +34,6 @@ qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx512.cpp
   kernels/x86/matmul_clamp_f32_f32p_f32p_avx512.cpp)
