@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "core/error.h"
@@ -106,28 +107,46 @@ AtomicFile::AtomicFile(const std::string& path, const WriteOptions& opt) : path_
   if (exists && !S_ISREG(out.st_mode)) refuse("exists and is not a regular file");
   if (!replace_ && (exists || ::lstat(path.c_str(), &ln) == 0)) refuse("exists (use --force to replace it)");
 
-  // A fresh, unique temporary next to OUT (same file system: the rename is atomic).
-  const std::string dir = dir_of(path), base = path.substr(path.find_last_of('/') + 1);
-  std::random_device rd;
+  // Preferably an unnamed file in OUT's directory (O_TMPFILE): no signal, not even SIGKILL,
+  // can leave it behind, and it gets a name only once it is complete. Where the file system
+  // or /proc lacks it, a fresh, unique named temporary that a signal handler removes.
+  const std::string dir = dir_of(path);
+  if (::access("/proc/self/fd", X_OK) == 0) {
+    fd_ = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd_ >= 0) return;
+  }
   BlockSignals block;
-  for (int attempt = 0; fd_ < 0; ++attempt) {
+  fd_ = create_unique(dir, [&](const std::string& name) {
+    tmp_ = name;
+    return ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  });
+  armed_ = arm(tmp_);
+}
+
+// Calls create(name) with fresh names ".OUT.<random>.tmp" next to OUT until one is not taken;
+// returns what create returned (an error names the directory).
+int AtomicFile::create_unique(const std::string& dir, const std::function<int(const std::string&)>& create) {
+  const std::string base = path_.substr(path_.find_last_of('/') + 1);
+  std::random_device rd;
+  for (int attempt = 0;; ++attempt) {
     char suffix[24];
     std::snprintf(suffix, sizeof suffix, ".%08x%04x.tmp", rd(), static_cast<unsigned>(::getpid()) & 0xffff);
-    tmp_ = dir + "/." + base + suffix;
-    fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd_ < 0 && (errno != EEXIST || attempt == 100)) {
-      const int err = errno;
-      tmp_.clear();
-      fail(Status::io, path + ": cannot create a file in " + dir + ": " + std::strerror(err));
+    const int r = create(dir + "/." + base + suffix);
+    if (r >= 0 || errno != EEXIST || attempt == 100) {
+      if (r < 0) {
+        const int err = errno;
+        tmp_.clear();
+        fail(Status::io, path_ + ": cannot create a file in " + dir + ": " + std::strerror(err));
+      }
+      return r;
     }
   }
-  armed_ = arm(tmp_);
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ < 0) return;
   ::close(fd_);
-  if (!direct_) {
+  if (!direct_ && !tmp_.empty()) {
     BlockSignals block;
     if (armed_) disarm();
     ::unlink(tmp_.c_str());
@@ -179,7 +198,22 @@ void AtomicFile::commit() {
   BlockSignals block;  // until the temporary is renamed or removed and the handler disarmed
   if (armed_) disarm();
   armed_ = false;
-  if (::close(fd) != 0) {
+  if (tmp_.empty()) {  // the unnamed file: link it in place, or under a temporary name to rename
+    const std::string self = "/proc/self/fd/" + std::to_string(fd);
+    auto link_as = [&](const std::string& name) { return ::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW); };
+    const int rc = replace_ ? create_unique(dir_of(path_), [&](const std::string& name) {
+      tmp_ = name;
+      return link_as(name);
+    })
+                            : link_as(path_);
+    const int err = errno;
+    ::close(fd);
+    if (!replace_ && rc != 0) {
+      if (err == EEXIST) fail(Status::io, path_ + ": exists (created meanwhile; use --force to replace it)");
+      io_error("cannot link the new file into place", err);
+    }
+    if (!replace_) return sync_dir();
+  } else if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp_.c_str());
     io_error("write failed", err);
@@ -200,6 +234,10 @@ void AtomicFile::commit() {
     if (err == EEXIST) fail(Status::io, path_ + ": exists (created meanwhile; use --force to replace it)");
     io_error("cannot rename the temporary file into place", err);
   }
+  sync_dir();
+}
+
+void AtomicFile::sync_dir() const {
   const int dir = ::open(dir_of(path_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     ::fsync(dir);  // best effort: the file itself is complete and in place

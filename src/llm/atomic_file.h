@@ -1,18 +1,21 @@
 // Writing a file without ever losing one (`qmm quantize`, `qmm synth`, the GGUF writer):
-//  - the bytes go to a fresh temporary in OUT's directory (a unique name created with
-//    O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never through a planted link), mode
-//    0666 & ~umask like any new file; commit() fsyncs it, renames it over OUT atomically
-//    and fsyncs the directory, so OUT is either the old file or the whole new one;
+//  - the bytes go to an unnamed file in OUT's directory (O_TMPFILE), mode 0666 & ~umask like
+//    any new file, which no signal (not even SIGKILL) can leave behind; commit() fsyncs it and
+//    links it in place (without --force: linkat, which never replaces; with it: under a unique
+//    temporary name, then renamed over OUT atomically) and fsyncs the directory, so OUT is
+//    either the old file or the whole new one. Where O_TMPFILE or /proc is missing, a named
+//    temporary (O_CREAT|O_EXCL|O_NOFOLLOW: never an existing file, never a planted link);
 //  - OUT may not be one of the inputs (same device and inode), and an existing OUT is
 //    replaced only with `replace` (the CLI's --force); without it the final rename refuses
 //    to replace a file that appeared meanwhile (RENAME_NOREPLACE);
-//  - the temporary is removed when the writer fails or is destroyed uncommitted, and on
+//  - a named temporary is removed when the writer fails or is destroyed uncommitted, and on
 //    SIGINT / SIGTERM / SIGHUP (the signal is then re-raised);
 //  - OUT that is a character device (/dev/null, /dev/full) is written in place; a directory,
 //    FIFO or socket is refused. Write errors (ENOSPC, EIO) are one-line qmm::Error (io).
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,7 +43,9 @@ class AtomicFile {
   void write_fd(const uint8_t* p, size_t n);
   [[noreturn]] void io_error(const char* what, int err);
 
-  std::string path_, tmp_;
+  int create_unique(const std::string& dir, const std::function<int(const std::string&)>& create);
+  void sync_dir() const;
+  std::string path_, tmp_;  // tmp_ is empty while the file is unnamed (O_TMPFILE)
   int fd_ = -1;
   bool direct_ = false;  // a character device written in place
   bool replace_ = true;

@@ -152,14 +152,23 @@ TEST(SafeWrite, TheInputIsNeverTheOutput) {
 // SIGINT / SIGTERM in the middle of writing a 600 MB model: no temporary (and no OUT) left.
 TEST(SafeWrite, ASignalDuringTheWriteLeavesNoTemporary) {
   const fs::path d = test_dir();
-  for (int sig : {SIGTERM, SIGINT}) {
+  // The writer has its output open once one of its descriptors leads into d: an unnamed
+  // O_TMPFILE ("d/#123 (deleted)") or, where that is unavailable, a named temporary.
+  auto writing = [&](pid_t pid) {
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+      if (fs::read_symlink(fd.path(), ec).string().starts_with(d.string() + "/")) return true;
+    }
+    return false;
+  };
+  for (int sig : {SIGTERM, SIGINT, SIGKILL}) {
     Child c({"synth", "llama-1b", "-o", d / "big.gguf", "-t", "1"});
     bool seen = false;
     for (int i = 0; i < 5000 && !seen; ++i) {
-      for (const std::string& n : listing(d)) seen |= n.starts_with(".big.gguf.");
+      seen = writing(c.pid());
       if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
-    ASSERT_TRUE(seen) << "no temporary appeared";
+    ASSERT_TRUE(seen) << "the output was never opened";
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ::kill(c.pid(), sig);
     const ChildResult r = c.wait(60);
