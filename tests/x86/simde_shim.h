@@ -32,6 +32,14 @@ inline simde__m512 cvtepi32_ps(simde__m512i v) {
   return simde_mm512_loadu_ps(out);
 }
 
+inline simde__m512i cvtepu8_epi32(simde__m128i v) {  // not aliased by SIMDe 0.7.4
+  uint8_t in[16];
+  int32_t out[16];
+  std::memcpy(in, &v, sizeof(in));
+  for (int i = 0; i < 16; ++i) out[i] = in[i];
+  return simde_mm512_loadu_si512(out);
+}
+
 inline void mask_storeu_ps(float* dst, simde__mmask16 mask, simde__m512 v) {
   float lanes[16];
   simde_mm512_storeu_ps(lanes, v);
@@ -45,6 +53,7 @@ inline void mask_storeu_ps(float* dst, simde__mmask16 mask, simde__m512 v) {
 #define _mm512_cvtph_ps qmm::emulated::cvtph_ps
 #define _mm512_cvtepi32_ps qmm::emulated::cvtepi32_ps
 #define _mm512_mask_storeu_ps qmm::emulated::mask_storeu_ps
+#define _mm512_cvtepu8_epi32 qmm::emulated::cvtepu8_epi32
 #define _mm256_dpbusd_avx_epi32 simde_mm256_dpbusd_epi32
 #undef _mm512_madd_epi16  // SIMDe 0.7.4 defines it with the masked form's 4 arguments
 #define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16(a, b)
