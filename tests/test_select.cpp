@@ -55,6 +55,20 @@ TEST(Select, NamingAGemvBringsItsGemm) {
   }
 }
 
+// An ISA in the allow-list allows that ISA's kernels and scalar, nothing else: QMM_KERNELS=avx2
+// on an AVX-512 VNNI machine measures the AVX2 GEMM (it used to bring the AVX-VNNI GEMM that
+// reads the same packed RHS as the AVX2 GEMV).
+TEST(Select, AnIsaAllowListSelectsOnlyThatIsa) {
+  for (WeightType t : {WeightType::q4_0, WeightType::q8_0, WeightType::f16, WeightType::f32}) {
+    for (const Ukernel* u : kernel_list()) {
+      if (u->type != t || u->gemv || !test::why_unavailable(*u).empty()) continue;
+      const KernelPair p = select_kernels(t, parse_kernel_filter(isa_name(u->isa), ""), cpu_info());
+      EXPECT_TRUE(p.gemm->isa == u->isa || p.gemm->isa == Isa::scalar) << isa_name(u->isa) << ": " << p.gemm->name;
+      EXPECT_TRUE(p.gemv->isa == u->isa || p.gemv->isa == Isa::scalar) << isa_name(u->isa) << ": " << p.gemv->name;
+    }
+  }
+}
+
 TEST(Select, UnknownNamesAreErrorsWithASuggestion) {
   try {
     parse_kernel_filter("avx1024", "");

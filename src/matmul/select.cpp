@@ -177,23 +177,27 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
     return true;
   };
-  // A GEMV variant named in the allow-list brings the GEMM that shares its packed RHS (the
-  // weights are packed for the GEMM): `--kernels <a GEMV>` must not fall back to scalar.
-  auto partner_of_named_gemv = [&](const Ukernel& g) {
+  // A GEMV variant named exactly in the allow-list brings the GEMM that shares its packed RHS
+  // (the weights are packed for the GEMM), of its own ISA where there is one: `--kernels <a
+  // GEMV>` must not fall back to scalar. An ISA name allows only that ISA's kernels.
+  auto partner_of_named_gemv = [&](const Ukernel& g, bool same_isa) {
     if (!unavailable_reason(g, cpu).empty() || names(filter.deny, g)) return false;
     for (const Ukernel* v : kernel_list()) {
-      if (v->gemv && v->type == type && names(filter.allow, *v) && same_rhs(*v, g) && unavailable_reason(*v, cpu).empty()) {
+      const bool named = std::find(filter.allow.begin(), filter.allow.end(), v->name) != filter.allow.end();
+      if (v->gemv && v->type == type && named && same_rhs(*v, g) && (!same_isa || v->isa == g.isa) &&
+          unavailable_reason(*v, cpu).empty()) {
         return true;
       }
     }
     return false;
   };
-  for (const Ukernel* u : kernel_list()) {
-    if (u->type != type || u->gemv) continue;
-    if (partner_of_named_gemv(*u) || usable(*u)) {
-      pair.gemm = u;
-      break;
+  for (bool same_isa : {true, false}) {
+    for (const Ukernel* u : kernel_list()) {
+      if (!pair.gemm && u->type == type && !u->gemv && partner_of_named_gemv(*u, same_isa)) pair.gemm = u;
     }
+  }
+  for (const Ukernel* u : kernel_list()) {
+    if (!pair.gemm && u->type == type && !u->gemv && usable(*u)) pair.gemm = u;
   }
   if (!pair.gemm) fail(Status::unsupported, std::string("no kernel for weight type ") + type_name(type));
   // The GEMV: the best usable one reading the same packed RHS, of any ISA (e.g. the I8MM GEMM
