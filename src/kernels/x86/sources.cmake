@@ -14,6 +14,7 @@ qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f32p_avx2.cpp)
 
@@ -23,6 +24,7 @@ qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCE
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp)
 
 # --- AVX-512 VNNI (zmm vpdpbusd) ---
@@ -37,6 +39,7 @@ qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.cpp
