@@ -236,7 +236,9 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
       const std::vector<int32_t> prompt = tok.encode(kPrompts[p], true);
       ASSERT_EQ(prompt, (oracle_->prompts[{m, p}])) << what << ", prompt " << p;
       const std::vector<int32_t>& want = oracle_->greedy[std::make_pair(m, p)];
-      State s(model, 256, 64, ctx);
+      // A batch of just the prompt: Gemma's sliding-window layers then keep a ring of window +
+      // prompt - 1 positions, which the 32 generated tokens wrap around.
+      State s(model, 256, prompt.size(), ctx);
       const float* logits = forward(model, s, prompt.data(), prompt.size());
       std::vector<int32_t> got;
       std::string where;  // at a divergence: llama.cpp's top probabilities and qmm's for the same ids
