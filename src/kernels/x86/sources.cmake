@@ -14,6 +14,8 @@ qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f32p_avx2.cpp)
 
@@ -23,7 +25,9 @@ qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCE
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avxvnni.cpp
-  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp)
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avxvnni.cpp)
 
 # --- AVX-512 VNNI (zmm vpdpbusd) ---
 set(QMM_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c -ffp-contract=off)
