@@ -29,9 +29,10 @@ inline void scales_mins(const uint8_t* p, __m256i& sc, __m256& mn) {
 // One super-block of R rows x C panels (the x86_qloops.h step).
 struct Q4K {
   static constexpr size_t kStepBlocks = 8, kRhsBlock = kNr * 148;
+  static constexpr bool kPrefetchesInStep = true;
 
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, __m256 acc[C][R]) {
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, __m256 acc[C][R], size_t pf) {
     // Σ_j s_a·(sc_j·Σq·a) and Σ_j s_a·(m_j·(−8Σa)) of the super-block; d and dmin/8 at the end.
     __m256 t[C][R], tm[C][R];
     for (size_t c = 0; c < C; ++c)
@@ -39,8 +40,8 @@ struct Q4K {
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      sub_block<false, R, C, RL>(w, stride, pair, a0, t, tm);
-      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, t, tm);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, t, tm, pf);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, t, tm, pf);
     }
     for (size_t c = 0; c < C; ++c) {
       const __m256 d = avx2::load_f16x8(w + c * stride + 144 * kNr);
@@ -55,7 +56,10 @@ struct Q4K {
   // accumulators, and the GEMV's 8 spilled.
   template <bool kHigh, size_t R, size_t C, size_t RL>
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, __m256 t[C][R],
-                        __m256 tm[C][R]) {
+                        __m256 tm[C][R], size_t pf) {
+    if (pf != 0) {  // an eighth of the next group's super-block per sub-block (x86_qloops.h)
+      for (size_t c = 0; c < C; ++c) x86q::prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
+    }
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const uint8_t* q = w + pair * 32 * kNr;
     __m256i s[C][R] = {};

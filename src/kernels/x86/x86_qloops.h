@@ -246,8 +246,9 @@ struct VnniQ4 {
 template <class V>
 struct VnniQ4K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 148;
+  static constexpr bool kPrefetchesInStep = true;
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R], size_t pf) {
     typename V::F d[C], dmin8[C];
     for (size_t c = 0; c < C; ++c) {
       d[c] = V::load_f16(w + c * stride + 144 * kNr);
@@ -256,14 +257,17 @@ struct VnniQ4K {
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, acc);
-      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, acc);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, acc, pf);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, acc, pf);
     }
   }
 
   template <bool kHigh, size_t R, size_t C, size_t RL>
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
-                        const typename V::F dmin8[C], typename V::F acc[C][R]) {
+                        const typename V::F dmin8[C], typename V::F acc[C][R], size_t pf) {
+    if (pf != 0) {  // an eighth of the next group's super-block per sub-block
+      for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
+    }
     const typename V::I m4 = V::set1_i8(0x0f);
     typename V::I s[C][R];
     for (size_t c = 0; c < C; ++c)
