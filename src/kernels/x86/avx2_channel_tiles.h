@@ -76,7 +76,7 @@ struct Qsi8cxp {
   static size_t panel_bytes(size_t nr, size_t k) { return layout::qsi8cxp_panel_bytes(nr, k); }
 };
 
-// Σ of the int8 of each row of an MR-row qai8dxp panel (kr = 8), padding included (zeros).
+// Σ of the int8 of each row of an MR-row qai8dxp panel (kr = 8), padding included (the packer repeats column k - 1 there; the RHS padding is zero).
 template <size_t MR>
 void lhs_row_sums(const uint8_t* lp, size_t k, int32_t* sums) {
   const size_t kp = layout::kc_padded(k);
