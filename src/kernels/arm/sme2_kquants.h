@@ -5,8 +5,9 @@
 // Included only by SME2 kernel sources, after sme2_matmul.h (whose panel loops call these).
 //
 // A weight type W says, per super-block (256 values; IQ4_NL: one 32-block):
-//   quad(sb, nr, g, i)  the four int8 vectors of step i of scale group g (kGroup values: 32, or
-//                       16 for Q6_K); step i multiplies LHS quad lhs_quad(i) of the group
+//   quad(sb, nr, g, i)  the four int8 vectors of 4-K quad i of scale group g (kGroup values:
+//                       32, or 16 for Q6_K); kPaired types decode quads c and c + 4 together
+//                       instead (quad_pair)
 //   scales(sb, nr, g)   d·scale_g per column (four F32 vectors)
 //   kMin, mins, dmin    Q4_K / Q5_K: w = d·sc·q − dmin·m, the min term needs Σ of the LHS
 //                       int8 per 32-block (computed here: one SDOT by ones per LHS quad in the
@@ -98,9 +99,8 @@ __attribute__((always_inline)) inline svfloat32x4_t mul_x4(svfloat32x4_t a, svfl
 template <size_t kBytes, size_t kScales, size_t kD, bool kFiveBits>
 struct AsymKWeights {
   static constexpr size_t kSuper = kSuperBlock, kGroup = 32;
-  static constexpr bool kMin = true;
+  static constexpr bool kMin = true, kPaired = false;
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * kBytes; }
-  static size_t lhs_quad(size_t i) __arm_streaming_compatible { return i; }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t j,
                                                                size_t v) __arm_streaming {
@@ -141,9 +141,8 @@ using Q5KWeights = AsymKWeights<layout::kQ5kpBytes, 160, 176, true>;
 // for t < 2), qh chunk 32 + 8h + l/4 (bits 2t, 2t + 1).
 struct Q6KWeights {
   static constexpr size_t kSuper = kSuperBlock, kGroup = 16;
-  static constexpr bool kMin = false;
+  static constexpr bool kMin = false, kPaired = false;
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * layout::kQ6kpBytes; }
-  static size_t lhs_quad(size_t i) __arm_streaming_compatible { return i; }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t g,
                                                                size_t v) __arm_streaming {
@@ -170,12 +169,11 @@ struct Q6KWeights {
 };
 
 // IQ4_NL (iq4nlp): one 32-block per "super-block"; chunk c (0..3) holds quads c (low nibbles)
-// and c + 4 (high). Steps go c, c + 4 pairwise so that one LUTI4 + UZP serves two steps.
+// and c + 4 (high), decoded together: one LUTI4 + UZP per vector gives both.
 struct Iq4nlWeights {
   static constexpr size_t kSuper = kBlock, kGroup = kBlock;
-  static constexpr bool kMin = false;
+  static constexpr bool kMin = false, kPaired = true;
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * layout::kIq4nlpBytes; }
-  static size_t lhs_quad(size_t i) __arm_streaming_compatible { return i / 2 + 4 * (i % 2); }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {
     static const int32_t lut[16] = {kIq4nlValues[0],  kIq4nlValues[1],  kIq4nlValues[2],  kIq4nlValues[3],
                                     kIq4nlValues[4],  kIq4nlValues[5],  kIq4nlValues[6],  kIq4nlValues[7],
@@ -187,15 +185,14 @@ struct Iq4nlWeights {
   __attribute__((always_inline)) inline static svint8x2_t lookup(svuint8_t x) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
     return svuzp_s8_x2(svluti4_lane_zt_s8_x2(0, x, 0));
   }
-  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t,
-                                                               size_t i) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
-    const svuint8x4_t q = load_chunk(sb, nr, i / 2);
-    if (i % 2) {
-      return svcreate4(svget2(lookup(svget4(q, 0)), 1), svget2(lookup(svget4(q, 1)), 1),
-                       svget2(lookup(svget4(q, 2)), 1), svget2(lookup(svget4(q, 3)), 1));
-    }
-    return svcreate4(svget2(lookup(svget4(q, 0)), 0), svget2(lookup(svget4(q, 1)), 0),
-                     svget2(lookup(svget4(q, 2)), 0), svget2(lookup(svget4(q, 3)), 0));
+  __attribute__((always_inline)) inline static void quad_pair(const uint8_t* sb, size_t nr, size_t c, svint8x4_t& lo,
+                                                              svint8x4_t& hi) __arm_streaming __arm_preserves("za")
+      __arm_in("zt0") {
+    const svuint8x4_t q = load_chunk(sb, nr, c);
+    const svint8x2_t v0 = lookup(svget4(q, 0)), v1 = lookup(svget4(q, 1)), v2 = lookup(svget4(q, 2)),
+                     v3 = lookup(svget4(q, 3));
+    lo = svcreate4(svget2(v0, 0), svget2(v1, 0), svget2(v2, 0), svget2(v3, 0));
+    hi = svcreate4(svget2(v0, 1), svget2(v1, 1), svget2(v2, 1), svget2(v3, 1));
   }
   __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
     return load_scales_x4(sb + 16 * nr);
@@ -272,11 +269,21 @@ __attribute__((always_inline)) inline static void gemm_tile(size_t rows, svcount
       const auto* a = reinterpret_cast<const int8_t*>(lhs + e * vl);
       svzero_za();
       svint32_t asum = svdup_s32(0);
+      if constexpr (W::kPaired) {
 #pragma clang loop unroll(full)
-      for (size_t i = 0; i < W::kGroup / 4; ++i) {
-        const svint8_t av = svld1_vnum_s8(all8, a, static_cast<int64_t>(W::lhs_quad(i)));
-        if constexpr (W::kMin) asum = svdot_s32(asum, av, svdup_s8(1));
-        mopa4(av, W::quad(sb, nr, g, i));
+        for (size_t c = 0; c < W::kGroup / 8; ++c) {
+          svint8x4_t w_lo, w_hi;
+          W::quad_pair(sb, nr, c, w_lo, w_hi);
+          mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c)), w_lo);
+          mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c + 4)), w_hi);
+        }
+      } else {
+#pragma clang loop unroll(full)
+        for (size_t i = 0; i < W::kGroup / 4; ++i) {
+          const svint8_t av = svld1_vnum_s8(all8, a, static_cast<int64_t>(i));
+          if constexpr (W::kMin) asum = svdot_s32(asum, av, svdup_s8(1));
+          mopa4(av, W::quad(sb, nr, g, i));
+        }
       }
       const uint8_t* ls = lhs_scales + e / kBlock * vl * 2;
       gemm_epilogue(rows, cols, dst, stride, W::scales(sb, nr, g, d), ls, e == 0, !W::kMin && e + W::kGroup == k,
@@ -310,10 +317,17 @@ __attribute__((always_inline)) inline static void gemv_row(svcount_t cols, size_
       // 16 LHS bytes per vector, replicated into every 128-bit segment (quads 0..3, 4..7).
       const svint8_t a0 = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e));
       const svint8_t a1 = kHalves > 1 ? svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e + 16)) : a0;
+      if constexpr (W::kPaired) {
 #pragma clang loop unroll(full)
-      for (size_t i = 0; i < W::kGroup / 4; ++i) {
-        const size_t q = W::lhs_quad(i);
-        dot_lane(W::quad(sb, nr, g, i), q < 4 ? a0 : a1, q % 4);
+        for (size_t c = 0; c < W::kGroup / 8; ++c) {
+          svint8x4_t w_lo, w_hi;
+          W::quad_pair(sb, nr, c, w_lo, w_hi);
+          dot_lane(w_lo, a0, c);
+          dot_lane(w_hi, a1, c);
+        }
+      } else {
+#pragma clang loop unroll(full)
+        for (size_t i = 0; i < W::kGroup / 4; ++i) dot_lane(W::quad(sb, nr, g, i), i < 4 ? a0 : a1, i % 4);
       }
       const svfloat32_t ls = lhs_scale_dup(lhs_scales + e / kBlock * 2);
       acc = scale_acc(acc, to_f32(svread_za32_s32_vg1x4(0)), W::scales(sb, nr, g, d), ls);

@@ -9,11 +9,13 @@ target_sources(qmm PRIVATE
 # --- AVX2 + FMA + F16C ---
 qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2.cpp
+  kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx2.cpp
@@ -25,6 +27,7 @@ qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCE
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avxvnni.cpp)
@@ -41,6 +44,7 @@ qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.cpp

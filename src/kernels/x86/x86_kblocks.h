@@ -28,114 +28,148 @@ inline typename V::I dot4(typename V::I s, typename V::I u, typename V::I a) {
   }
 }
 
-// Q5_K (q5kp): the 5-bit levels (0..31) of chunk vector v of sub-blocks 2p (lo: low nibbles of
-// qs group p) and 2p + 1 (hi: high nibbles); bit 4 is bit 2p (2p + 1) of the qh chunk v. The
+// Shifts every 16-bit lane by S bits, left for S > 0, right for S < 0.
+template <class V, int S>
+inline typename V::I shift16(typename V::I x) {
+  if constexpr (S > 0) {
+    return V::slli16(x, S);
+  } else if constexpr (S < 0) {
+    return V::srli16(x, -S);
+  } else {
+    return x;
+  }
+}
+
+// Q5_K (q5kp): the 5-bit levels (0..31) of chunk vector v of sub-blocks 2P (lo: low nibbles of
+// qs group P) and 2P + 1 (hi: high nibbles); bit 4 is bit 2P (2P + 1) of the qh chunk v. The
 // 16-bit shifts move no bit across a byte into bit 4 (the mask keeps only that bit).
-template <class V>
-inline void q5k_levels(const uint8_t* sb, size_t p, size_t v, typename V::I& lo, typename V::I& hi) {
+template <class V, int P>
+inline void q5k_levels(const uint8_t* sb, size_t v, typename V::I& lo, typename V::I& hi) {
   constexpr size_t nr = V::kLanes;
   const typename V::I m4 = V::set1_i8(0x0f), b4 = V::set1_i8(0x10);
-  const typename V::I qs = V::load(sb + p * 32 * nr + 4 * nr * v), qh = V::load(sb + 128 * nr + 4 * nr * v);
-  const typename V::I qh_j = V::srli16(qh, static_cast<int>(2 * p));
-  lo = V::or_(V::and_(qs, m4), V::and_(V::slli16(qh_j, 4), b4));
-  hi = V::or_(V::and_(V::srli16_4(qs), m4), V::and_(V::slli16(qh_j, 3), b4));
+  const typename V::I qs = V::load(sb + P * 32 * nr + 4 * nr * v), qh = V::load(sb + 128 * nr + 4 * nr * v);
+  lo = V::or_and(qs, m4, V::and_(shift16<V, 4 - 2 * P>(qh), b4));
+  hi = V::or_and(V::srli16_4(qs), m4, V::and_(shift16<V, 3 - 2 * P>(qh), b4));
 }
 
 // Q5_K (rhs_pack_nxk_q5kp_q5k, nr = V::kLanes): one super-block per step, as VnniQ4K with the
 // fifth bit: per sub-block j, dot4 of the levels q (0..31; on AVX2 a pair of products is at
 // most 2·31·127) by the activations into int32, then acc += Σ·((d·sc_j)·s_a) and
 // acc += (−8·Σa)·((dmin/8·m_j)·s_a). q5kp's sc/m bytes sit 32·nr bytes after q4kp's (qh comes
-// between), so VnniQ4K's finish applies at w + 32·nr.
+// between), so VnniQ4K's finish applies at w + 32·nr. One instance per pair of sub-blocks:
+// the qh shifts are immediates.
 template <class V>
 struct Q5K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 180;
+  using I = typename V::I;
+  using F = typename V::F;
+
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
-    typename V::F d[C], dmin8[C];
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R]) {
+    F d[C], dmin8[C];
     for (size_t c = 0; c < C; ++c) {
       d[c] = V::load_f16(w + c * stride + 176 * kNr);
       dmin8[c] = V::mul(V::load_f16(w + c * stride + 178 * kNr), V::set1(0.125f));
     }
+    pair<0, R, C, RL>(w, stride, a, d, dmin8, acc);
+    pair<1, R, C, RL>(w, stride, a, d, dmin8, acc);
+    pair<2, R, C, RL>(w, stride, a, d, dmin8, acc);
+    pair<3, R, C, RL>(w, stride, a, d, dmin8, acc);
+  }
+
+  // Sub-blocks 2P and 2P + 1.
+  template <int P, size_t R, size_t C, size_t RL>
+  static void pair(const uint8_t* w, size_t stride, const uint8_t* a, const F d[C], const F dmin8[C], F acc[C][R]) {
+    const uint8_t* a0 = a + 2 * P * RL * x86lhs::kBlockBytes;
+    const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
+    I s0[C][R], s1[C][R];
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
 #pragma GCC unroll 1
-    for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair and 2·pair + 1
-      const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
-      typename V::I s0[C][R], s1[C][R];
-      for (size_t c = 0; c < C; ++c)
-        for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
-      for (size_t v = 0; v < 8; ++v) {
-        typename V::I lo[C], hi[C];
-        for (size_t c = 0; c < C; ++c) q5k_levels<V>(w + c * stride, pair, v, lo[c], hi[c]);
-        for (size_t r = 0; r < R; ++r) {
-          const typename V::I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
-          for (size_t c = 0; c < C; ++c) {
-            s0[c][r] = dot4<V>(s0[c][r], lo[c], av0);
-            s1[c][r] = dot4<V>(s1[c][r], hi[c], av1);
-          }
+    for (size_t v = 0; v < 8; ++v) {
+      I lo[C], hi[C];
+      for (size_t c = 0; c < C; ++c) q5k_levels<V, P>(w + c * stride, v, lo[c], hi[c]);
+      for (size_t r = 0; r < R; ++r) {
+        const I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
+        for (size_t c = 0; c < C; ++c) {
+          s0[c][r] = dot4<V>(s0[c][r], lo[c], av0);
+          s1[c][r] = dot4<V>(s1[c][r], hi[c], av1);
         }
       }
-      VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * pair, a0, d, dmin8, s0, acc);
-      VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
     }
+    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P, a0, d, dmin8, s0, acc);
+    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P + 1, a1, d, dmin8, s1, acc);
   }
 };
 
-// Q6_K (q6kp): the 6-bit levels u = q + 32 (0..63) of chunk vector v of 32-block j
-// (h = j/4, t = j%4): 4 low bits from ql group 2h + t%2 (low nibbles for t < 2), bits 4-5
-// from bits 2t, 2t+1 of qh group h (16-bit shifts: nothing crosses a byte into bits 4-5).
-template <class V>
-inline typename V::I q6k_levels(const uint8_t* sb, size_t j, size_t v) {
+// Q6_K (q6kp): the 6-bit levels u = q + 32 (0..63) of chunk vector v of 32-block 4h + T:
+// 4 low bits from ql group 2h + T%2 (low nibbles for T < 2), bits 4-5 from bits 2T, 2T+1 of
+// qh group h (16-bit shifts: nothing crosses a byte into bits 4-5).
+template <class V, size_t T>
+inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
   constexpr size_t nr = V::kLanes;
-  const size_t h = j / 4, t = j % 4;
-  const typename V::I ql = V::load(sb + (2 * h + t % 2) * 32 * nr + 4 * nr * v);
+  const typename V::I ql = V::load(sb + (2 * h + T % 2) * 32 * nr + 4 * nr * v);
   const typename V::I qh = V::load(sb + (128 + 32 * h) * nr + 4 * nr * v);
-  const typename V::I low = V::and_(t < 2 ? ql : V::srli16_4(ql), V::set1_i8(0x0f));
-  const int shift = 4 - 2 * static_cast<int>(t);
-  const typename V::I high = shift >= 0 ? V::slli16(qh, shift) : V::srli16(qh, -shift);
-  return V::or_(low, V::and_(high, V::set1_i8(0x30)));
+  const typename V::I low = T >= 2 ? V::srli16_4(ql) : ql;
+  const typename V::I high = V::and_(shift16<V, 4 - 2 * static_cast<int>(T)>(qh), V::set1_i8(0x30));
+  return V::or_and(low, V::set1_i8(0x0f), high);
 }
 
 // Q6_K (rhs_pack_nxk_q6kp_q6k) for vpdpbusd: one super-block per step. Per 16-weight
-// sub-block t, S = Σu·a (int32) and the zero point Z = Σ32·a (one vpdpbusd per row, shared by
-// the column panels); (S − Z)·sc_t (vpmulld by the int8 scale) sums exactly in int32 over the
-// 32-block, then one FMA with d·s_a.
+// sub-block, S = Σu·a (int32) minus the zero point Z = Σ32·a (vpdpbusd per row over the first
+// sub-block, shared by the column panels; the second's is 32·Σa of the 32-block, the LHS's
+// int16 pair times −4, minus the first's); (S − Z)·sc (vpmulld by the int8 scale) sums
+// exactly in int32 over the 32-block, then one FMA with d·s_a.
 template <class V>
 struct VnniQ6K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 210;
+  using I = typename V::I;
+  using F = typename V::F;
+
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
-    const typename V::I k32 = V::set1_i8(32);
-    typename V::F d[C];
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R]) {
+    F d[C];
     for (size_t c = 0; c < C; ++c) d[c] = V::load_f16(w + c * stride + 208 * kNr);
 #pragma GCC unroll 1
-    for (size_t j = 0; j < 8; ++j) {
-      const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
-      typename V::I isum[C][R];
-      for (size_t half = 0; half < 2; ++half) {
-        typename V::I s[C][R], z[R];
-        for (size_t r = 0; r < R; ++r) z[r] = V::set1_i8(0);
-        for (size_t c = 0; c < C; ++c)
-          for (size_t r = 0; r < R; ++r) s[c][r] = V::set1_i8(0);
-        for (size_t v = 4 * half; v < 4 * half + 4; ++v) {
-          typename V::I u[C];
-          for (size_t c = 0; c < C; ++c) u[c] = q6k_levels<V>(w + c * stride, j, v);
-          for (size_t r = 0; r < R; ++r) {
-            const typename V::I av = V::broadcast4(aj + 4 * RL * v + 4 * r);
-            z[r] = V::dpbusd(z[r], k32, av);
-            for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
-          }
-        }
-        for (size_t c = 0; c < C; ++c) {
-          const typename V::I sc = V::load_i8_i32(w + c * stride + (192 + 2 * j + half) * kNr);
-          for (size_t r = 0; r < R; ++r) {
-            const typename V::I part = V::mullo_i32(V::sub_i32(s[c][r], z[r]), sc);
-            isum[c][r] = half == 0 ? part : V::add_i32(isum[c][r], part);
-          }
-        }
+    for (size_t h = 0; h < 2; ++h) {  // 32-blocks 4h .. 4h + 3
+      block<0, R, C, RL>(w, stride, a, h, d, acc);
+      block<1, R, C, RL>(w, stride, a, h, d, acc);
+      block<2, R, C, RL>(w, stride, a, h, d, acc);
+      block<3, R, C, RL>(w, stride, a, h, d, acc);
+    }
+  }
+
+  template <size_t T, size_t R, size_t C, size_t RL>
+  static void block(const uint8_t* w, size_t stride, const uint8_t* a, size_t h, const F d[C], F acc[C][R]) {
+    const size_t j = 4 * h + T;
+    const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
+    I s0[C][R], s1[C][R], z0[R];
+    for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
+    for (size_t v = 0; v < 4; ++v) {
+      I u0[C], u1[C];
+      for (size_t c = 0; c < C; ++c) {
+        u0[c] = q6k_levels<V, T>(w + c * stride, h, v);
+        u1[c] = q6k_levels<V, T>(w + c * stride, h, v + 4);
       }
       for (size_t r = 0; r < R; ++r) {
-        const typename V::F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
-        for (size_t c = 0; c < C; ++c) acc[c][r] = V::add_scaled(acc[c][r], isum[c][r], d[c], sa);
+        const I av0 = V::broadcast4(aj + 4 * RL * v + 4 * r), av1 = V::broadcast4(aj + 4 * RL * (v + 4) + 4 * r);
+        z0[r] = V::dpbusd(z0[r], V::set1_i8(32), av0);
+        for (size_t c = 0; c < C; ++c) {
+          s0[c][r] = V::dpbusd(s0[c][r], u0[c], av0);
+          s1[c][r] = V::dpbusd(s1[c][r], u1[c], av1);
+        }
+      }
+    }
+    for (size_t r = 0; r < R; ++r) {
+      const I z1 = V::sub_i32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), -4), z0[r]);
+      const F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
+      for (size_t c = 0; c < C; ++c) {
+        const uint8_t* sc = w + c * stride + (192 + 2 * j) * kNr;
+        const I isum = V::add_i32(V::mullo_i32(V::sub_i32(s0[c][r], z0[r]), V::load_i8_i32(sc)),
+                                  V::mullo_i32(V::sub_i32(s1[c][r], z1), V::load_i8_i32(sc + kNr)));
+        acc[c][r] = V::add_scaled(acc[c][r], isum, d[c], sa);
       }
     }
   }
