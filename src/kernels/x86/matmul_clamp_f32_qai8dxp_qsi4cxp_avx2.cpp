@@ -1,6 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx2.h"
 
-#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
 #include "kernels/x86/avx2_channel_tiles.h"
 
@@ -12,6 +12,7 @@ using avx2ch::broadcast8;
 // Two 8-K steps per call: vpmaddubsw(w + 8, a) of both (|sum| <= 2·3840) add in int16, then
 // one vpmaddwd and one vpaddd: 2.5 instructions per 32 MACs.
 struct Dot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i lo, hi;  // int32 pairs of rows 0, 1 | 4, 5 and 2, 3 | 6, 7
   };
@@ -47,6 +48,7 @@ struct Dot {
 // The GEMV's: the nibble planes times the LHS row's even / odd values (no byte interleave);
 // four vpmaddubsw (|sum| <= 4·3840) add in int16, one vpmaddwd gives row r in lane r.
 struct GemvDot {
+  using V = avx2ch::Ymm8;
   using Acc = __m256i;
   struct W {
     __m256i l0, h0, l1, h1;
@@ -84,9 +86,9 @@ TileParams gemv_params(size_t) { return {1, 8, 8, 1, 1, 8}; }
 
 const Ukernel matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_avx2_maddubs = {
     "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_avx2_maddubs", Isa::avx2, WeightType::qc4, false, gemm_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<Dot, avx2ch::Qsi4cxp, 4, 1>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<Dot, avx2ch::Qsi4cxp, 4, 1>};
 const Ukernel matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_avx2_maddubs = {
     "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_avx2_maddubs", Isa::avx2, WeightType::qc4, true, gemv_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<GemvDot, avx2ch::Qsi4cxp, 1, 4>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<GemvDot, avx2ch::Qsi4cxp, 1, 4>};
 
 }  // namespace qmm

@@ -1,6 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx2.h"
 
-#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
 #include "kernels/x86/avx2_channel_tiles.h"
 
@@ -10,6 +10,7 @@ namespace {
 // One 8-K step: the panel's 64 bytes as four int16 vectors of two rows each (rows 2i | 2i+1),
 // the LHS row's 8 values as int16 in both halves; one vpmaddwd + vpaddd per row pair.
 struct Dot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i v[4];  // row pair i: four int32 partial sums of row 2i | of row 2i + 1
   };
@@ -48,9 +49,9 @@ TileParams gemv_params(size_t) { return {1, 8, 8, 1, 1, 8}; }
 
 const Ukernel matmul_clamp_f32_qai8dxp2x8_qsi8cxp8x8_2x8_avx2_maddwd = {
     "matmul_clamp_f32_qai8dxp2x8_qsi8cxp8x8_2x8_avx2_maddwd", Isa::avx2, WeightType::qc8, false, gemm_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 2, 1>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 2, 1>};
 const Ukernel matmul_clamp_f32_qai8dxp1x8_qsi8cxp8x8_1x8_avx2_maddwd = {
     "matmul_clamp_f32_qai8dxp1x8_qsi8cxp8x8_1x8_avx2_maddwd", Isa::avx2, WeightType::qc8, true, gemv_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 1, 2>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 1, 2>};
 
 }  // namespace qmm
