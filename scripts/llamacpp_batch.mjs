@@ -27,7 +27,10 @@ for (const [mi, m] of request.models.entries()) {
     const bos = model.tokens.bos;
     const add_bos = model.fileInfo.metadata?.tokenizer?.ggml?.add_bos_token ?? true;
     for (const [pi, prompt] of prompts.entries()) {
-      const ctx = await model.createContext({contextSize: 256, threads: 1});
+      // Attention in F32 as qmm's: without these llama.cpp's CPU flash attention rounds Q, K and V
+      // to F16 (whatever the cache type), which alone moved F32 models' probabilities by 3e-4.
+      const ctx = await model.createContext({contextSize: 256, threads: 1, flashAttention: false,
+                                             experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32"});
       const seq = ctx.getSequence();
       const prompt_tokens = [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt, true)];
       out(`P ${mi} ${pi} ${prompt_tokens.join(" ")}`);

@@ -217,6 +217,37 @@ TEST(CApiMisuse, OverflowingSizes) {
   EXPECT_THROW(b.resize(SIZE_MAX - 1), std::bad_alloc);  // its rounding must not wrap
 }
 
+// QC8 / QC4 sum in int32, exact only for k <= 2^16 (core/channels.h): larger k is refused with
+// a clear error at every entry point, and k = 2^16 itself works.
+TEST(CApiMisuse, ChannelTypesRefuseKBeyondExactSums) {
+  const size_t kmax = size_t{1} << 16;
+  std::vector<float> wf(kmax + 1, 0.5f), x(kmax + 1, 1.0f);
+  qmm_weights* w = nullptr;
+  for (int t : {QMM_TYPE_QC8, QMM_TYPE_QC4}) {
+    EXPECT_EQ(qmm_weights_pack_f32(t, 1, kmax + 1, wf.data(), nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT) << t;
+    EXPECT_NE(last().find("needs k <= 65536"), std::string::npos) << last();
+    EXPECT_EQ(w, nullptr);
+    std::vector<uint8_t> rows(8 + kmax + 1);
+    EXPECT_EQ(qmm_weights_pack(t, 1, kmax + 1, rows.data(), nullptr, &w), QMM_ERR_INVALID_ARGUMENT) << t;
+    EXPECT_NE(last().find("needs k <= 65536"), std::string::npos) << last();
+    ASSERT_EQ(qmm_weights_pack_f32(t, 1, kmax, wf.data(), nullptr, nullptr, &w), QMM_OK) << last();
+    float y = 0;
+    ASSERT_EQ(qmm_matmul(w, 1, x.data(), kmax * 4, &y, 4, -INFINITY, INFINITY, nullptr), QMM_OK) << last();
+    EXPECT_NEAR(y, 0.5f * kmax, 0.01f * kmax) << t;  // exact sums: no int32 wrap-around
+    qmm_weights_free(w);
+    w = nullptr;
+  }
+  for (size_t i = 0; i < qmm_ukernel_count(); ++i) {
+    qmm_ukernel_info info;
+    ASSERT_EQ(qmm_ukernel_get(i, &info), QMM_OK);
+    if (info.type != QMM_TYPE_QC8 && info.type != QMM_TYPE_QC4) continue;
+    EXPECT_EQ(qmm_ukernel_rhs_packed_size(i, 8, kmax + 1), 0u) << info.name;
+    EXPECT_NE(last().find("needs k <= 65536"), std::string::npos) << last();
+    EXPECT_EQ(qmm_ukernel_lhs_packed_size(i, 1, kmax + 1), 0u) << info.name;
+    EXPECT_GT(qmm_ukernel_rhs_packed_size(i, 8, kmax), 0u) << info.name;
+  }
+}
+
 // Null pointers, zero sizes, bad strides and misaligned pointers, bad clamps: errors.
 TEST(CApiMisuse, PointersStridesAndClamps) {
   const std::vector<uint8_t> rows(4096);

@@ -53,7 +53,7 @@ TEST(Channels, LhsPanelLayout) {
   const float scale = layout::qai8dxp_scale(p.data(), 4, k, 1);
   const int32_t neg_zp = layout::qai8dxp_neg_zero_point(p.data(), 4, k, 1);
   EXPECT_FLOAT_EQ(scale, 39.0f / 255.0f);
-  EXPECT_EQ(layout::qai8dxp_scale(p.data(), 4, k, 0), 0.0f);  // the all-zero row
+  EXPECT_EQ(layout::qai8dxp_scale(p.data(), 4, k, 0), 1.0f);  // the all-zero row (KleidiAI: scale 1, zero point 127)
   for (size_t c = 0; c < k; ++c) {
     const int q = static_cast<int8_t>(p[(c / 4) * 16 + 4 + c % 4]);  // row 1 of chunk c/4
     ASSERT_NEAR((q + neg_zp) * scale, x[k + c], scale * 0.5f + 1e-5f) << "c=" << c;

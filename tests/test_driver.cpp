@@ -18,7 +18,7 @@ std::vector<float> run_driver(const PackedWeights& w, size_t m, const std::vecto
 }
 
 TEST(Driver, BitwiseIdenticalForAnyThreadCount) {
-  for (WeightType type : {WeightType::q4_0, WeightType::q8_0, WeightType::f16, WeightType::f32}) {
+  for (WeightType type : {WeightType::q4_0, WeightType::q8_0, WeightType::f16, WeightType::f32, WeightType::qc8, WeightType::qc4}) {
     const size_t n = 300, k = 160;
     const std::vector<uint8_t> rows = test::random_weights(type, n, k, 1);
     const PackedWeights w = PackedWeights::pack(type, n, k, rows.data(), KernelFilter{});

@@ -86,7 +86,9 @@ QMM_API qmm_status qmm_weights_pack(int type, size_t n, size_t k, const void* da
                             qmm_weights** out);
 /* Quantizes F32 weights [n, k] (k contiguous) per output channel and packs them once:
  * type QMM_TYPE_QC8 (scale = max|w|/127) or QMM_TYPE_QC4 (scale = max|w|/7, values -8..7),
- * q = round(w / scale). bias: n F32 values added to the outputs, or NULL for none. Any k.
+ * q = round(w / scale). bias: n F32 values added to the outputs, or NULL for none. Any k up to
+ * 65536 (2^16: the kernels' int32 sums are exact up to there; QC8 / QC4 in qmm_weights_pack and
+ * the qmm_ukernel_* calls have the same bound).
  * A row holding NaN or ±Inf gets a NaN scale (its output column is NaN); other types are
  * QMM_ERR_UNSUPPORTED (use qmm_weights_pack). */
 QMM_API qmm_status qmm_weights_pack_f32(int type, size_t n, size_t k, const float* weights, const float* bias,

@@ -18,6 +18,11 @@ namespace qmm {
 
 constexpr size_t kChannelHeader = 8;  // f32 scale + f32 bias
 
+// The largest k of a QC8 / QC4 matmul: the kernels sum Σ (a - zp)·w over a row in int32,
+// |a - zp| <= 255 and |w| <= 128, so 2^16·255·128 < 2^31 keeps the sum exact (the packer's int32
+// row sums Σw would allow up to 2^24). check_shape (src/matmul) refuses larger k.
+constexpr size_t kMaxChannelK = size_t{1} << 16;
+
 size_t qc8_row_bytes(size_t k);
 size_t qc4_row_bytes(size_t k);
 

@@ -4,10 +4,13 @@
 
 #include "core/cpu.h"
 #include "kernels/kernel_headers.h"
+#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/pack_float_panels.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
 #include "kernels/sme2_params.h"
 
 namespace qmm {
@@ -145,6 +148,14 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_f16p_f16, sme2_f16_gemm_params},
         {"matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla", Isa::sme2, &lhs_pack_f32p_f32, &rhs_pack_nxk_f16p_f16,
          sme2_f16_gemv_params},
+        {"matmul_clamp_f32_qai8dxp1vlx4_qsi4cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+         &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemm_params},
+        {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+         &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemv_params},
+        {"matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+         &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemm_params},
+        {"matmul_clamp_f32_qai8dxp1x4_qsi8cxp4vlx4_1x4vl_sme2_dot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+         &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemv_params},
     };
     for (PackerPreset& p : out) {
       if (const Ukernel* u = find_kernel(p.kernel)) p = {u->name, u->isa, u->lhs, u->rhs, u->params};

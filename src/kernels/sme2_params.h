@@ -33,6 +33,20 @@ inline TileParams sme2_q8_gemv_params(size_t svl_bytes) {
   return {1, 4 * vl, 4, 1, 1, 4 * vl};
 }
 
+// Per-channel weights (qai8dxp LHS): QC4 qsi4cxp with kr = 8, sr = 2 (KleidiAI's 1vlx4 SME
+// kernels: 4-byte RHS chunks, 4-value LHS chunks), QC8 qsi8cxp with kr = 4, sr = 1. The GEMV
+// (mr = 1) reads the GEMM's packed RHS.
+inline TileParams sme2_qc4_gemm_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {vl, 4 * vl, 8, 2, vl, 4 * vl};
+}
+inline TileParams sme2_qc4_gemv_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {1, 4 * vl, 8, 2, 1, 4 * vl};
+}
+inline TileParams sme2_qc8_gemm_params(size_t svl_bytes) { return sme2_q8_gemm_params(svl_bytes); }
+inline TileParams sme2_qc8_gemv_params(size_t svl_bytes) { return sme2_q8_gemv_params(svl_bytes); }
+
 // F16 weights (F32 FMOPA GEMM, FMLA-into-ZA GEMV): f32p LHS / f16p RHS panels with kr = 1.
 inline TileParams sme2_f16_gemm_params(size_t svl_bytes) {
   const size_t vl = sme2_lanes32(svl_bytes);

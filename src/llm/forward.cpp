@@ -79,7 +79,8 @@ inline void linear(const Fused& w, size_t m, const float* src, size_t src_stride
 }  // namespace
 
 State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq)
-    : n_ctx_(n_ctx), n_batch_(std::min(n_batch, n_ctx * std::max<size_t>(n_seq, 1))), pos_(n_seq), next_pos_(n_seq), ctx_(&ctx) {
+    : n_ctx_(n_ctx), n_batch_(std::min(n_batch, n_ctx * std::max<size_t>(n_seq, 1))), pos_(n_seq), next_pos_(n_seq), held_(n_seq),
+      ctx_(&ctx) {
   const Config& c = model.config();
   check_arg(n_ctx >= 1 && n_batch >= 1 && n_seq >= 1, "context, batch and sequence counts must be at least 1");
   check_arg(n_ctx <= (size_t{1} << 24), "context size " + std::to_string(n_ctx) + " is too large");
@@ -93,17 +94,32 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
   att_.resize(static_cast<size_t>(ctx.threads()) * kAttendHeads * n_ctx);
   rope_.resize(2 * b * c.n_rot);
   logits_.resize(checked_mul(n_seq, c.n_vocab, "logits"));
-  const size_t kv = checked_mul(checked_mul(checked_mul(n_seq, c.n_layer, "KV cache"), n_ctx, "KV cache"), c.kv_dim(), "KV cache");
+  window_ = c.n_swa;
+  ring_ = window_ ? std::min(n_ctx, window_ + n_batch_ - 1) : n_ctx;
+  layer_kv_.assign(1, 0);
+  for (size_t l = 0; l < c.n_layer; ++l) {
+    layer_kv_.push_back(layer_kv_.back() + checked_mul(c.is_local(l) ? ring_ : n_ctx, c.kv_dim(), "KV cache"));
+  }
+  const size_t kv = checked_mul(n_seq, layer_kv_.back(), "KV cache");
   key_cache_.resize(kv);
   value_cache_.resize(kv);
   rows_.resize(b);
   spans_.reserve(b);
 }
 
-void State::truncate(size_t seq, size_t n) {
-  check_arg(seq < pos_.size() && n <= pos_[seq], "truncate: no such sequence or position");
-  pos_[seq] = n;
+bool State::can_resume(size_t seq, size_t pos) const {
+  const size_t need = window_ && pos >= window_ ? pos + 1 - window_ : 0;  // the first position the window of `pos` reads
+  return pos <= pos_.at(seq) && (pos == 0 || need >= held_[seq]);
 }
+
+size_t State::truncate(size_t seq, size_t n) {
+  check_arg(seq < pos_.size() && n <= pos_[seq], "truncate: no such sequence or position");
+  pos_[seq] = can_resume(seq, n) ? n : 0;
+  if (pos_[seq] == 0) held_[seq] = 0;
+  return pos_[seq];
+}
+
+size_t State::kv_bytes() const { return (key_cache_.size() + value_cache_.size()) * sizeof(float); }
 
 size_t State::bytes() const {
   size_t floats = 0;
@@ -135,7 +151,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     const bool continues = !s.spans_.empty() && s.spans_.back().seq == r.seq && s.spans_.back().pos + s.spans_.back().rows == r.pos;
     const bool earlier = std::any_of(s.spans_.begin(), s.spans_.end(), [&](const State::Span& sp) { return sp.seq == r.seq; });
     if (r.pos >= s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
-    if (earlier ? r.pos != s.next_pos_[r.seq] : r.pos > s.next_pos_[r.seq]) {
+    if (earlier ? r.pos != s.next_pos_[r.seq] : !s.can_resume(r.seq, r.pos)) {
       fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": position " + std::to_string(r.pos) + " of sequence " +
                                          std::to_string(r.seq) + " does not follow its cache");
     }
@@ -154,7 +170,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   const ArchSpec& arch = *c.spec;
   const size_t m = n, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff, q_dim = c.q_dim();
   const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
-  const size_t qkv_dim = q_dim + 2 * kv_dim, seq_kv = c.n_layer * s.n_ctx_ * kv_dim;
+  const size_t qkv_dim = q_dim + 2 * kv_dim, seq_kv = s.layer_kv_.back();
   float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *qkv = s.qkv_.data(), *hb = s.hb_.data();
 
   // Token embeddings: x[i] = token_embd[tokens[i]] (· √dim for Gemma)
@@ -186,8 +202,9 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
 
   for (size_t l = 0; l < c.n_layer; ++l) {
     const Layer& L = model.layers()[l];
-    const size_t layer_kv = l * s.n_ctx_ * kv_dim;  // sequence q's [n_ctx, kv_dim] cache at q·seq_kv + layer_kv
-    const bool local = c.is_local(l);               // attends to the last n_swa positions only
+    const bool local = c.is_local(l);  // attends to the last n_swa positions only
+    // Sequence q's cache of this layer: a ring of `slots` positions at q·seq_kv + layer_kv, position p in slot p % slots.
+    const size_t layer_kv = s.layer_kv_[l], slots = local ? s.ring_ : s.n_ctx_;
     const float* rope_cs = s.rope_.data() + (local ? s.n_batch_ * c.n_rot : 0);
 
     // Attention RMSNorm: xb = rmsnorm(x) · attn_norm
@@ -206,7 +223,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
           head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
           head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
         }
-        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos * kv_dim;
+        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots * kv_dim;
         float* k_row = s.key_cache_.data() + at;
         std::copy(row + q_dim, row + q_dim + kv_dim, k_row);
         std::copy(row + q_dim + kv_dim, row + qkv_dim, s.value_cache_.data() + at);
@@ -217,7 +234,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
 
     // Grouped-query attention, one task per (up to kAttendHeads query heads of one K/V head,
     // piece of a span): row i (position p) attends to its sequence's cache positions 0..p (on a
-    // local layer p-n_swa+1..p); the result goes to xb, [m, q_dim].
+    // local layer p-n_swa+1..p, which may wrap around the ring); the result goes to xb, [m, q_dim].
     auto attend = [&](size_t t, int tid) {
       const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * kAttendHeads;
       size_t piece = t / head_tasks, si = 0;  // the span and the piece's first row
@@ -230,10 +247,10 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       const bool windowed = local && sp.pos + r0 + rows_here > c.n_swa;
       for (size_t r = 0; r < (windowed ? rows_here : 1); ++r) {
         const size_t first = windowed ? std::max(sp.pos + r0 + r + 1, c.n_swa) - c.n_swa : 0;  // first position attended
-        const size_t i = i0 + r, kv = kv0 + first * kv_dim;
-        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv, s.value_cache_.data() + kv, kv_dim, hd,
+        const size_t i = i0 + r;
+        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv0, s.value_cache_.data() + kv0, kv_dim, hd,
                      sp.pos + r0 + r - first, windowed ? 1 : rows_here, c.attn_scale, att, xb + i * q_dim + h * hd, q_dim,
-                     c.attn_softcap);
+                     c.attn_softcap, KvRing{first % slots, slots});
       }
     };
     // Small work (short contexts, tiny models) is not worth waking the pool for.
@@ -274,6 +291,12 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx);
   if (c.final_softcap > 0) softcap_logits(s.logits_.data(), n_out * c.n_vocab, c.final_softcap);  // Gemma 2
 
+  // The rings now hold the last ring_ positions of each sequence (all of them from position 0
+  // when the sequence started over).
+  for (const State::Span& sp : s.spans_) {
+    if (sp.pos == 0) s.held_[sp.seq] = 0;
+  }
+  for (size_t q = 0; q < s.pos_.size(); ++q) s.held_[q] = std::max(s.held_[q], s.next_pos_[q] - std::min(s.next_pos_[q], s.ring_));
   std::copy(s.next_pos_.begin(), s.next_pos_.end(), s.pos_.begin());
   return s.logits_.data();
 }

@@ -135,9 +135,9 @@ void Generator::admit() {
 
 void Generator::start(Slot& s, Request r, double t_submit) {
   const size_t slot = static_cast<size_t>(&s - slots_.data());
-  // Reuse the cached prefix, but prefill at least the last prompt token (its logits are needed).
-  const size_t keep = std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1);
-  state_.truncate(slot, keep);
+  // Reuse the cached prefix, but prefill at least the last prompt token (its logits are needed),
+  // and all of it when a sliding window's ring no longer holds the positions before the prefix's end.
+  const size_t keep = state_.truncate(slot, std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1));
   s.cached.resize(keep);
   s.prefilled = keep;
   s.history = r.prompt;

@@ -132,8 +132,13 @@ struct BatchRow {
   bool logits = false;
 };
 
-// The state of up to n_seq generations: one KV cache of n_ctx positions per sequence and the
-// scratch buffers of batches of up to n_batch rows, sized once (no allocation per token).
+// The state of up to n_seq generations: one KV cache per sequence and the scratch buffers of
+// batches of up to n_batch rows, sized once (no allocation per token). Every layer's cache is a
+// ring of positions (position p in slot p % slots): n_ctx slots on a layer that attends to all
+// positions (so it never wraps), and on a sliding-window layer only min(n_ctx, window + n_batch - 1),
+// the window of the last row of a batch step plus the step's other rows (llama.cpp sizes its
+// SWA cache the same way, window + ubatch): all of a step's keys are written before any of its
+// queries attend, so its first row still finds its whole window. A sequence may still run to n_ctx.
 class State {
  public:
   // `ctx` (its thread pool and matmul scratch) must outlive the state.
@@ -143,9 +148,18 @@ class State {
   size_t n_batch() const { return n_batch_; }  // rows per forward pass
   size_t n_seq() const { return pos_.size(); }
   size_t pos(size_t seq = 0) const { return pos_.at(seq); }  // positions cached for `seq`
-  void truncate(size_t seq, size_t n);  // keeps the first n (≤ pos(seq)) cached positions of `seq`
-  void reset() { std::fill(pos_.begin(), pos_.end(), size_t{0}); }
+  // Keeps the first n (≤ pos(seq)) cached positions of `seq` and returns n, or 0 (an empty
+  // cache) when a sliding-window layer's ring no longer holds the window before position n.
+  size_t truncate(size_t seq, size_t n);
+  // Whether `seq`'s next rows may start at position `pos` (≤ pos(seq)): every window before it is still cached.
+  bool can_resume(size_t seq, size_t pos) const;
+  void reset() {
+    std::fill(pos_.begin(), pos_.end(), size_t{0});
+    std::fill(held_.begin(), held_.end(), size_t{0});
+  }
   size_t bytes() const;                 // KV caches + scratch
+  size_t kv_bytes() const;              // KV caches
+  size_t window_slots() const { return ring_; }  // slots of a sliding-window layer's ring (n_ctx without windows)
   Context& ctx() { return *ctx_; }
 
  private:
@@ -155,13 +169,16 @@ class State {
     size_t row, rows, seq, pos;
   };
   size_t n_ctx_, n_batch_;
+  size_t window_ = 0, ring_ = 0;                    // the sliding window (0: none) and its ring's slots
   std::vector<size_t> pos_, next_pos_;              // per sequence; next_pos_: the batch being checked
+  std::vector<size_t> held_;                        // per sequence: the first position the rings still hold
   Context* ctx_;
   std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
   std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [2 (global, local), n_batch, n_rot]
   std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
-  std::vector<float> key_cache_, value_cache_;      // [n_seq, n_layer, n_ctx, kv_dim]
+  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: where layer l's [slots, kv_dim] starts in a sequence's cache
+  std::vector<float> key_cache_, value_cache_;      // [n_seq, layer_kv_.back()]
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch
 };

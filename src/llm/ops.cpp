@@ -73,6 +73,15 @@ using v8i = int32_t __attribute__((vector_size(32)));
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 8, 9, 10, 11) + __builtin_shufflevector(lo, hi, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
+// Σ a[i]·b[i] (n % 8 == 0) with the lanes summed in hsum8's order: a key scored in scores()'s
+// tail gets the bits it gets in a group, so the scores of a window do not depend on where its
+// ring buffer wraps (nor a sequence's tokens on the batch that sized its ring).
+[[gnu::always_inline]] inline float dot_as_hsum8(const float* a, const float* b, size_t n) {
+  v8 acc{};
+  for (size_t i = 0; i < n; i += 8) acc += load8(a + i) * load8(b + i);
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
 // att[h·att_stride + p] = scale · q_h·k_p for H heads (q_h at q + h·hd) and p < len. A pass
 // takes 8/H keys: eight independent FMA chains (head x key), each K vector loaded once for the
 // H heads, reduced together by hsum8. head_dim % 8 == 0.
@@ -95,7 +104,7 @@ template <size_t H>
       for (size_t j = 0; j < K; ++j) att[h * att_stride + p + j] = sums[h * K + j];
   }
   for (; p < len; ++p)
-    for (size_t h = 0; h < H; ++h) att[h * att_stride + p] = dot(q + h * hd, k + p * kv_stride, hd) * scale;
+    for (size_t h = 0; h < H; ++h) att[h * att_stride + p] = dot_as_hsum8(q + h * hd, k + p * kv_stride, hd) * scale;
 }
 
 // max(x[0..n)) (no NaN among them).
@@ -114,24 +123,29 @@ template <size_t H>
   return mx;
 }
 
-// out_h[0..hd) = inv[h] · Σ_p att[h·att_stride + p] · v_p for H heads (out_h at out + h·hd),
+// out_h[0..hd) = inv[h] · Σ_p att[h·att_stride + p] · v_p for H heads (out_h at out + h·hd), the
+// len positions in two pieces: p < n0 at v0 + p·kv_stride, the others at v1 + (p - n0)·kv_stride.
 // 64/H columns at a time in eight vectors: each V vector is loaded once for the H heads.
 // hd % 8 == 0.
 template <size_t H>
-[[gnu::always_inline]] inline void weighted_values(const float* att, size_t att_stride, const float* v, size_t kv_stride, size_t hd,
-                            size_t len, const float* inv, float* out) {
+[[gnu::always_inline]] inline void weighted_values(const float* att, size_t att_stride, const float* v0, size_t n0, const float* v1,
+                                                   size_t kv_stride, size_t hd, size_t len, const float* inv, float* out) {
   constexpr size_t W = 8 / H;  // vectors per head and pass
   for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
     v8 o[H][W] = {};
     // w vectors per head: the constant W (so o stays in registers), fewer in a last, narrower pass.
     auto pass = [&](auto w) {
-      for (size_t p = 0; p < len; ++p) {
-        const float* vp = v + p * kv_stride + d0;
-        for (size_t h = 0; h < H; ++h) {
-          const float a = att[h * att_stride + p];
-          for (size_t j = 0; j < w; ++j) o[h][j] += a * load8(vp + 8 * j);
+      auto piece = [&](const float* v, const float* a, size_t n) {
+        for (size_t p = 0; p < n; ++p) {
+          const float* vp = v + p * kv_stride + d0;
+          for (size_t h = 0; h < H; ++h) {
+            const float ah = a[h * att_stride + p];
+            for (size_t j = 0; j < w; ++j) o[h][j] += ah * load8(vp + 8 * j);
+          }
         }
-      }
+      };
+      piece(v0, att, n0);
+      piece(v1, att + n0, len - n0);
       for (size_t h = 0; h < H; ++h)
         for (size_t j = 0; j < w; ++j) store8(out + h * hd + d0 + 8 * j, o[h][j] * inv[h]);
     };
@@ -194,13 +208,15 @@ inline void cap_scores(float* a, size_t n, float cap) {
 // H heads (hd % 8 == 0) of `rows` query rows, each K and V vector loaded once for the H.
 template <size_t H>
 [[gnu::always_inline]] inline void attend_rows(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride,
-                            size_t hd, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride,
-                            float softcap) {
+                                               size_t hd, size_t pos0, size_t rows, float scale, float* att, float* out,
+                                               size_t out_stride, float softcap, KvRing ring) {
   const size_t att_stride = pos0 + rows;
   for (size_t r = 0; r < rows; ++r) {
-    const size_t len = pos0 + r + 1;
+    const size_t len = pos0 + r + 1, n0 = std::min(len, ring.slots - ring.start);  // positions before the ring wraps
+    const float *k0 = k + ring.start * kv_stride, *v0 = v + ring.start * kv_stride;
     // Scores: att_h[p] = scale · q_h·k_p
-    scores<H>(q + r * q_stride, k, kv_stride, hd, len, scale, att, att_stride);
+    scores<H>(q + r * q_stride, k0, kv_stride, hd, n0, scale, att, att_stride);
+    scores<H>(q + r * q_stride, k, kv_stride, hd, len - n0, scale, att + n0, att_stride);
     for (size_t h = 0; softcap > 0 && h < H; ++h) cap_scores(att + h * att_stride, len, softcap);
     // Softmax numerators (the 1/sum is applied to the output)
     float inv[H];
@@ -209,23 +225,24 @@ template <size_t H>
       inv[h] = 1.0f / exp_minus(a, len, max_of(a, len));
     }
     // out_h = Σ_p softmax_h,p · v_p
-    weighted_values<H>(att, att_stride, v, kv_stride, hd, len, inv, out + r * out_stride);
+    weighted_values<H>(att, att_stride, v0, n0, v, kv_stride, hd, len, inv, out + r * out_stride);
   }
 }
 
 // One head, any head_dim.
 static void attend_plain(const float* q, size_t q_stride, const float* k, const float* v, size_t kv_stride, size_t hd, size_t pos0,
-                  size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap) {
+                         size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap, KvRing ring) {
+  auto at = [&](size_t p) { return (p < ring.slots - ring.start ? ring.start + p : p - (ring.slots - ring.start)) * kv_stride; };
   for (size_t r = 0; r < rows; ++r) {
     const float* qr = q + r * q_stride;
     float* o = out + r * out_stride;
     const size_t len = pos0 + r + 1;
-    for (size_t p = 0; p < len; ++p) att[p] = dot(qr, k + p * kv_stride, hd) * scale;
+    for (size_t p = 0; p < len; ++p) att[p] = dot(qr, k + at(p), hd) * scale;
     if (softcap > 0) cap_scores(att, len, softcap);
     const float sum = exp_minus(att, len, max_of(att, len));
     std::fill(o, o + hd, 0.0f);
     for (size_t j = 0; j < len; ++j) {
-      for (size_t d = 0; d < hd; ++d) o[d] += att[j] * v[j * kv_stride + d];
+      for (size_t d = 0; d < hd; ++d) o[d] += att[j] * v[at(j) + d];
     }
     for (size_t d = 0; d < hd; ++d) o[d] /= sum;
   }
@@ -233,21 +250,21 @@ static void attend_plain(const float* q, size_t q_stride, const float* k, const 
 
 QMM_VECTOR_CLONES
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride, size_t hd,
-                  size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap) {
+                  size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap, KvRing ring) {
   for (size_t h = 0; h < heads;) {
     const float* qh = q + h * hd;
     float* oh = out + h * hd;
     if (hd % 8 != 0) {
-      attend_plain(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
+      attend_plain(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += 1;
     } else if (heads - h >= kAttendHeads) {
-      attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
+      attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += kAttendHeads;
     } else if (heads - h >= 2) {
-      attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
+      attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += 2;
     } else {
-      attend_rows<1>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap);
+      attend_rows<1>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += 1;
     }
   }

@@ -5,6 +5,7 @@
 // so the binary still runs on any x86-64.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 namespace qmm::llm {
 
@@ -17,10 +18,17 @@ namespace qmm::llm {
 //   out:  row r, head h at out + r·out_stride + h·head_dim
 // Up to kAttendHeads heads are computed together, so each K and V vector is read once for them.
 constexpr size_t kAttendHeads = 4;
+// Where the attended positions are: position p at k + ((start + p) % slots)·kv_stride (the same
+// for v). The default is plain p; a sliding window's cache is a ring of `slots` positions whose
+// oldest attended one sits at `start`, so the positions come in at most two contiguous pieces.
+struct KvRing {
+  size_t start = 0;
+  size_t slots = SIZE_MAX;
+};
 // With softcap > 0 the scores are capped first: s -> softcap · tanh(s / softcap) (Gemma 2).
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride,
                   size_t head_dim, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride,
-                  float softcap = 0.0f);
+                  float softcap = 0.0f, KvRing ring = {});
 
 // out = x / sqrt(mean(x²) + eps) · gain
 void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps);

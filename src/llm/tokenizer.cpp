@@ -158,6 +158,64 @@ size_t match_gpt2(const std::vector<uint32_t>& cp, size_t i) {
   return whitespace(cp, i);
 }
 
+// llama.cpp's default pre-tokenizer: four regexes, each splitting every piece of the one before
+// into its matches and the text between them:
+//   [\p{P}\$\+<=>\^~\|]+   then GPT-2's   then \p{N}+   then [0-9][0-9][0-9]
+// Pieces are given by their ends (indices into cp).
+bool is_default_punct(uint32_t c) {
+  if (c < 0x80) return std::string_view("!\"#%&'()*,-./:;?@[\\]_{}$+<=>^~|").find(static_cast<char>(c)) != std::string_view::npos;
+  return is_unicode_punctuation(c);
+}
+
+// Each piece ending at `ends` split into runs of `in` and runs of the others.
+std::vector<size_t> split_runs(const std::vector<uint32_t>& cp, const std::vector<size_t>& ends, bool (*in)(uint32_t)) {
+  std::vector<size_t> out;
+  for (size_t b = 0, k = 0; k < ends.size(); b = ends[k++]) {
+    for (size_t i = b; i < ends[k];) {
+      const bool run = in(cp[i]);
+      while (i < ends[k] && in(cp[i]) == run) ++i;
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<size_t> default_pieces(const std::vector<uint32_t>& cp) {
+  std::vector<size_t> ends = split_runs(cp, {cp.size()}, is_default_punct), words;
+  for (size_t b = 0, k = 0; k < ends.size(); b = ends[k++]) {  // GPT-2's regex within each piece
+    const std::vector<uint32_t> piece(cp.begin() + static_cast<ptrdiff_t>(b), cp.begin() + static_cast<ptrdiff_t>(ends[k]));
+    for (size_t i = 0; i < piece.size();) words.push_back(b + (i = match_gpt2(piece, i)));
+  }
+  ends = split_runs(cp, words, is_number);
+  std::vector<size_t> out;
+  auto digit = [&](size_t i) { return cp[i] >= '0' && cp[i] <= '9'; };
+  for (size_t b = 0, k = 0; k < ends.size(); b = ends[k++]) {  // the leftmost three ASCII digits, again after them
+    size_t gap = b;
+    for (size_t i = b; i + 3 <= ends[k];) {
+      if (!(digit(i) && digit(i + 1) && digit(i + 2))) {
+        ++i;
+        continue;
+      }
+      if (i > gap) out.push_back(i);
+      out.push_back(gap = i += 3);
+    }
+    if (gap < ends[k]) out.push_back(ends[k]);
+  }
+  return out;
+}
+
+// tokenizer.ggml.pre values of llama.cpp (src/llama-vocab.cpp) whose regexes qmm implements.
+struct PreName {
+  std::string_view name;
+  Tokenizer::Pre pre;
+};
+constexpr PreName kPreNames[] = {
+    {"default", Tokenizer::Pre::standard},   {"llama3", Tokenizer::Pre::llama3},   {"llama-v3", Tokenizer::Pre::llama3},
+    {"llama-bpe", Tokenizer::Pre::llama3},   {"falcon3", Tokenizer::Pre::llama3},  {"pixtral", Tokenizer::Pre::llama3},
+    {"qwen2", Tokenizer::Pre::qwen2},        {"deepseek-r1-qwen", Tokenizer::Pre::qwen2}, {"megrez", Tokenizer::Pre::qwen2},
+    {"gpt-2", Tokenizer::Pre::gpt2},         {"phi-2", Tokenizer::Pre::gpt2},
+};
+
 // ---- GPT-2 byte <-> unicode ----------------------------------------------------------------
 
 // Printable bytes map to themselves; the others to 256, 257, ... in byte order.
@@ -234,6 +292,33 @@ bool is_unicode_number(uint32_t cp) {
     case UTF8PROC_CATEGORY_NO: return true;
     default: return false;
   }
+}
+
+bool is_unicode_punctuation(uint32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO: return true;
+    default: return false;
+  }
+}
+
+std::optional<Tokenizer::Pre> find_pre_tokenizer(std::string_view name) {
+  if (name.empty()) return Tokenizer::Pre::standard;  // llama.cpp warns and takes "default"
+  for (const PreName& p : kPreNames) {
+    if (p.name == name) return p.pre;
+  }
+  return std::nullopt;
+}
+
+std::string supported_pre_tokenizers() {
+  std::string s;
+  for (const PreName& p : kPreNames) s += (s.empty() ? "" : ", ") + std::string(p.name);
+  return s;
 }
 
 // ---- Construction ----------------------------------------------------------------------------
@@ -370,8 +455,13 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
   t.add_eos_ = f.has("tokenizer.ggml.add_eos_token") && f.get_bool("tokenizer.ggml.add_eos_token");
   t.add_space_prefix_ = f.has("tokenizer.ggml.add_space_prefix") ? f.get_bool("tokenizer.ggml.add_space_prefix") : spm;
   if (!spm) {
-    const std::string pre(f.find_string("tokenizer.ggml.pre").value_or("default"));
-    t.pre_ = (pre == "default" || pre == "gpt2" || pre == "gpt-2") ? Pre::gpt2 : pre == "qwen2" ? Pre::qwen2 : Pre::llama3;
+    const std::string pre(f.find_string("tokenizer.ggml.pre").value_or(""));
+    const std::optional<Pre> known = find_pre_tokenizer(pre);
+    if (!known) {  // llama.cpp refuses it too ("unknown pre-tokenizer type")
+      fail(Status::unsupported, f.path() + ": unknown pre-tokenizer tokenizer.ggml.pre = '" + pre + "' (supported: " +
+                                    supported_pre_tokenizers() + ")");
+    }
+    t.pre_ = *known;
     std::vector<std::string_view> merges = f.get_string_array("tokenizer.ggml.merges");
     t.merge_rank_.reserve(merges.size());
     for (size_t i = 0; i < merges.size(); ++i) t.merge_rank_.emplace(std::string(merges[i]), static_cast<int32_t>(i));
@@ -395,7 +485,7 @@ bool Tokenizer::is_end_of_generation(int32_t token) const { return std::binary_s
 
 std::string Tokenizer::description() const {
   std::string d = kind_ == Kind::spm ? "SentencePiece (scores, byte fallback)" : "byte-level BPE";
-  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : pre_ == Pre::qwen2 ? "Qwen 2" : "GPT-2") + " pre-tokenizer, " +
+  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : pre_ == Pre::qwen2 ? "Qwen 2" : pre_ == Pre::gpt2 ? "GPT-2" : "llama.cpp's default") + " pre-tokenizer, " +
                                std::to_string(merge_rank_.size()) + " merges";
   d += ", " + std::to_string(tokens_.size()) + " tokens, BOS " + std::to_string(bos_) + ", EOS " + std::to_string(eos_);
   return d;
@@ -573,6 +663,14 @@ std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre
   std::vector<size_t> offsets;
   decode_utf8(text, cps, offsets);
   std::vector<std::string_view> words;
+  if (pre == Tokenizer::Pre::standard) {
+    size_t b = 0;
+    for (size_t e : default_pieces(cps)) {
+      words.push_back(text.substr(offsets[b], offsets[e] - offsets[b]));
+      b = e;
+    }
+    return words;
+  }
   for (size_t i = 0; i < cps.size();) {
     const size_t e = pre == Tokenizer::Pre::gpt2 ? match_gpt2(cps, i) : match_llama3(cps, i, pre == Tokenizer::Pre::qwen2 ? 1 : 3);
     words.push_back(text.substr(offsets[i], offsets[e] - offsets[i]));

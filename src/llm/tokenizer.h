@@ -15,6 +15,7 @@
 // <|end|>, <end_of_turn>, ...). TextStream turns generated tokens into valid UTF-8 pieces.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,7 +33,10 @@ enum class TokenType : int32_t { normal = 1, unknown = 2, control = 3, user_defi
 class Tokenizer {
  public:
   enum class Kind { spm, bpe };
-  enum class Pre { gpt2, llama3, qwen2 };  // BPE pre-tokenizer
+  // BPE pre-tokenizer (tokenizer.ggml.pre): GPT-2's regex, Llama 3's, Qwen 2's, or llama.cpp's
+  // "default" (a missing key): punctuation runs, then GPT-2's regex, then digit runs, then
+  // groups of three ASCII digits, each splitting the pieces of the one before.
+  enum class Pre { gpt2, llama3, qwen2, standard };
 
   static Tokenizer from_gguf(const gguf::File& f);
   Tokenizer(Tokenizer&&) = default;
@@ -114,8 +118,15 @@ class TextStream {
 };
 
 // Unicode general category classes of the pre-tokenizer regexes (exact, from libutf8proc).
-bool is_unicode_letter(uint32_t cp);  // \p{L}
-bool is_unicode_number(uint32_t cp);  // \p{N}
+bool is_unicode_letter(uint32_t cp);       // \p{L}
+bool is_unicode_number(uint32_t cp);       // \p{N}
+bool is_unicode_punctuation(uint32_t cp);  // \p{P}
+
+// The pre-tokenizer of tokenizer.ggml.pre `name` ("" when the key is missing: llama.cpp's
+// default), or nullopt for one llama.cpp does not know either.
+std::optional<Tokenizer::Pre> find_pre_tokenizer(std::string_view name);
+// "default, llama3, ..." for error messages.
+std::string supported_pre_tokenizers();
 
 // The pre-tokenizer's split of `text` into words (views into `text`), by the regex of `pre`.
 std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre pre);

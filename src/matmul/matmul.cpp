@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/channels.h"
 #include "core/cpu.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
@@ -30,6 +31,9 @@ void check_shape(WeightType type, size_t rows, size_t k, const char* what) {
   if (is_block_type(type)) {
     check_arg(k % block_len(type) == 0, shape + ": " + type_name(type) + " needs k to be a multiple of " +
                                             std::to_string(block_len(type)) + " (got k = " + std::to_string(k) + ")");
+  }
+  if (is_channel_type(type)) {
+    check_arg(k <= kMaxChannelK, shape + ": " + type_name(type) + " needs k <= 65536 (its int32 sums are exact only up to there)");
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "arm_test_util.h"
 #include "core/cpu.h"
@@ -54,7 +55,10 @@ TEST_P(Sme2Kernels, MatchScalarReference) {
   const size_t ms[] = {1, mr - 1, mr + 1, 2 * mr};
   const size_t ns[] = {3, nr, nr + 5};
   const bool blocks = is_block_type(u.type);
-  const size_t ks[] = {32, 96, blocks ? 64u : 37u};  // float paths: any k (tails)
+  const size_t bl = blocks ? block_len(u.type) : 32;  // 256 for the K-quants: two k suffice
+  const std::vector<size_t> ks = bl > 32 ? std::vector<size_t>{bl, 2 * bl}
+                                         : std::vector<size_t>{bl, 3 * bl, blocks ? 2 * bl : 37};  // float: tails
+  const size_t kc = bl > 128 ? bl : 128;  // k of the clamp checks
   uint32_t seed = 1;
   for (size_t m : ms) {
     if (m == 0 || (u.gemv && m != 1)) continue;
@@ -65,8 +69,8 @@ TEST_P(Sme2Kernels, MatchScalarReference) {
       }
     }
   }
-  check_kernel(u, u.gemv ? 1 : mr + 2, nr + 7, 128, -0.5f, 0.75f, 99);  // two-sided clamp
-  check_kernel(u, u.gemv ? 1 : mr + 2, nr + 7, 128, -INFINITY, 0.25f, 100);
+  check_kernel(u, u.gemv ? 1 : mr + 2, nr + 7, kc, -0.5f, 0.75f, 99);  // two-sided clamp
+  check_kernel(u, u.gemv ? 1 : mr + 2, nr + 7, kc, -INFINITY, 0.25f, 100);
 }
 
 std::vector<const Ukernel*> sme2_kernels() {

@@ -351,5 +351,112 @@ TEST(Generate, EngineThreadQueueIsBounded) {
   EXPECT_GE(cancelled.load(), 1);  // the destructor ends what was left
 }
 
+// Gemma's sliding-window layers keep a ring of window + n_batch - 1 positions (tiny-gemma3 /
+// tiny-gemma2: window 8). A context of 48 positions fed in steps of 1, 3, 16 and a 20-token
+// prefill then decoding gives the logits of a cache that keeps every position, at every step end,
+// up to the last position of the context; the KV memory is the ring's.
+std::string synth_window_model(const char* shape) {
+  const std::string path = ::testing::TempDir() + "window_" + std::string(shape) + "_q8_0.gguf";
+  gguf::synth_model(*gguf::find_synth_shape(shape), WeightType::q8_0, 3, path, 1);
+  return path;
+}
+
+std::vector<int32_t> some_tokens(size_t n, uint32_t seed) {
+  std::vector<int32_t> t(n);
+  for (size_t i = 0; i < n; ++i) t[i] = static_cast<int32_t>(10 + (seed * 7919u + i * 104729u) % 1000u);
+  return t;
+}
+
+TEST(SlidingWindow, RingCacheLogitsEqualTheFullCacheAcrossStepSizes) {
+  for (const char* shape : {"tiny-gemma3", "tiny-gemma2"}) {
+    Loaded L(synth_window_model(shape));
+    const Config& c = L.model.config();
+    ASSERT_EQ(c.n_swa, 8u) << shape;
+    const size_t n_ctx = 48, nv = c.n_vocab;
+    const std::vector<int32_t> tokens = some_tokens(n_ctx, 1);
+    State full(L.model, n_ctx, n_ctx, L.ctx);  // ring min(48, 8 + 47) = every position
+    ASSERT_EQ(full.window_slots(), n_ctx);
+    std::vector<float> want(n_ctx * nv);
+    for (size_t p = 0; p < n_ctx; ++p) {
+      const float* l = forward(L.model, full, &tokens[p], 1);
+      std::copy(l, l + nv, want.begin() + static_cast<ptrdiff_t>(p * nv));
+    }
+    for (const std::vector<size_t>& steps : std::vector<std::vector<size_t>>{{1}, {3}, {16}, {20, 1}}) {
+      const size_t n_batch = steps[0];
+      State s(L.model, n_ctx, n_batch, L.ctx);
+      EXPECT_EQ(s.window_slots(), 8 + n_batch - 1);
+      size_t local = 0;
+      for (size_t l = 0; l < c.n_layer; ++l) local += c.is_local(l);
+      const size_t slots = local * s.window_slots() + (c.n_layer - local) * n_ctx;
+      EXPECT_EQ(s.kv_bytes(), 2 * sizeof(float) * c.kv_dim() * slots) << shape;
+      EXPECT_LT(s.kv_bytes(), full.kv_bytes());
+      for (size_t p = 0, k = 0; p < n_ctx; ++k) {
+        const size_t n = std::min(steps[std::min(k, steps.size() - 1)], n_ctx - p);
+        const float* got = forward(L.model, s, &tokens[p], n);
+        p += n;
+        double worst = 0;
+        for (size_t i = 0; i < nv; ++i) {
+          const float w = want[(p - 1) * nv + i];
+          worst = std::max(worst, std::fabs(got[i] - w) / (1.0 + std::fabs(w)));
+        }
+        // Attention sums the same positions in the same order, wherever the ring wraps (bit-equal on
+        // x86); GEMM (m > 1) and GEMV (m = 1) may round differently on Arm (see ForwardRowsOfTwoSequences).
+        ASSERT_LE(worst, 1e-5) << shape << ", steps of " << n_batch << ", position " << p - 1;
+      }
+      EXPECT_EQ(s.pos(), n_ctx);
+    }
+  }
+}
+
+// Rewinding needs the window before the new end: within the ring it is kept, past it truncate
+// keeps nothing (the sequence starts over), and a batch row rewinding past it is an error.
+TEST(SlidingWindow, RewindKeepsOnlyWhatTheRingHolds) {
+  Loaded L(synth_window_model("tiny-gemma3"));
+  const std::vector<int32_t> tokens = some_tokens(30, 2);
+  State s(L.model, 64, 1, L.ctx);  // ring of 8: after 30 positions it holds 22..29
+  ASSERT_EQ(s.window_slots(), 8u);
+  for (int32_t t : tokens) forward(L.model, s, &t, 1);
+  EXPECT_EQ(s.truncate(0, 29), 29u);  // position 29's window reads 22..28
+  EXPECT_EQ(s.truncate(0, 29), 29u);
+  const BatchRow back{0, 20, true};
+  EXPECT_THROW(forward(L.model, s, &tokens[20], &back, 1), Error);
+  EXPECT_EQ(s.truncate(0, 20), 0u);  // 13..19 were overwritten
+  EXPECT_EQ(s.pos(), 0u);
+  forward(L.model, s, tokens.data(), 1);  // and it starts over
+  EXPECT_EQ(s.pos(), 1u);
+}
+
+// Three sequences longer than the window decoded together (prompts prefilled in chunks of 4
+// beside the others' decoding rows) give each one's greedy tokens with a full cache alone; a
+// later request whose cached prefix ends outside the ring is prefilled whole.
+TEST(SlidingWindow, SequencesDecodedTogetherEqualAloneWithAFullCache) {
+  Loaded L(synth_window_model("tiny-gemma3"));
+  GenerateParams p = greedy(20);
+  p.ignore_eos = true;
+  const std::vector<std::vector<int32_t>> prompts = {some_tokens(20, 3), some_tokens(27, 4), some_tokens(33, 5)};
+  std::vector<Out> alone(prompts.size()), together(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    Generator g(L.model, L.tok, L.ctx, {1, 64, 64, 8});
+    g.submit(request(prompts[i], p, &alone[i]));
+    g.run();
+    ASSERT_EQ(alone[i].tokens.size(), 20u);
+  }
+  Generator g(L.model, L.tok, L.ctx, {prompts.size(), 64, 4, 8});
+  for (size_t i = 0; i < prompts.size(); ++i) g.submit(request(prompts[i], p, &together[i]));
+  g.run();
+  for (size_t i = 0; i < prompts.size(); ++i) EXPECT_EQ(together[i].tokens, alone[i].tokens) << "prompt " << i;
+  // Slot 0 holds 20 + 19 positions, its rings the last 8 + 7 + 3 - 1 = 17: a prompt sharing
+  // its first 10 tokens cannot reuse them.
+  Out again;
+  std::vector<int32_t> next(prompts[0].begin(), prompts[0].begin() + 10);
+  next.push_back(5);
+  Request r = request(next, p, &again);
+  r.slot = 0;
+  g.submit(std::move(r));
+  g.run();
+  EXPECT_EQ(again.res.cached_tokens, 0u);
+  EXPECT_EQ(again.tokens.size(), 20u);
+}
+
 }  // namespace
 }  // namespace qmm::llm

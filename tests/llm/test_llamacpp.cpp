@@ -29,10 +29,16 @@ namespace {
 
 constexpr size_t kTokens = 32;
 constexpr size_t kTop = 4;
-// Probabilities are compared absolutely: llama.cpp keeps K/V in F16, sums in another order, and
-// looks GELU up in an F16 table; with Q8_0 weights both quantize the activations to int8, and a
-// value rounded the other way moves a logit by up to a quantization step.
-double prob_tolerance(WeightType t) { return t == WeightType::f32 ? 2e-3 : 1e-2; }
+// Probabilities are compared absolutely. llama.cpp runs attention in F32 here (flash attention
+// off, F32 K/V: scripts/llamacpp_batch.mjs); with its default F16 flash attention the largest
+// difference was 3.4e-4 for F32 models and 8.1e-3 for Q8_0, with F32 attention 8.2e-5 and
+// 4.5e-3. What remains for Q8_0 is int8 rounding: both sides quantize each activation block to
+// int8, llama.cpp's AVX2 code as round-half-even(x · 127/amax), qmm's as round-half-away(x /
+// (amax/127)), so now and then one value rounds the other way, and these random tiny models
+// amplify one step of one value: nudging qmm's own embeddings by a relative 1e-6 moves its
+// Q8_0 probabilities by up to 3.9e-3 (tiny-qwen3, also the case of the largest difference to
+// llama.cpp) and its F32 ones by at most 2e-6. Not a discrepancy of the model.
+double prob_tolerance(WeightType t) { return t == WeightType::f32 ? 5e-4 : 1e-2; }
 // A greedy step is a tie when llama.cpp's own probabilities of its pick and of qmm's differ by
 // less than this: there the comparison of that prompt ends (counted, and printed).
 constexpr double kTie = 1e-3;
@@ -227,6 +233,7 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
   const std::vector<Case> cs = cases();
   Context ctx(1);
   size_t compared = 0, ties = 0;
+  std::map<std::string, std::pair<double, std::string>> worst_of;  // per weight type: the largest |Δp| and where
   for (size_t m = 0; m < cs.size(); ++m) {
     const std::string what = cs[m].shape + " " + type_name(cs[m].type) + " seed " + std::to_string(cs[m].seed);
     ASSERT_EQ(oracle_->errors.count(m), 0u) << what << ": " << oracle_->errors[m];
@@ -236,7 +243,9 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
       const std::vector<int32_t> prompt = tok.encode(kPrompts[p], true);
       ASSERT_EQ(prompt, (oracle_->prompts[{m, p}])) << what << ", prompt " << p;
       const std::vector<int32_t>& want = oracle_->greedy[std::make_pair(m, p)];
-      State s(model, 256, 64, ctx);
+      // A batch of just the prompt: Gemma's sliding-window layers then keep a ring of window +
+      // prompt - 1 positions, which the 32 generated tokens wrap around.
+      State s(model, 256, prompt.size(), ctx);
       const float* logits = forward(model, s, prompt.data(), prompt.size());
       std::vector<int32_t> got;
       std::string where;  // at a divergence: llama.cpp's top probabilities and qmm's for the same ids
@@ -268,10 +277,13 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
       }
       EXPECT_EQ(got, want) << what << ", prompt " << p << "; " << where;
       EXPECT_LE(worst, prob_tolerance(cs[m].type)) << what << ", prompt " << p;
+      auto& w = worst_of[type_name(cs[m].type)];
+      if (worst >= w.first) w = {worst, what + ", prompt " + std::to_string(p)};
       ++compared;
     }
   }
   std::printf("%zu greedy continuations compared, %zu ended at a tie\n", compared, ties);
+  for (const auto& [type, w] : worst_of) std::printf("largest probability difference, %s: %.2e (%s)\n", type.c_str(), w.first, w.second.c_str());
 }
 
 }  // namespace

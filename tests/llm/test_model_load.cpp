@@ -69,6 +69,24 @@ TEST(ModelLoad, UnknownArchitectureIsOneLineNamingItAndTheSupportedOnes) {
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
 
+// llama.cpp refuses a pre-tokenizer it does not know ("unknown pre-tokenizer type"); a missing
+// key is its "default".
+TEST(ModelLoad, UnknownPreTokenizerIsOneLineNamingItAndTheSupportedOnes) {
+  const std::string src = temp("pre_src.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-qwen2"), WeightType::f32, 1, src, 1);
+  test::ModelCopy m(src);
+  m.writer().set_string("tokenizer.ggml.pre", "qwen9");
+  const std::string msg = load_error(m.write(temp("pre_qwen9.gguf")));
+  EXPECT_NE(msg.find("unknown pre-tokenizer tokenizer.ggml.pre = 'qwen9' (supported: default, llama3, "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("qwen2"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+  test::ModelCopy none(src);
+  none.writer().remove("tokenizer.ggml.pre");
+  const std::string path = none.write(temp("pre_none.gguf"));
+  EXPECT_EQ(load_error(path), "");
+  EXPECT_NE(Tokenizer::from_gguf(gguf::File::open(path)).description().find("llama.cpp's default pre-tokenizer"), std::string::npos);
+}
+
 TEST(ModelLoad, EachFamilysLayerTensorsAreCheckedUpFront) {
   // A Gemma 3 file without a layer's post-FFN norm, a Phi-3 file without its fused QKV.
   for (const auto& [shape, tensor] : {std::pair{"tiny-gemma3", "blk.5.post_ffw_norm.weight"}, {"tiny-phi3", "blk.1.attn_qkv.weight"},

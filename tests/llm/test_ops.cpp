@@ -64,5 +64,34 @@ TEST(Attention, MatchesTheDefinition) {
   }
 }
 
+// A sliding window's ring: the positions from slot `start` on, wrapping to slot 0, give the
+// bits of the same positions laid out in order (head sizes that are multiples of 8; the others
+// take attend_plain, which sums the same way wherever the ring wraps too).
+TEST(Attention, RingOfSlotsEqualsTheUnwrappedPositions) {
+  for (size_t heads : {1, 3, 4}) {
+    for (size_t hd : {12, 32, 96}) {
+      for (auto [slots, len] : {std::pair<size_t, size_t>{8, 8}, {10, 8}, {23, 20}}) {
+        for (size_t start = 0; start < slots; ++start) {
+          const size_t kv_stride = hd + 1, out_stride = heads * hd;
+          const auto q = random_floats(heads * hd, 1), k = random_floats(slots * kv_stride, 2),
+                     v = random_floats(slots * kv_stride, 3);
+          std::vector<float> k_lin(len * kv_stride), v_lin(len * kv_stride);
+          for (size_t p = 0; p < len; ++p) {
+            const size_t at = (start + p) % slots * kv_stride;
+            std::copy_n(k.begin() + static_cast<ptrdiff_t>(at), kv_stride, k_lin.begin() + static_cast<ptrdiff_t>(p * kv_stride));
+            std::copy_n(v.begin() + static_cast<ptrdiff_t>(at), kv_stride, v_lin.begin() + static_cast<ptrdiff_t>(p * kv_stride));
+          }
+          std::vector<float> att(4 * len), ring(out_stride), lin(out_stride);
+          attend_heads(q.data(), 0, heads, k.data(), v.data(), kv_stride, hd, len - 1, 1, 0.3f, att.data(), ring.data(), out_stride,
+                       0.0f, KvRing{start, slots});
+          attend_heads(q.data(), 0, heads, k_lin.data(), v_lin.data(), kv_stride, hd, len - 1, 1, 0.3f, att.data(), lin.data(),
+                       out_stride);
+          ASSERT_EQ(ring, lin) << "heads " << heads << " hd " << hd << " slots " << slots << " start " << start;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qmm::llm

@@ -213,6 +213,21 @@ TEST(PreTokenizer, Gpt2) {
   EXPECT_EQ(split("$hello", p), (V{"$", "hello"}));
 }
 
+// llama.cpp's default (tokenizer.ggml.pre missing or "default"): punctuation runs split first
+// (so GPT-2's contractions never form), then GPT-2's regex in each piece, then digit runs, then
+// groups of three ASCII digits.
+TEST(PreTokenizer, LlamaCppDefault) {
+  using V = std::vector<std::string>;
+  const auto p = Tokenizer::Pre::standard;
+  EXPECT_EQ(split("Hello, world!", p), (V{"Hello", ",", " world", "!"}));
+  EXPECT_EQ(split("it's 12345 $5", p), (V{"it", "'", "s", " ", "123", "45", " ", "$", "5"}));
+  EXPECT_EQ(split("a+=b `x`", p), (V{"a", "+=", "b", " `", "x", "`"}));  // ` is a symbol, not \p{P} or listed
+  EXPECT_EQ(split("x1234567y", p), (V{"x", "123", "456", "7", "y"}));
+  EXPECT_EQ(split("\xC2\xBFQu\xC3\xA9? \xE2\x80\x94ok", p), (V{"\xC2\xBF", "Qu\xC3\xA9", "?", " ", "\xE2\x80\x94", "ok"}));  // ¿ — are \p{P}
+  EXPECT_EQ(split("  a\n\n", p), (V{" ", " a", "\n\n"}));
+  EXPECT_EQ(split("", p), V{});
+}
+
 // ---- Special tokens written in the text (llama.cpp's parse_special) -------------------------
 
 TEST(SpecialTokens, LongestTokenFirstOverTheWholeText) {

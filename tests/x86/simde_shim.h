@@ -40,6 +40,14 @@ inline simde__m512i cvtepu8_epi32(simde__m128i v) {  // not aliased by SIMDe 0.7
   return simde_mm512_loadu_si512(out);
 }
 
+inline simde__m512i cvtepi8_epi32(simde__m128i v) {  // not aliased by SIMDe 0.7.4
+  int8_t in[16];
+  int32_t out[16];
+  std::memcpy(in, &v, sizeof(in));
+  for (int i = 0; i < 16; ++i) out[i] = in[i];
+  return simde_mm512_loadu_si512(out);
+}
+
 inline void mask_storeu_ps(float* dst, simde__mmask16 mask, simde__m512 v) {
   float lanes[16];
   simde_mm512_storeu_ps(lanes, v);
@@ -54,6 +62,7 @@ inline void mask_storeu_ps(float* dst, simde__mmask16 mask, simde__m512 v) {
 #define _mm512_cvtepi32_ps qmm::emulated::cvtepi32_ps
 #define _mm512_mask_storeu_ps qmm::emulated::mask_storeu_ps
 #define _mm512_cvtepu8_epi32 qmm::emulated::cvtepu8_epi32
+#define _mm512_cvtepi8_epi32 qmm::emulated::cvtepi8_epi32
 #define _mm256_dpbusd_avx_epi32 simde_mm256_dpbusd_epi32
 #undef _mm512_madd_epi16  // SIMDe 0.7.4 defines it with the masked form's 4 arguments
 #define _mm512_madd_epi16(a, b) simde_mm512_madd_epi16(a, b)

@@ -23,6 +23,7 @@
 #include "json.h"
 #include "limits.h"
 #include "llm/model.h"
+#include "llm_session.h"
 #include "llm_util.h"
 
 namespace qmm::cli {
@@ -149,7 +150,7 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
 }  // namespace
 
 int bench_model(int argc, char** argv) {
-  std::string model_path, kernels, disable, format = "md";
+  std::string model_path, kernels, disable, convert, format = "md";
   std::vector<size_t> n_prompt{512}, n_gen{128}, threads;
   size_t reps = 5;
   bool no_limits = false, json = false;
@@ -167,6 +168,8 @@ int bench_model(int argc, char** argv) {
       .choice("-o,--output", &format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
+              "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
       .flag("--json", &json, "the same as -o json");
   args.parse();
@@ -189,6 +192,7 @@ int bench_model(int argc, char** argv) {
 
   llm::LoadOptions opt;
   opt.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
+  if (!convert.empty()) opt.convert_to = convert_type(convert);
   ProgressBar bar("loading");
   if (format == "md") opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
   const size_t max_threads = *std::max_element(threads.begin(), threads.end());

@@ -7,5 +7,6 @@ int bench_matmul(int argc, char** argv);
 int bench_limits(int argc, char** argv);
 int bench_model(int argc, char** argv);
 int bench_serve(int argc, char** argv);
+int bench_kl(int argc, char** argv);
 
 }  // namespace qmm::cli

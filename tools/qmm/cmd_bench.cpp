@@ -19,6 +19,7 @@ const Subject kSubjects[] = {
     {"matmul", bench_matmul, "time one matmul shape: selected kernel vs scalar, GOPS, GB/s, % of limits"},
     {"limits", bench_limits, "measure this machine's DRAM / cache bandwidth and int8 / FMA peaks"},
     {"serve", bench_serve, "aggregate decode tokens/s of 1, 2, 4, 8 sequences decoded together (qmm serve)"},
+    {"kl", bench_kl, "KL divergence of the next-token distribution of qc8 / qc4 / q8_0 / q4_0 weights vs F32"},
     {"model", bench_model, "prefill / decode tokens/s of a GGUF model, llama-bench style, vs the machine limits"},
 };
 

@@ -25,5 +25,6 @@ int cmd_chat(int, char**) { not_built("chat"); }
 int cmd_serve(int, char**) { not_built("serve"); }
 int bench_model(int, char**) { not_built("bench model"); }
 int bench_serve(int, char**) { not_built("bench serve"); }
+int bench_kl(int, char**) { not_built("bench kl"); }
 
 }  // namespace qmm::cli

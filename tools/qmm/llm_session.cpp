@@ -14,8 +14,8 @@ void ModelFlags::add_to(Args& args) {
       .count("-t,--threads", &threads, "threads (default 0: all cores; one for models under 16 MiB)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
-      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32"},
-              "re-quantize every weight at load (q4_0/q8_0 only where k % 32 == 0)")
+      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
+              "re-quantize every weight at load (q4_0/q8_0 only where k % 32 == 0; qc8/qc4: per output channel)")
       .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode)");
 }
 
@@ -50,6 +50,14 @@ llm::SamplerParams SamplingFlags::params() const {
   return sp;
 }
 
+WeightType convert_type(const std::string& name) {
+  if (name == "qc8") return WeightType::qc8;  // per-channel: no GGUF type, so parse_type does not know them
+  if (name == "qc4") return WeightType::qc4;
+  WeightType t;
+  if (!parse_type(name.c_str(), &t)) throw UsageError("unknown --convert type '" + name + "'");
+  return t;
+}
+
 LoadedModel LoadedModel::load(const ModelFlags& f) {
   if (f.path.empty()) throw UsageError("-m/--model is required");
   if (f.threads > 1024) throw UsageError("-t must be at most 1024");
@@ -59,9 +67,7 @@ LoadedModel LoadedModel::load(const ModelFlags& f) {
   llm::LoadOptions opt;
   opt.filter = kernel_overrides(f.kernels, f.disable, "--kernels/--disable");
   if (!f.convert.empty()) {
-    WeightType t;
-    parse_type(f.convert.c_str(), &t);
-    opt.convert_to = t;
+    opt.convert_to = convert_type(f.convert);
   }
   ProgressBar bar("loading");
   if (f.trace) {

@@ -13,6 +13,9 @@
 
 namespace qmm::cli {
 
+// The --convert spelling (q4_0, q8_0, f16, f32, qc8, qc4) as a weight type.
+WeightType convert_type(const std::string& name);
+
 struct ModelFlags {
   std::string path, kernels, disable, convert;
   size_t threads = 0;

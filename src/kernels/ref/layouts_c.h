@@ -26,6 +26,8 @@ inline float load_f32(const uint8_t* p) {
 
 // qai8dxp: one panel of mr rows: int8 of (row r, column c) at (c/kc)·mr·kc + r·kc + c%kc with
 // kc = kr/sr; then mr int32 negated zero points; then mr f32 scales. Panel bytes mr·(K + 8).
+// Columns k..K-1 hold the quantized x[k-1] (KleidiAI's padding), not zero: kernels must pair
+// them with zero weights, which every RHS layout here stores there.
 inline size_t qai8dxp_panel_bytes(size_t mr, size_t k) { return mr * (kc_padded(k) + 8); }
 inline int qai8dxp_value(const uint8_t* panel, size_t mr, size_t kc, size_t r, size_t c) {
   return static_cast<int8_t>(panel[panel_index(mr, kc, r, c)]);
@@ -49,14 +51,30 @@ inline int qsi8cxp_value(const uint8_t* panel, size_t nr, size_t kr, size_t r, s
   return static_cast<int8_t>(panel[panel_index(nr, kr, r, c)]);
 }
 
-// qsi4cxp: element e = (c/kr)·nr·kr + r·kr + c%kr in byte e/2, low nibble for even e, signed
-// int4 (two's complement); then the tail. Panel bytes nr·(K/2 + 12).
+// qsi4cxps1s0 (KleidiAI's rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0): element (row r, column c) at
+// e = (c/kr)·nr·kr + r·kr + c%kr in byte e/2, low nibble for even e, signed int4 (two's
+// complement); then the tail (plain Σq, s, bias). Panel bytes nr·(K/2 + 12).
 inline size_t qsi4cxp_data_bytes(size_t nr, size_t k) { return nr * kc_padded(k) / 2; }
 inline size_t qsi4cxp_panel_bytes(size_t nr, size_t k) { return qsi4cxp_data_bytes(nr, k) + nr * 12; }
-inline int qsi4cxp_value(const uint8_t* panel, size_t nr, size_t kr, size_t r, size_t c) {
+inline int int4_value(int nibble) { return nibble >= 8 ? nibble - 16 : nibble; }
+inline int qsi4cxps1s0_value(const uint8_t* panel, size_t nr, size_t kr, size_t r, size_t c) {
   const size_t e = panel_index(nr, kr, r, c);
-  const int nibble = (panel[e / 2] >> (4 * (e % 2))) & 0xf;
-  return nibble >= 8 ? nibble - 16 : nibble;
+  return int4_value((panel[e / 2] >> (4 * (e % 2))) & 0xf);
+}
+
+// qsi4cxp (KleidiAI's rhs_pack_nxk_qsi4cxp_qs4cxs1s0): each row's K/2 bytes in 32-column groups
+// of 16 bytes, byte j of the row holding column 32·(j/16) + j%16 in its low nibble and column
+// 32·(j/16) + j%16 + 16 in its high nibble (signed int4); the rows interleaved in chunks of
+// bl = kr/sr bytes: byte j of row r at (j/bl)·nr·bl + r·bl + j%bl. Then the tail with the row
+// sum stored ×16 and the scale ×1/16: kernels multiply with the nibble in the high half of a
+// byte (16·q: LSL #4 for the low nibble, AND 0xF0 for the high one). Panel bytes nr·(K/2 + 12).
+inline size_t qsi4cxp_byte(size_t nr, size_t bl, size_t r, size_t c) {
+  const size_t j = c / 32 * 16 + c % 16;
+  return j / bl * nr * bl + r * bl + j % bl;
+}
+inline unsigned qsi4cxp_shift(size_t c) { return c % 32 >= 16 ? 4 : 0; }
+inline int qsi4cxp_value(const uint8_t* panel, size_t nr, size_t bl, size_t r, size_t c) {
+  return int4_value((panel[qsi4cxp_byte(nr, bl, r, c)] >> qsi4cxp_shift(c)) & 0xf);
 }
 
 }  // namespace qmm::layout

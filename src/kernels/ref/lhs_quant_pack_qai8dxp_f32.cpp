@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cfloat>
 #include <cstring>
 
 #include "kernels/ref/layouts_c.h"
@@ -9,27 +10,32 @@
 namespace qmm {
 namespace {
 
+// KleidiAI's arithmetic, operation for operation: `mul` = 255 / (max - min) quantizes (q =
+// roundf(x·mul) + zp), the stored scale is 1 / mul, the zero point is rintf'd (ties to even).
 struct RowQuant {
-  float scale;       // dequantization step, NaN for a poisoned row
+  float mul;          // quantizing multiplier; 0 for a poisoned row
+  float scale;        // stored dequantization step, NaN for a poisoned row
   int32_t zero_point;
 };
 
 RowQuant row_quant(const float* x, size_t k) {
-  float lo = 0.0f, hi = 0.0f;
+  float lo = FLT_MAX, hi = -FLT_MAX;
   bool finite = true;
   for (size_t c = 0; c < k; ++c) {
     finite &= x[c] - x[c] == 0.0f;
     lo = std::min(lo, x[c]);
     hi = std::max(hi, x[c]);
   }
-  const float range = hi - lo;
-  if (!finite || !std::isfinite(range)) return {NAN, 0};
-  if (range == 0.0f) return {0.0f, 0};
-  const float inv = 255.0f / range;
-  // The zero point that maps lo to -128 or hi to 127, whichever errs less, rounded.
-  const float from_lo = -128.0f - lo * inv, from_hi = 127.0f - hi * inv;
-  const float zp = (-128.0f + lo * inv) + (127.0f + hi * inv) > 0.0f ? from_lo : from_hi;
-  return {range / 255.0f, static_cast<int32_t>(std::round(std::clamp(zp, -128.0f, 127.0f)))};
+  const float rmin = std::min(0.0f, lo), rmax = std::max(0.0f, hi);
+  if (!finite || !std::isfinite(rmax - rmin)) return {0.0f, NAN, 0};
+  float mul = rmin == rmax ? 1.0f : 255.0f / (rmax - rmin);
+  // A range below 255/FLT_MAX: KleidiAI's multiplier overflows to Inf (and its output is
+  // undefined); qmm treats the row as zero (an error below 1e-36 per weight).
+  if (!std::isfinite(mul)) mul = 1.0f;
+  const float dmin = rmin * mul, dmax = rmax * mul;
+  float zp = (-128.0f + dmin) + (127.0f + dmax) > 0.0f ? -128.0f - dmin : 127.0f - dmax;
+  zp = std::min(std::max(zp, -128.0f), 127.0f);
+  return {mul, 1.0f / mul, static_cast<int32_t>(std::nearbyint(zp))};
 }
 
 size_t packed_size(size_t m, size_t k, size_t mr, size_t, size_t) {
@@ -48,10 +54,11 @@ void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, 
     for (size_t r = 0; r < mr && p0 + r < m; ++r) {
       const float* row = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(lhs) + (p0 + r) * lhs_stride);
       const RowQuant q = row_quant(row, k);
-      const float inv = q.scale > 0.0f ? 1.0f / q.scale : 0.0f;  // 0 for a zero or NaN scale
-      for (size_t c = 0; c < k; ++c) {
-        const int v = inv != 0.0f ? static_cast<int>(std::round(row[c] * inv)) + q.zero_point : q.zero_point;
-        out[layout::panel_index(mr, kc, r, c)] = static_cast<uint8_t>(std::clamp(v, -128, 127));
+      // Columns k..K-1 repeat column k - 1 (KleidiAI's padding).
+      for (size_t c = 0; c < kp; ++c) {
+        const float v = row[c < k ? c : k - 1];
+        const int iq = q.mul != 0.0f ? static_cast<int>(std::roundf(v * q.mul)) + q.zero_point : 0;
+        out[layout::panel_index(mr, kc, r, c)] = static_cast<uint8_t>(std::clamp(iq, -128, 127));
       }
       const int32_t neg_zp = -q.zero_point;
       std::memcpy(out + mr * kp + r * 4, &neg_zp, 4);

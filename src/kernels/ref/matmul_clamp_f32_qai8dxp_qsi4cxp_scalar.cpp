@@ -1,7 +1,7 @@
 #include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi4cxp_scalar.h"
 
 #include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
-#include "kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
 #include "kernels/ref/scalar_channel.h"
 
 namespace qmm {
@@ -21,8 +21,8 @@ void gemv(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 }  // namespace
 
 const Ukernel matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar = {"matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar", Isa::scalar, WeightType::qc4, false, gemm_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, gemm};
+    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, gemm};
 const Ukernel matmul_clamp_f32_qai8dxp1x4_qsi4cxp8x4_1x8_scalar = {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp8x4_1x8_scalar", Isa::scalar, WeightType::qc4, true, gemv_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, gemv};
+    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, gemv};
 
 }  // namespace qmm

@@ -5,24 +5,23 @@
 namespace qmm {
 namespace {
 
-struct Format {
-  static size_t row_bytes(size_t k) { return qc4_row_bytes(k); }
-  static size_t panel_bytes(size_t nr, size_t k) { return layout::qsi4cxp_panel_bytes(nr, k); }
-  static size_t data_bytes(size_t nr, size_t k) { return layout::qsi4cxp_data_bytes(nr, k); }
-  static int value(const uint8_t* row, size_t c) { return qc4_value(row, c); }
-  static void put(uint8_t* p, size_t e, int q) { p[e / 2] |= static_cast<uint8_t>((q & 0xf) << (4 * (e % 2))); }
-};
+size_t packed_size(size_t n, size_t k, size_t nr, size_t, size_t) { return (n + nr - 1) / nr * layout::qsi4cxp_panel_bytes(nr, k); }
 
-size_t packed_size(size_t n, size_t k, size_t nr, size_t, size_t) { return (n + nr - 1) / nr * Format::panel_bytes(nr, k); }
+size_t packed_offset(size_t n_idx, size_t k, size_t nr, size_t, size_t) { return n_idx / nr * layout::qsi4cxp_panel_bytes(nr, k); }
 
-size_t packed_offset(size_t n_idx, size_t k, size_t nr, size_t, size_t) { return n_idx / nr * Format::panel_bytes(nr, k); }
-
-void run(size_t n, size_t k, size_t nr, size_t kr, size_t, const void* rhs, void* rhs_packed) {
-  layout::pack_channel_rows<Format>(n, k, nr, kr, rhs, rhs_packed);
+void run(size_t n, size_t k, size_t nr, size_t kr, size_t sr, const void* rhs, void* rhs_packed) {
+  const layout::QcRows<true> src{static_cast<const uint8_t*>(rhs), qc4_row_bytes(k)};
+  layout::pack_qsi4cxp(n, k, nr, kr / sr, src, rhs_packed);
 }
 
 }  // namespace
 
-const RhsPacker rhs_pack_nxk_qsi4cxp_qs4cxs1s0 = {"rhs_pack_nxk_qsi4cxp_qs4cxs1s0", WeightType::qc4, packed_size, packed_offset, run};
+void pack_nxk_qsi4cxp_qs4cxs1s0(size_t n, size_t k, size_t nr, size_t kr, size_t sr, const uint8_t* rhs, const float* bias,
+                                const float* scale, int rhs_zero_point, void* rhs_packed) {
+  layout::pack_qsi4cxp(n, k, nr, kr / sr, layout::Qs4cxArrays{rhs, k, scale, bias, rhs_zero_point}, rhs_packed);
+}
+
+const RhsPacker rhs_pack_nxk_qsi4cxp_qs4cxs1s0 = {"rhs_pack_nxk_qsi4cxp_qs4cxs1s0", WeightType::qc4, packed_size, packed_offset,
+                                                  run};
 
 }  // namespace qmm

@@ -42,7 +42,7 @@ struct Qsi8cxp {
 struct Qsi4cxp {
   static size_t data_bytes(size_t nr, size_t k) { return layout::qsi4cxp_data_bytes(nr, k); }
   static size_t panel_bytes(size_t nr, size_t k) { return layout::qsi4cxp_panel_bytes(nr, k); }
-  static int value(const uint8_t* p, size_t nr, size_t kr, size_t r, size_t c) { return layout::qsi4cxp_value(p, nr, kr, r, c); }
+  static int value(const uint8_t* p, size_t nr, size_t kr, size_t r, size_t c) { return layout::qsi4cxps1s0_value(p, nr, kr, r, c); }
 };
 
 }  // namespace qmm::scalar

@@ -73,6 +73,22 @@ struct Ymm {
   static F load_u8_f32(const uint8_t* p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
   }
+  // For the K-quant / IQ4_NL blocks (x86_kblocks.h).
+  static I or_(I a, I b) { return _mm256_or_si256(a, b); }
+  static I srli16(I a, int n) { return _mm256_srli_epi16(a, n); }
+  static I slli16(I a, int n) { return _mm256_slli_epi16(a, n); }
+  static I add_i32(I a, I b) { return _mm256_add_epi32(a, b); }
+  static I sub_i32(I a, I b) { return _mm256_sub_epi32(a, b); }
+  static I mullo_i32(I a, I b) { return _mm256_mullo_epi32(a, b); }
+  static I maddubs(I u, I a) { return _mm256_maddubs_epi16(u, a); }
+  static I shuffle_i8(I table, I idx) { return _mm256_shuffle_epi8(table, idx); }
+  static I broadcast16(const uint8_t* p) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  // 8 int8 at p (one per lane) -> int32.
+  static I load_i8_i32(const uint8_t* p) {
+    return _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+  }
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.h"
 
 #include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
-#include "kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
 #include "kernels/x86/avx512_channel_tiles.h"
 
 namespace qmm {
@@ -30,9 +30,9 @@ TileParams gemv_params(size_t) { return {1, 16, 4, 1, 1, 16}; }
 
 const Ukernel matmul_clamp_f32_qai8dxp8x4_qsi4cxp16x4_8x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qai8dxp8x4_qsi4cxp16x4_8x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::qc4, false,
-    gemm_params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, avx512ch::run<W4, 8>};
+    gemm_params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx512ch::run<W4, 8>};
 const Ukernel matmul_clamp_f32_qai8dxp1x4_qsi4cxp16x4_1x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qai8dxp1x4_qsi4cxp16x4_1x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::qc4, true,
-    gemv_params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, avx512ch::run<W4, 1>};
+    gemv_params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx512ch::run<W4, 1>};
 
 }  // namespace qmm

@@ -13,9 +13,17 @@ constexpr size_t kNr = 8;
 TileParams gemm_params(size_t) { return {4, kNr, 4, 2, 4, kNr}; }
 TileParams gemv_params(size_t) { return {1, kNr, 4, 2, 1, kNr}; }
 
-// 8 bytes at p (one per column) -> F32.
-inline __m256 bytes_to_f32(const uint8_t* p) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+// Sub-block j's 8 scale bytes at p and 8 min bytes at p + 8 (one per column), in both 128-bit
+// halves: the scales as the int16 pair (sc, sc) of each column's lane (a vpmaddwd operand),
+// the mins as F32.
+inline void scales_mins(const uint8_t* p, __m256i& sc, __m256& mn) {
+  const __m256i x = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m256i to_sc = _mm256_setr_epi8(0, -1, 0, -1, 1, -1, 1, -1, 2, -1, 2, -1, 3, -1, 3, -1,  //
+                                         4, -1, 4, -1, 5, -1, 5, -1, 6, -1, 6, -1, 7, -1, 7, -1);
+  const __m256i to_m = _mm256_setr_epi8(8, -1, -1, -1, 9, -1, -1, -1, 10, -1, -1, -1, 11, -1, -1, -1,  //
+                                        12, -1, -1, -1, 13, -1, -1, -1, 14, -1, -1, -1, 15, -1, -1, -1);
+  sc = _mm256_shuffle_epi8(x, to_sc);
+  mn = _mm256_cvtepi32_ps(_mm256_shuffle_epi8(x, to_m));
 }
 
 // One super-block of R rows x C panels (the x86_qloops.h step).
@@ -24,56 +32,64 @@ struct Q4K {
 
   template <size_t R, size_t C, size_t RL = R>
   static void step(const uint8_t* w, size_t stride, const uint8_t* a, __m256 acc[C][R]) {
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256 d[C], dmin8[C];
-    for (size_t c = 0; c < C; ++c) {
-      d[c] = avx2::load_f16x8(w + c * stride + 144 * kNr);
-      dmin8[c] = _mm256_mul_ps(avx2::load_f16x8(w + c * stride + 146 * kNr), _mm256_set1_ps(0.125f));
-    }
+    // Σ_j s_a·(sc_j·Σq·a) and Σ_j s_a·(m_j·(−8Σa)) of the super-block; d and dmin/8 at the end.
+    __m256 t[C][R], tm[C][R];
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) t[c][r] = tm[c][r] = _mm256_setzero_ps();
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
-      const uint8_t* q = w + pair * 32 * kNr;
-      __m256i s0[C][R] = {}, s1[C][R] = {};
-      for (size_t v = 0; v < 8; ++v) {
-        __m256i lo[C], hi[C];
-        for (size_t c = 0; c < C; ++c) {
-          const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + c * stride + 32 * v));
-          lo[c] = _mm256_and_si256(wv, m4);
-          hi[c] = _mm256_and_si256(_mm256_srli_epi16(wv, 4), m4);
-        }
-        for (size_t r = 0; r < R; ++r) {
-          const __m256i av0 = avx2::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = avx2::broadcast4(a1 + 4 * RL * v + 4 * r);
-          for (size_t c = 0; c < C; ++c) {
-            s0[c][r] = _mm256_add_epi16(s0[c][r], _mm256_maddubs_epi16(lo[c], av0));
-            s1[c][r] = _mm256_add_epi16(s1[c][r], _mm256_maddubs_epi16(hi[c], av1));
-          }
-        }
-      }
-      finish<R, C, RL>(w, stride, 2 * pair, a0, d, dmin8, s0, acc);
-      finish<R, C, RL>(w, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, t, tm);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, t, tm);
+    }
+    for (size_t c = 0; c < C; ++c) {
+      const __m256 d = avx2::load_f16x8(w + c * stride + 144 * kNr);
+      const __m256 dmin8 = _mm256_mul_ps(avx2::load_f16x8(w + c * stride + 146 * kNr), _mm256_set1_ps(0.125f));
+      for (size_t r = 0; r < R; ++r) acc[c][r] = _mm256_fmadd_ps(tm[c][r], dmin8, _mm256_fmadd_ps(t[c][r], d, acc[c][r]));
     }
   }
 
-  // Sub-block j's scales on its int16 sums s, and its min term, into acc.
-  template <size_t R, size_t C, size_t RL>
-  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const __m256 d[C],
-                     const __m256 dmin8[C], __m256i s[C][R], __m256 acc[C][R]) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m256 sc[C], mn[C];
-    for (size_t c = 0; c < C; ++c) {
-      const uint8_t* sm = w + c * stride + 128 * kNr + 2 * kNr * j;
-      sc[c] = _mm256_mul_ps(bytes_to_f32(sm), d[c]);
-      mn[c] = _mm256_mul_ps(bytes_to_f32(sm + kNr), dmin8[c]);
+  // Sub-block j = 2·pair + kHigh (activations aj): its levels are the low or high nibbles of
+  // the pair's 32-byte group, multiplied with vpmaddubsw and summed in int16 (8 products of
+  // q <= 15, |a| <= 127: no overflow). One pass per nibble: both at once need 2·C·R
+  // accumulators, and the GEMV's 8 spilled.
+  template <bool kHigh, size_t R, size_t C, size_t RL>
+  static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, __m256 t[C][R],
+                        __m256 tm[C][R]) {
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const uint8_t* q = w + pair * 32 * kNr;
+    __m256i s[C][R] = {};
+    // Kept a loop: unrolled, GCC hoists every product first and spills them.
+#pragma GCC unroll 2
+    for (size_t v = 0; v < 8; ++v) {
+      __m256i u[C];
+      for (size_t c = 0; c < C; ++c) {
+        const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + c * stride + 32 * v));
+        u[c] = _mm256_and_si256(kHigh ? _mm256_srli_epi16(wv, 4) : wv, m4);
+      }
+      for (size_t r = 0; r < R; ++r) {
+        const __m256i av = avx2::broadcast4(aj + 4 * RL * v + 4 * r);
+        for (size_t c = 0; c < C; ++c) s[c][r] = _mm256_add_epi16(_mm256_maddubs_epi16(u[c], av), s[c][r]);
+      }
     }
+    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, s, t, tm);
+  }
+
+  // Sub-block j's int16 sums s: vpmaddwd by its scale (int32), to F32, times s_a; its min
+  // term m_j·(−8Σa)·s_a.
+  template <size_t R, size_t C, size_t RL>
+  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, __m256i s[C][R], __m256 t[C][R],
+                     __m256 tm[C][R]) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256i sc[C];
+    __m256 mn[C];
+    for (size_t c = 0; c < C; ++c) scales_mins(w + c * stride + 128 * kNr + 2 * kNr * j, sc[c], mn[c]);
     for (size_t r = 0; r < R; ++r) {
       const __m256 sa = avx2::broadcast_f32(aj + 32 * RL + 4 * r);
       const __m256 neg8sum = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(avx2::broadcast4(aj + 36 * RL + 4 * r), ones)), sa);
       for (size_t c = 0; c < C; ++c) {
-        const __m256 isum = _mm256_cvtepi32_ps(_mm256_madd_epi16(s[c][r], ones));
-        acc[c][r] = _mm256_fmadd_ps(isum, _mm256_mul_ps(sc[c], sa), acc[c][r]);
-        acc[c][r] = _mm256_fmadd_ps(mn[c], neg8sum, acc[c][r]);
+        t[c][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(s[c][r], sc[c])), sa, t[c][r]);
+        tm[c][r] = _mm256_fmadd_ps(mn[c], neg8sum, tm[c][r]);
       }
     }
   }
@@ -81,7 +97,7 @@ struct Q4K {
 
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
-  x86q::gemm<avx2::Ymm, Q4K, 4, 1>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  x86q::gemm<avx2::Ymm, Q4K, 4, 2>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {

@@ -13,8 +13,12 @@
 // vpmaddubsw(u, a) sums pairs in int16; over each 16-weight sub-block (4 chunks) the zero
 // point 32·Σa, also a vpmaddubsw per row (shared by the column panels), is subtracted, and the
 // int16 lanes may wrap on the way: the final Σ(u − 32)·a over 8 products is within ±32512.
-// vpmaddwd by the sub-block's int8 scale (sign-extended into both int16 halves of the lane)
-// gives int32; once per 32-block: to F32 and one FMA with d·s_a.
+// vpmaddwd by the sub-block's int8 scale (sign-extended into both int16 halves of the lane:
+// vpbroadcastq, vpshufb, vpsraw) gives int32, then to F32 and one FMA with s_a per sub-block;
+// d is applied once per super-block. The 4 blocks of each 128-weight half are unrolled (shift
+// counts are constants), and the step prefetches the next column group's super-block into L2
+// one eighth per block (x86_qloops.h kPrefetchesInStep). Callgrind, AVX2: GEMV 0.40
+// instructions per MAC (0.21 for Q4_0, whose weights are 0.69x the bytes), GEMM (m = 16) 0.25.
 #pragma once
 #include "kernels/ukernel.h"
 

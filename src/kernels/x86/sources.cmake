@@ -12,7 +12,11 @@ qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx2.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx2.cpp
   kernels/x86/matmul_clamp_f32_f32p_f32p_avx2.cpp)
 
@@ -20,7 +24,12 @@ qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
 qmm_isa_sources(qmm FLAGS -mavxvnni -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avxvnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avxvnni.cpp
-  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp)
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avxvnni.cpp
+  kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avxvnni.cpp)
 
 # --- AVX-512 VNNI (zmm vpdpbusd) ---
 set(QMM_AVX512_FLAGS -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c -ffp-contract=off)
@@ -32,6 +41,9 @@ endif()
 qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx512vnni.cpp
+  kernels/x86/matmul_clamp_f32_qsi8d32p_iq4nlp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.cpp

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# qmm against llama.cpp on each model family's 1B-class synthetic model (issue 13). One row per
+# shape, weight type and thread count, made of paired measurements: each round runs `qmm bench
+# model` and llama.cpp (node-llama-cpp's prebuilt CPU build, scripts/llamacpp_bench.mjs) on the
+# same file with the same threads, one right after the other, alternating which goes first; a
+# row reports the median of its rounds. qmm's decode is also given as its share of a plain read
+# of its packed weights timed right after each token (the "paired" column of `qmm bench model`):
+# 100 % decodes as fast as the machine streams the weights from DRAM at that moment, so the share
+# holds up under load where a bound measured once would not.
+#
+# usage: scripts/bench_families.sh [--quick] [--help] [SHAPE...]
+#   SHAPE       default: gemma3-1b gemma2-2b qwen2.5-0.5b qwen3-0.6b phi3-mini llama-1b
+#   --quick     the same as QUICK=1: PP=64 TG=16 ROUNDS=1 (minutes instead of hours)
+# environment:
+#   TYPES="q4_0 q4_k_m"   THREADS="1 2"   ROUNDS=2   PP=512   TG=128
+#   QMM=path/to/qmm       default: builds build-bench/ (as scripts/bench.sh)
+#   CACHE=DIR             synthesized models are kept there (default ~/.cache/qmm-bench), so a
+#                         re-run does not synthesize them again
+#   OUT=DIR               default bench-results/families-DATE: table.md, raw.jsonl
+#   QMM_DISABLE, QMM_KERNELS  pass through to qmm (QMM_DISABLE=avx512vnni,avxvnni: the AVX2 path)
+# A full run (6 shapes x 2 types x 2 thread counts, 2 rounds of pp512 + tg128 each) takes about
+# two hours on 2 cores, most of it llama.cpp's prefill; the models take ~12 GB of disk.
+set -euo pipefail
+usage() { sed -n '11,22p' "$0" | sed 's/^# \{0,1\}//'; }
+SHAPES=()
+for a in "$@"; do
+  case "$a" in
+    -h | --help) usage; exit 0 ;;
+    --quick) QUICK=1 ;;
+    -*) echo "bench_families.sh: unknown option '$a' (see --help)" >&2; exit 2 ;;
+    *) SHAPES+=("$a") ;;
+  esac
+done
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+[ ${#SHAPES[@]} -gt 0 ] || SHAPES=(gemma3-1b gemma2-2b qwen2.5-0.5b qwen3-0.6b phi3-mini llama-1b)
+TYPES=${TYPES:-q4_0 q4_k_m}
+THREADS=${THREADS:-1 2}
+if [ -n "${QUICK:-}" ]; then
+  PP=${PP:-64} TG=${TG:-16} ROUNDS=${ROUNDS:-1}
+else
+  PP=${PP:-512} TG=${TG:-128} ROUNDS=${ROUNDS:-2}
+fi
+for v in PP TG ROUNDS; do
+  [[ ${!v} =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench_families.sh: $v must be a positive number, not '${!v}'" >&2; exit 2; }
+done
+CACHE=${CACHE:-$HOME/.cache/qmm-bench}
+OUT=${OUT:-$ROOT/bench-results/families-$(date -u +%Y%m%d-%H%M%S)}
+LLAMACPP=${QMM_LLAMACPP_DIR:-$HOME/.cache/qmm-llamacpp}
+
+if [ -z "${QMM:-}" ]; then
+  scripts/deps.sh
+  cmake -S "$ROOT" -B "$ROOT/build-bench" -G Ninja -DCMAKE_BUILD_TYPE=Release -DQMM_BUILD_TESTS=OFF \
+        -DQMM_BUILD_BENCH=OFF -DQMM_BUILD_EXAMPLES=OFF >/dev/null
+  cmake --build "$ROOT/build-bench" --target qmm_cli -j "$(nproc)" >/dev/null
+  QMM=$ROOT/build-bench/tools/qmm
+fi
+for s in "${SHAPES[@]}"; do
+  "$QMM" synth --help | grep -q "^  $s:" || { echo "bench_families.sh: no synth shape '$s' (qmm synth --help lists them)" >&2; exit 2; }
+done
+command -v node >/dev/null || { echo "bench_families.sh: needs node (apt-get install nodejs npm)" >&2; exit 1; }
+QMM_LLAMACPP_DIR=$LLAMACPP scripts/llamacpp_setup.sh
+cp scripts/llamacpp_bench.mjs "$LLAMACPP/bench.mjs"  # node resolves node-llama-cpp from there
+mkdir -p "$OUT" "$CACHE"
+RAW=$OUT/raw.jsonl
+: >"$RAW"
+
+# The model of shape $1 in type $2, synthesized once into $CACHE (written aside, then renamed:
+# an interrupted run leaves no half file).
+model() {
+  local f=$CACHE/$1-$2.gguf
+  if [ ! -f "$f" ]; then
+    echo "synthesizing $f" >&2
+    "$QMM" synth "$1" --type "$2" -o "$f.partial" -f >/dev/null
+    mv "$f.partial" "$f"
+  fi
+  echo "$f"
+}
+
+# One round of a row: qmm and llama.cpp on file $1 with $2 threads, in the order $3 ("qmm" or
+# "llamacpp" first). Each result goes to $RAW as one JSON line tagged with the row.
+round() {
+  local f=$1 t=$2 first=$3 tag
+  tag="\"shape\": \"$SHAPE\", \"type\": \"$TYPE\""
+  for sys in $first $([ "$first" = qmm ] && echo llamacpp || echo qmm); do
+    if [ "$sys" = qmm ]; then
+      "$QMM" bench model -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 --no-limits -o jsonl |
+        sed "s/^{/{\"system\": \"qmm\", $tag, /" >>"$RAW"
+    else
+      (cd "$LLAMACPP" && node bench.mjs "$f" "$PP" "$TG" "$t" 1) |
+        sed "s/^{/{\"system\": \"llamacpp\", $tag, /" >>"$RAW"
+    fi
+  done
+}
+
+echo "qmm: $("$QMM" --version | head -1); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/machine.txt"
+for SHAPE in "${SHAPES[@]}"; do
+  for TYPE in $TYPES; do
+    f=$(model "$SHAPE" "$TYPE")
+    for t in $THREADS; do
+      for ((r = 0; r < ROUNDS; ++r)); do
+        echo "$SHAPE $TYPE -t $t round $((r + 1))/$ROUNDS" >&2
+        round "$f" "$t" "$([ $((r % 2)) = 0 ] && echo qmm || echo llamacpp)"
+      done
+    done
+  done
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
+
+# The table: medians over the rounds of each row.
+node - "$RAW" "$PP" "$TG" >"$OUT/table.md" <<'EOF'
+const fs = require("fs");
+const [raw, pp, tg] = process.argv.slice(2);
+const rows = new Map();
+for (const line of fs.readFileSync(raw, "utf8").split("\n")) {
+  if (!line.trim()) continue;
+  const j = JSON.parse(line);
+  const key = `${j.shape}|${j.type}|${j.threads}`;
+  if (!rows.has(key)) rows.set(key, {shape: j.shape, type: j.type, threads: j.threads, q_pp: [], q_tg: [], paired: [], l_pp: [], l_tg: [], gemv: ""});
+  const r = rows.get(key);
+  if (j.system === "llamacpp") {
+    r.l_pp.push(j.pp_tok_s);
+    r.l_tg.push(j.tg_tok_s);
+  } else if (j.n_gen > 0) {
+    r.q_tg.push(j.avg_ts);
+    if (j.paired_ratio != null) r.paired.push(j.paired_ratio);
+    r.gemv = j.gemv;
+  } else {
+    r.q_pp.push(j.avg_ts);
+  }
+}
+const median = (v) => {
+  if (!v.length) return NaN;
+  const s = [...v].sort((a, b) => a - b), m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "x" : "-");
+console.log(`| model | type | threads | qmm pp${pp} | llama.cpp pp${pp} | qmm / llama.cpp | qmm tg${tg} | llama.cpp tg${tg} | qmm / llama.cpp | qmm tg % of paired read |`);
+console.log("|---|---|---|---|---|---|---|---|---|---|");
+for (const r of rows.values()) {
+  const [qp, lp, qt, lt, pr] = [r.q_pp, r.l_pp, r.q_tg, r.l_tg, r.paired].map(median);
+  console.log(`| ${r.shape} | ${r.type} | ${r.threads} | ${f(qp)} | ${f(lp)} | ${ratio(qp, lp)} | ${f(qt, 2)} | ${f(lt, 2)} | ${ratio(qt, lt)} | ${f(100 * pr, 0)}% |`);
+}
+const gemv = [...new Set([...rows.values()].map((r) => `${r.type}: ${r.gemv}`))].join(", ");
+console.log(`\ntok/s, median of ${Math.max(...[...rows.values()].map((r) => r.q_tg.length))} paired round(s) per row; qmm's decode kernels: ${gemv}.`);
+EOF
+echo
+cat "$OUT/table.md"
+echo
+echo "results: $OUT"

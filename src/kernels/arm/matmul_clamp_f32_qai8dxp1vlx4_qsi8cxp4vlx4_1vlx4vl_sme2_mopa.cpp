@@ -1,0 +1,21 @@
+#include "kernels/arm/matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa.h"
+
+#include "kernels/arm/sme2_channel.h"
+#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
+#include "kernels/sme2_params.h"
+
+namespace qmm {
+namespace {
+
+__arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
+                                                 size_t stride, float lo, float hi) {
+  sme2ch::gemm<sme2ch::Qc8>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+}
+
+}  // namespace
+
+const Ukernel matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa = {"matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, WeightType::qc8, false, sme2_qc8_gemm_params,
+    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi8cxp_qsi8cx, run};
+
+}  // namespace qmm

@@ -1,0 +1,20 @@
+// matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa: Q6_K GEMM with SME2 SMOPA, output tile 1VL × 4VL.
+//
+// Packers:
+//   LHS lhs_quant_pack_qsi8d32p_f32   mr = VL, kr = 4
+//   RHS rhs_pack_nxk_q6kp_q6k          nr = 4·VL, kr = 4, sr = 2 (layout: kernels/ref/rhs_pack_nxk_kquants.h)
+// VL = SVL/32 (16 at SVL 512); m_step = mr, n_step = nr. Correct at any SVL 128..2048.
+//
+// Per scale group: ZERO {ZA}; per 4-K quad LD1B the LHS quad, the weight decode of
+// sme2_kquants.h, 4 × SMOPA into ZA0.S..ZA3.S; then per output row the epilogue of
+// sme2_matmul.h (MOVA, SCVTF, × d·scale per column, × s_lhs per row, into dst).
+//
+// Instruction counts per MAC against the Q4_0 kernels: docs/arm.md.
+#pragma once
+#include "kernels/ukernel.h"
+
+namespace qmm {
+
+extern const Ukernel matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa;
+
+}  // namespace qmm

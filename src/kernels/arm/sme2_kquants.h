@@ -1,0 +1,359 @@
+// SME2 GEMM and GEMV tiles for the K-quants and IQ4_NL (ACLE, clang >= 19), over the packed
+// RHS layouts of kernels/ref/rhs_pack_nxk_kquants.h with nr = 4·VL (kr = 4): a 4-byte chunk of
+// every row of a panel is 4·nr bytes = four streaming vectors, vector t holding rows
+// t·VL..t·VL+VL-1, row r's 4 bytes at 4r: the SMOPA / SDOT operand layout, as for Q4_0.
+// Included only by SME2 kernel sources, after sme2_matmul.h (whose panel loops call these).
+//
+// A weight type W says, per super-block (256 values; IQ4_NL: one 32-block):
+//   quad(sb, nr, g, i)  the four int8 vectors of 4-K quad i of scale group g (kGroup values:
+//                       32, or 16 for Q6_K); kPaired types decode quads c and c + 4 together
+//                       instead (quad_pair)
+//   scales(sb, nr, g)   d·scale_g per column (four F32 vectors)
+//   kMin, mins, dmin    Q4_K / Q5_K: w = d·sc·q − dmin·m, the min term needs Σ of the LHS
+//                       int8 per 32-block (computed here: one SDOT by ones per LHS quad in the
+//                       GEMM, SADDV in the GEMV; the LHS packer stays qsi8d32p)
+//
+// Decoding (instructions per weight vector of a quad, all streaming SVE2):
+//   Q4_K   AND #0x0f (low nibbles = even sub-block) or LSR #4 (high = odd sub-block): 1.
+//          (LUTI4 would expand a chunk's nibbles interleaved, low/high alternating: with the
+//          UZP to split them it costs 2 per vector for both sub-blocks, but one ZA block holds
+//          one sub-block at a time, so the nibble ops decode only what is used: 1.)
+//   Q5_K   the Q4_K nibble, the qh byte shifted so that bit j lands on bit 4, BSL with 0x10: 3.
+//   Q6_K   nibble, qh shifted so that bits 2t..2t+1 land on bits 4..5, BSL with 0x30, SUB 32: 4.
+//   IQ4_NL LUTI4 {2 × .B} from ZT0 holding the 16 code-book values, then UZP {2 × .B} splits
+//          the interleaved result into the low-nibble quad i and the high-nibble quad i + 4:
+//          1 per vector (per pair of steps, 2 instructions give 2 decoded vectors).
+//
+// GEMM tile (1VL × 4VL), per scale group: ZERO ZA; per step LD1B the LHS quad, [SDOT by ones],
+// the weight quad, 4 SMOPA; then the epilogue of sme2_matmul.h (MOVA, SCVTF, × d·sc per
+// column, × s_lhs per row, into dst). Q4_K / Q5_K: per super-block the min term
+// Σ_g (s_lhs·Σa)_g ⊗ m_g is 8 × 4 F32 FMOPA into the then free ZA, and one pass over the rows
+// subtracts it times dmin (per column) from dst: one pass per super-block instead of four
+// FMLS per row and sub-block.
+#pragma once
+#include <arm_sme.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/blocks.h"
+#include "core/kquants.h"
+#include "kernels/arm/sme2_matmul.h"
+#include "kernels/ref/layouts_k.h"
+
+namespace qmm::sme2 {
+
+// ---- shared decode helpers -----------------------------------------------------------------
+
+// The four vectors of 4-byte chunk c of a packed super-block (4·nr bytes).
+__attribute__((always_inline)) inline svuint8x4_t load_chunk(const uint8_t* sb, size_t nr, size_t c) __arm_streaming {
+  return svld1_u8_x4(svptrue_c8(), sb + c * 4 * nr);
+}
+
+// Low (hi == false) or high nibbles of every byte.
+__attribute__((always_inline)) inline svuint8_t nibble(svuint8_t x, bool hi) __arm_streaming {
+  return hi ? svlsr_n_u8_x(svptrue_b8(), x, 4) : svand_n_u8_x(svptrue_b8(), x, 0x0f);
+}
+
+// x shifted left by s bits (right by −s when s < 0).
+__attribute__((always_inline)) inline svuint8_t shift(svuint8_t x, int s) __arm_streaming {
+  if (s == 0) return x;
+  return s > 0 ? svlsl_n_u8_x(svptrue_b8(), x, static_cast<uint8_t>(s))
+               : svlsr_n_u8_x(svptrue_b8(), x, static_cast<uint8_t>(-s));
+}
+
+// (hb & mask) | (low & ~mask): the high bits from hb, the rest from low (SVE2 BSL).
+__attribute__((always_inline)) inline svuint8_t merge(svuint8_t hb, svuint8_t low, uint8_t mask) __arm_streaming {
+  return svbsl_u8(hb, low, svdup_u8(mask));
+}
+
+__attribute__((always_inline)) inline svint8x4_t as_s8(svuint8_t a, svuint8_t b, svuint8_t c,
+                                                       svuint8_t d) __arm_streaming {
+  return svcreate4(svreinterpret_s8(a), svreinterpret_s8(b), svreinterpret_s8(c), svreinterpret_s8(d));
+}
+
+// VL bytes at p, unsigned or signed, as F32.
+__attribute__((always_inline)) inline svfloat32_t byte_f32(const uint8_t* p, bool is_signed) __arm_streaming {
+  const svbool_t all = svptrue_b32();
+  return is_signed ? svcvt_f32_s32_x(all, svld1sb_s32(all, reinterpret_cast<const int8_t*>(p)))
+                   : svcvt_f32_u32_x(all, svld1ub_u32(all, p));
+}
+
+// 4·VL bytes at p (one per column of a 4·VL tile) as four F32 vectors.
+__attribute__((always_inline)) inline svfloat32x4_t bytes_f32(const uint8_t* p, bool is_signed) __arm_streaming {
+  const size_t vl = svcntw();
+  return svcreate4(byte_f32(p, is_signed), byte_f32(p + vl, is_signed), byte_f32(p + 2 * vl, is_signed),
+                   byte_f32(p + 3 * vl, is_signed));
+}
+
+__attribute__((always_inline)) inline svfloat32x4_t mul_x4(svfloat32x4_t a, svfloat32x4_t b) __arm_streaming {
+  const svbool_t all = svptrue_b32();
+  return svcreate4(svmul_x(all, svget4(a, 0), svget4(b, 0)), svmul_x(all, svget4(a, 1), svget4(b, 1)),
+                   svmul_x(all, svget4(a, 2), svget4(b, 2)), svmul_x(all, svget4(a, 3), svget4(b, 3)));
+}
+
+// ---- weight types --------------------------------------------------------------------------
+
+// Q4_K (q4kp) and Q5_K (q5kp): 8 sub-blocks of 32; sub-block j, quad v = chunk 8·(j/2) + v,
+// low nibbles for even j, high for odd j; Q5_K's fifth bit is bit j of qh chunk 32 + v.
+template <size_t kBytes, size_t kScales, size_t kD, bool kFiveBits>
+struct AsymKWeights {
+  static constexpr size_t kSuper = kSuperBlock, kGroup = 32;
+  static constexpr bool kMin = true, kPaired = false;
+  static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * kBytes; }
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
+  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t j,
+                                                               size_t v) __arm_streaming {
+    const svuint8x4_t q = load_chunk(sb, nr, 8 * (j / 2) + v);
+    const bool hi = j % 2;
+    if constexpr (kFiveBits) {
+      const svuint8x4_t h = load_chunk(sb, nr, 32 + v);
+      const int s = 4 - static_cast<int>(j);
+      return as_s8(merge(shift(svget4(h, 0), s), nibble(svget4(q, 0), hi), 0x10),
+                   merge(shift(svget4(h, 1), s), nibble(svget4(q, 1), hi), 0x10),
+                   merge(shift(svget4(h, 2), s), nibble(svget4(q, 2), hi), 0x10),
+                   merge(shift(svget4(h, 3), s), nibble(svget4(q, 3), hi), 0x10));
+    } else {
+      return as_s8(nibble(svget4(q, 0), hi), nibble(svget4(q, 1), hi), nibble(svget4(q, 2), hi),
+                   nibble(svget4(q, 3), hi));
+    }
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
+    return load_scales_x4(sb + kD * nr);
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t dmin(const uint8_t* sb, size_t nr) __arm_streaming {
+    return load_scales_x4(sb + (kD + 2) * nr);
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t* sb, size_t nr, size_t j,
+                                                                    svfloat32x4_t dv) __arm_streaming {
+    return mul_x4(bytes_f32(sb + kScales * nr + 2 * nr * j, false), dv);
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t mins(const uint8_t* sb, size_t nr,
+                                                                  size_t j) __arm_streaming {
+    return bytes_f32(sb + kScales * nr + 2 * nr * j + nr, false);
+  }
+};
+using Q4KWeights = AsymKWeights<layout::kQ4kpBytes, 128, 144, false>;
+using Q5KWeights = AsymKWeights<layout::kQ5kpBytes, 160, 176, true>;
+
+// Q6_K (q6kp): 16 groups of 16. Group g = 32-block (h, t) = (g / 8, g % 8 / 2), half g % 2;
+// step v (0..3) holds elements l = 16·(g % 2) + 4v..: ql chunk 16h + 8(t % 2) + l/4 (low nibble
+// for t < 2), qh chunk 32 + 8h + l/4 (bits 2t, 2t + 1).
+struct Q6KWeights {
+  static constexpr size_t kSuper = kSuperBlock, kGroup = 16;
+  static constexpr bool kMin = false, kPaired = false;
+  static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * layout::kQ6kpBytes; }
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
+  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t g,
+                                                               size_t v) __arm_streaming {
+    const size_t h = g / 8, t = g % 8 / 2, l4 = 4 * (g % 2) + v;
+    const svuint8x4_t ql = load_chunk(sb, nr, 16 * h + 8 * (t % 2) + l4);
+    const svuint8x4_t qh = load_chunk(sb, nr, 32 + 8 * h + l4);
+    const int s = 4 - 2 * static_cast<int>(t);
+    const bool hi = t >= 2;
+    return as_s8(six_bits(svget4(ql, 0), svget4(qh, 0), hi, s), six_bits(svget4(ql, 1), svget4(qh, 1), hi, s),
+                 six_bits(svget4(ql, 2), svget4(qh, 2), hi, s), six_bits(svget4(ql, 3), svget4(qh, 3), hi, s));
+  }
+  // nibble | (2 bits of qh moved to bits 4..5), minus 32.
+  __attribute__((always_inline)) inline static svuint8_t six_bits(svuint8_t ql, svuint8_t qh, bool hi,
+                                                                  int s) __arm_streaming {
+    return svsub_n_u8_x(svptrue_b8(), merge(shift(qh, s), nibble(ql, hi), 0x30), 32);
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
+    return load_scales_x4(sb + 208 * nr);
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t* sb, size_t nr, size_t g,
+                                                                    svfloat32x4_t dv) __arm_streaming {
+    return mul_x4(bytes_f32(sb + 192 * nr + nr * g, true), dv);
+  }
+};
+
+// IQ4_NL (iq4nlp): one 32-block per "super-block"; chunk c (0..3) holds quads c (low nibbles)
+// and c + 4 (high), decoded together: one LUTI4 + UZP per vector gives both.
+struct Iq4nlWeights {
+  static constexpr size_t kSuper = kBlock, kGroup = kBlock;
+  static constexpr bool kMin = false, kPaired = true;
+  static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * layout::kIq4nlpBytes; }
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {
+    static const int32_t lut[16] = {kIq4nlValues[0],  kIq4nlValues[1],  kIq4nlValues[2],  kIq4nlValues[3],
+                                    kIq4nlValues[4],  kIq4nlValues[5],  kIq4nlValues[6],  kIq4nlValues[7],
+                                    kIq4nlValues[8],  kIq4nlValues[9],  kIq4nlValues[10], kIq4nlValues[11],
+                                    kIq4nlValues[12], kIq4nlValues[13], kIq4nlValues[14], kIq4nlValues[15]};
+    svldr_zt(0, lut);
+  }
+  // LUTI4 turns byte b's nibbles into bytes 2b (low) and 2b + 1 (high); UZP splits them.
+  __attribute__((always_inline)) inline static svint8x2_t lookup(svuint8_t x) __arm_streaming __arm_preserves("za") __arm_in("zt0") {
+    return svuzp_s8_x2(svluti4_lane_zt_s8_x2(0, x, 0));
+  }
+  __attribute__((always_inline)) inline static void quad_pair(const uint8_t* sb, size_t nr, size_t c, svint8x4_t& lo,
+                                                              svint8x4_t& hi) __arm_streaming __arm_preserves("za")
+      __arm_in("zt0") {
+    const svuint8x4_t q = load_chunk(sb, nr, c);
+    const svint8x2_t v0 = lookup(svget4(q, 0)), v1 = lookup(svget4(q, 1)), v2 = lookup(svget4(q, 2)),
+                     v3 = lookup(svget4(q, 3));
+    lo = svcreate4(svget2(v0, 0), svget2(v1, 0), svget2(v2, 0), svget2(v3, 0));
+    hi = svcreate4(svget2(v0, 1), svget2(v1, 1), svget2(v2, 1), svget2(v3, 1));
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
+    return load_scales_x4(sb + 16 * nr);
+  }
+  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t*, size_t, size_t,
+                                                                    svfloat32x4_t dv) __arm_streaming {
+    return dv;
+  }
+};
+
+// SDOT ZA.S[0, VGx4] += w · (quad `lane` of each 128-bit segment of a); lane is 0..3.
+__attribute__((always_inline)) inline void dot_lane(svint8x4_t w, svint8_t a, size_t lane) __arm_streaming
+    __arm_inout("za") {
+  switch (lane) {
+    case 0: svdot_lane_za32_s8_vg1x4(0, w, a, 0); break;
+    case 1: svdot_lane_za32_s8_vg1x4(0, w, a, 1); break;
+    case 2: svdot_lane_za32_s8_vg1x4(0, w, a, 2); break;
+    default: svdot_lane_za32_s8_vg1x4(0, w, a, 3); break;
+  }
+}
+
+// ---- GEMM tile -----------------------------------------------------------------------------
+
+// Q4_K / Q5_K min term of one super-block: dst[i, c] −= dmin_c · Σ_g la[g][i] · m_g[c], with
+// la[g][i] = s_lhs · Σ a over 32-block g of row i. ZA is free between groups: F32 FMOPA.
+template <class W>
+__attribute__((always_inline)) inline void gemm_min_pass(size_t rows, svcount_t cols, const uint8_t* sb, size_t nr,
+                                                         const float (*la)[64], float* dst, size_t stride,
+                                                         bool last, svfloat32_t lo,
+                                                         svfloat32_t hi) __arm_streaming __arm_inout("za") {
+  const svbool_t all = svptrue_b32();
+  svzero_za();
+#pragma clang loop unroll(full)
+  for (size_t g = 0; g < W::kSuper / W::kGroup; ++g) {
+    const svfloat32x4_t m = W::mins(sb, nr, g);
+    const svfloat32_t a = svld1_f32(all, la[g]);
+    svmopa_za32_f32_m(0, all, all, a, svget4(m, 0));
+    svmopa_za32_f32_m(1, all, all, a, svget4(m, 1));
+    svmopa_za32_f32_m(2, all, all, a, svget4(m, 2));
+    svmopa_za32_f32_m(3, all, all, a, svget4(m, 3));
+  }
+  const svfloat32x4_t dm = W::dmin(sb, nr);
+  for (size_t i = 0; i < rows; ++i) {
+    float* out = row_ptr(dst, stride, i);
+    const svint8x4_t z = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
+    const svfloat32x4_t old = svld1_f32_x4(cols, out);
+    svfloat32x4_t acc = svcreate4(svmls_x(all, svget4(old, 0), svreinterpret_f32(svget4(z, 0)), svget4(dm, 0)),
+                                  svmls_x(all, svget4(old, 1), svreinterpret_f32(svget4(z, 1)), svget4(dm, 1)),
+                                  svmls_x(all, svget4(old, 2), svreinterpret_f32(svget4(z, 2)), svget4(dm, 2)),
+                                  svmls_x(all, svget4(old, 3), svreinterpret_f32(svget4(z, 3)), svget4(dm, 3)));
+    if (last) acc = clamp_x4(acc, lo, hi);
+    svst1_f32_x4(cols, out, acc);
+  }
+}
+
+// The tile loops of super-blocked weights (sme2_matmul.h's gemm / gemv call them).
+struct KTiles {
+template <class W>
+__attribute__((always_inline)) inline static void gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs,
+                                                      const uint8_t* rhs, float* dst, size_t stride, float lo,
+                                                      float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
+  constexpr size_t kGroups = W::kSuper / W::kGroup;
+  const size_t vl = svcntw(), nr = 4 * vl, supers = k / W::kSuper;
+  const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+  const uint8_t* lhs_scales = lhs + vl * k;
+  const svfloat32_t vlo = svdup_f32(lo), vhi = svdup_f32(hi);
+  float la[W::kMin ? kGroups : 1][64];  // s_lhs · Σa per 32-block and row (VL <= 64)
+  for (size_t s = 0; s < supers; ++s) {
+    const uint8_t* sb = rhs + s * W::panel_bytes(nr, W::kSuper);
+    const svfloat32x4_t d = W::d(sb, nr);
+#pragma clang loop unroll(full)
+    for (size_t g = 0; g < kGroups; ++g) {
+      const size_t e = s * W::kSuper + g * W::kGroup;  // first K index of the group
+      const auto* a = reinterpret_cast<const int8_t*>(lhs + e * vl);
+      svzero_za();
+      svint32_t asum = svdup_s32(0);
+      if constexpr (W::kPaired) {
+#pragma clang loop unroll(full)
+        for (size_t c = 0; c < W::kGroup / 8; ++c) {
+          svint8x4_t w_lo, w_hi;
+          W::quad_pair(sb, nr, c, w_lo, w_hi);
+          mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c)), w_lo);
+          mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c + 4)), w_hi);
+        }
+      } else {
+#pragma clang loop unroll(full)
+        for (size_t i = 0; i < W::kGroup / 4; ++i) {
+          const svint8_t av = svld1_vnum_s8(all8, a, static_cast<int64_t>(i));
+          if constexpr (W::kMin) asum = svdot_s32(asum, av, svdup_s8(1));
+          mopa4(av, W::quad(sb, nr, g, i));
+        }
+      }
+      const uint8_t* ls = lhs_scales + e / kBlock * vl * 2;
+      gemm_epilogue(rows, cols, dst, stride, W::scales(sb, nr, g, d), ls, e == 0, !W::kMin && e + W::kGroup == k,
+                    vlo, vhi);
+      if constexpr (W::kMin) svst1_f32(all32, la[g], svmul_x(all32, svcvt_f32_s32_x(all32, asum), load_scales(ls)));
+    }
+    if constexpr (W::kMin) gemm_min_pass<W>(rows, cols, sb, nr, la, dst, stride, s + 1 == supers, vlo, vhi);
+  }
+  if (supers == 0) gemm_empty(rows, cols, dst, stride, vlo, vhi);
+}
+
+template <class W>
+__attribute__((always_inline)) inline static void gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
+                                                     float* dst, float lo,
+                                                     float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
+  constexpr size_t kGroups = W::kSuper / W::kGroup, kHalves = W::kGroup / 16;
+  const size_t vl = svcntw(), nr = 4 * vl, supers = k / W::kSuper;
+  const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+  const uint8_t* lhs_scales = lhs + k;
+  const svint32_t zero = svdup_s32(0);
+  const svfloat32_t fzero = svdup_f32(0.0f);
+  svfloat32x4_t acc = svcreate4(fzero, fzero, fzero, fzero);
+  for (size_t s = 0; s < supers; ++s) {
+    const uint8_t* sb = rhs + s * W::panel_bytes(nr, W::kSuper);
+    const svfloat32x4_t d = W::d(sb, nr);
+    svfloat32x4_t macc = svcreate4(fzero, fzero, fzero, fzero);  // Σ_j m_j · s_lhs·Σa_j
+#pragma clang loop unroll(full)
+    for (size_t g = 0; g < kGroups; ++g) {
+      const size_t e = s * W::kSuper + g * W::kGroup;
+      svwrite_za32_s32_vg1x4(0, svcreate4(zero, zero, zero, zero));
+      // 16 LHS bytes per vector, replicated into every 128-bit segment (quads 0..3, 4..7).
+      const svint8_t a0 = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e));
+      const svint8_t a1 = kHalves > 1 ? svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e + 16)) : a0;
+      if constexpr (W::kPaired) {
+#pragma clang loop unroll(full)
+        for (size_t c = 0; c < W::kGroup / 8; ++c) {
+          svint8x4_t w_lo, w_hi;
+          W::quad_pair(sb, nr, c, w_lo, w_hi);
+          dot_lane(w_lo, a0, c);
+          dot_lane(w_hi, a1, c);
+        }
+      } else {
+#pragma clang loop unroll(full)
+        for (size_t i = 0; i < W::kGroup / 4; ++i) dot_lane(W::quad(sb, nr, g, i), i < 4 ? a0 : a1, i % 4);
+      }
+      const svfloat32_t ls = lhs_scale_dup(lhs_scales + e / kBlock * 2);
+      acc = scale_acc(acc, to_f32(svread_za32_s32_vg1x4(0)), W::scales(sb, nr, g, d), ls);
+      if constexpr (W::kMin) {
+        // Σa: SDOT by ones gives 4-byte sums per lane, each 128-bit segment the same, so SADDV
+        // counts the block VL/4 times (exact in F32: |Σ| < 2^17).
+        const svint32_t s4 = svdot_s32(svdot_s32(zero, a0, svdup_s8(1)), a1, svdup_s8(1));
+        const float sum = static_cast<float>(svaddv_s32(all32, s4)) * (4.0f / static_cast<float>(vl));
+        const svfloat32_t la = svmul_x(all32, ls, svdup_f32(sum));
+        const svfloat32x4_t m = W::mins(sb, nr, g);
+        macc = svcreate4(svmla_x(all32, svget4(macc, 0), svget4(m, 0), la),
+                         svmla_x(all32, svget4(macc, 1), svget4(m, 1), la),
+                         svmla_x(all32, svget4(macc, 2), svget4(m, 2), la),
+                         svmla_x(all32, svget4(macc, 3), svget4(m, 3), la));
+      }
+    }
+    if constexpr (W::kMin) {
+      const svfloat32x4_t dm = W::dmin(sb, nr);
+      acc = svcreate4(svmls_x(all32, svget4(acc, 0), svget4(macc, 0), svget4(dm, 0)),
+                      svmls_x(all32, svget4(acc, 1), svget4(macc, 1), svget4(dm, 1)),
+                      svmls_x(all32, svget4(acc, 2), svget4(macc, 2), svget4(dm, 2)),
+                      svmls_x(all32, svget4(acc, 3), svget4(macc, 3), svget4(dm, 3)));
+    }
+  }
+  svst1_f32_x4(cols, dst, clamp_x4(acc, svdup_f32(lo), svdup_f32(hi)));
+}
+};
+
+}  // namespace qmm::sme2

@@ -1,0 +1,23 @@
+#include "kernels/x86/matmul_clamp_f32_qsi8d32p_q5kp_avx2.h"
+
+#include "kernels/ref/rhs_pack_nxk_kquants.h"
+#include "kernels/x86/avx2_util.h"
+#include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
+#include "kernels/x86/x86_kblocks.h"
+
+namespace qmm {
+namespace {
+
+using V = avx2::Ymm;
+using K = x86q::Kernels<V, x86q::Q5K<V>, 4>;
+
+}  // namespace
+
+const Ukernel matmul_clamp_f32_qsi8d32p4x4_q5kp8x4_4x8_avx2_maddubs = {
+    "matmul_clamp_f32_qsi8d32p4x4_q5kp8x4_4x8_avx2_maddubs", Isa::avx2, WeightType::q5_k, false, K::gemm_params,
+    &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_q5kp_q5k, K::gemm};
+const Ukernel matmul_clamp_f32_qsi8d32p1x4_q5kp8x4_1x8_avx2_maddubs = {
+    "matmul_clamp_f32_qsi8d32p1x4_q5kp8x4_1x8_avx2_maddubs", Isa::avx2, WeightType::q5_k, true, K::gemv_params,
+    &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_q5kp_q5k, K::gemv};
+
+}  // namespace qmm

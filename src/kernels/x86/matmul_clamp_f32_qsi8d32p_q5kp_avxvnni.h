@@ -1,0 +1,19 @@
+// AVX-VNNI kernels for Q5_K weights (vpdpbusd), GEMM and GEMV over ONE packed RHS.
+//
+//   GEMM matmul_clamp_f32_qsi8d32p4x4_q5kp8x4_4x8_avxvnni_dpbusd   mr 4, nr 8, kr 4, sr 2
+//   GEMV matmul_clamp_f32_qsi8d32p1x4_q5kp8x4_1x8_avxvnni_dpbusd   mr 1, nr 8, kr 4, sr 2
+//   m_step = mr, n_step = nr.
+// Packers: lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 (mr 4 / mr 1), one shared RHS:
+//          rhs_pack_nxk_q5kp_q5k at nr 8 (ref/rhs_pack_nxk_kquants.h, 180 bytes per row and super-block, the GGUF 176 + 4).
+// Inner loop: x86_kblocks.h's Q5K (5-bit levels from the qs nibbles and the qh bits, vpdpbusd
+// straight into int32, two F32 FMAs per sub-block for d·sc and the dmin·m term) in
+// x86_qloops.h's GEMM / GEMV loops.
+#pragma once
+#include "kernels/ukernel.h"
+
+namespace qmm {
+
+extern const Ukernel matmul_clamp_f32_qsi8d32p4x4_q5kp8x4_4x8_avxvnni_dpbusd;
+extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q5kp8x4_1x8_avxvnni_dpbusd;
+
+}  // namespace qmm

@@ -1,0 +1,224 @@
+// The Q5_K, Q6_K and IQ4_NL blocks of the x86 kernels, written once over a vector type V as
+// x86_qloops.h's VNNI blocks are (avx2::Ymm, avxvnni::Ymm, avx512::Zmm), for its GEMM / GEMV
+// loops. They read the packed layouts of kernels/ref/rhs_pack_nxk_kquants.h (one 32-bit lane
+// per column: a vector load is one 4-byte chunk of nr rows). Each type's decode (packed bytes
+// -> unsigned levels) is one small helper; the blocks around it add the products with dot4
+// (vpdpbusd, or vpmaddubsw + vpmaddwd on AVX2) and apply the scales.
+// Internal linkage: files built for different ISAs include this (each gets its own copy).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "core/kquants.h"
+#include "kernels/ukernel.h"
+#include "kernels/x86/x86_qloops.h"
+
+namespace qmm::x86q {
+namespace {
+
+// s + the sum of the 4 u8·s8 products of each 32-bit lane: vpdpbusd where V has it, else
+// vpmaddubsw + vpmaddwd by 1 (exact while each pair of products fits int16: u·|a| ≤ 16383,
+// so u ≤ 128 for |a| ≤ 127).
+template <class V>
+inline typename V::I dot4(typename V::I s, typename V::I u, typename V::I a) {
+  if constexpr (requires(typename V::I x) { V::dpbusd(x, x, x); }) {
+    return V::dpbusd(s, u, a);
+  } else {
+    return V::add_i32(s, V::madd_i16(V::maddubs(u, a), 1));
+  }
+}
+
+// Q5_K (q5kp): the 5-bit levels (0..31) of chunk vector v of sub-blocks 2p (lo: low nibbles of
+// qs group p) and 2p + 1 (hi: high nibbles); bit 4 is bit 2p (2p + 1) of the qh chunk v. The
+// 16-bit shifts move no bit across a byte into bit 4 (the mask keeps only that bit).
+template <class V>
+inline void q5k_levels(const uint8_t* sb, size_t p, size_t v, typename V::I& lo, typename V::I& hi) {
+  constexpr size_t nr = V::kLanes;
+  const typename V::I m4 = V::set1_i8(0x0f), b4 = V::set1_i8(0x10);
+  const typename V::I qs = V::load(sb + p * 32 * nr + 4 * nr * v), qh = V::load(sb + 128 * nr + 4 * nr * v);
+  const typename V::I qh_j = V::srli16(qh, static_cast<int>(2 * p));
+  lo = V::or_(V::and_(qs, m4), V::and_(V::slli16(qh_j, 4), b4));
+  hi = V::or_(V::and_(V::srli16_4(qs), m4), V::and_(V::slli16(qh_j, 3), b4));
+}
+
+// Q5_K (rhs_pack_nxk_q5kp_q5k, nr = V::kLanes): one super-block per step, as VnniQ4K with the
+// fifth bit: per sub-block j, dot4 of the levels q (0..31; on AVX2 a pair of products is at
+// most 2·31·127) by the activations into int32, then acc += Σ·((d·sc_j)·s_a) and
+// acc += (−8·Σa)·((dmin/8·m_j)·s_a). q5kp's sc/m bytes sit 32·nr bytes after q4kp's (qh comes
+// between), so VnniQ4K's finish applies at w + 32·nr.
+template <class V>
+struct Q5K {
+  static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 180;
+  template <size_t R, size_t C, size_t RL = R>
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
+    typename V::F d[C], dmin8[C];
+    for (size_t c = 0; c < C; ++c) {
+      d[c] = V::load_f16(w + c * stride + 176 * kNr);
+      dmin8[c] = V::mul(V::load_f16(w + c * stride + 178 * kNr), V::set1(0.125f));
+    }
+#pragma GCC unroll 1
+    for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair and 2·pair + 1
+      const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
+      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
+      typename V::I s0[C][R], s1[C][R];
+      for (size_t c = 0; c < C; ++c)
+        for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
+      for (size_t v = 0; v < 8; ++v) {
+        typename V::I lo[C], hi[C];
+        for (size_t c = 0; c < C; ++c) q5k_levels<V>(w + c * stride, pair, v, lo[c], hi[c]);
+        for (size_t r = 0; r < R; ++r) {
+          const typename V::I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
+          for (size_t c = 0; c < C; ++c) {
+            s0[c][r] = dot4<V>(s0[c][r], lo[c], av0);
+            s1[c][r] = dot4<V>(s1[c][r], hi[c], av1);
+          }
+        }
+      }
+      VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * pair, a0, d, dmin8, s0, acc);
+      VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
+    }
+  }
+};
+
+// Q6_K (q6kp): the 6-bit levels u = q + 32 (0..63) of chunk vector v of 32-block 4h + T:
+// 4 low bits from ql group 2h + T%2 (low nibbles for T < 2), bits 4-5 from bits 2T, 2T+1 of
+// qh group h (16-bit shifts: nothing crosses a byte into bits 4-5).
+template <class V, size_t T>
+inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
+  constexpr size_t nr = V::kLanes;
+  const typename V::I ql = V::load(sb + (2 * h + T % 2) * 32 * nr + 4 * nr * v);
+  const typename V::I qh = V::load(sb + (128 + 32 * h) * nr + 4 * nr * v);
+  typename V::I low = ql, high = qh;
+  if constexpr (T >= 2) low = V::srli16_4(ql);
+  if constexpr (T < 2) high = V::slli16(qh, 4 - 2 * static_cast<int>(T));
+  if constexpr (T == 3) high = V::srli16(qh, 2);
+  return V::or_(V::and_(low, V::set1_i8(0x0f)), V::and_(high, V::set1_i8(0x30)));
+}
+
+// Q6_K (rhs_pack_nxk_q6kp_q6k) for vpdpbusd: one super-block per step. Per 16-weight
+// sub-block, S = Σu·a (int32) minus the zero point Z = Σ32·a (vpdpbusd per row over the first
+// sub-block, shared by the column panels; the second's is 32·Σa of the 32-block, the LHS's
+// int16 pair times −4, minus the first's); (S − Z)·sc (vpmulld by the int8 scale) sums
+// exactly in int32 over the 32-block, then one FMA with d·s_a.
+template <class V>
+struct VnniQ6K {
+  static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 210;
+  using I = typename V::I;
+  using F = typename V::F;
+
+  template <size_t R, size_t C, size_t RL = R>
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R]) {
+    F d[C];
+    for (size_t c = 0; c < C; ++c) d[c] = V::load_f16(w + c * stride + 208 * kNr);
+#pragma GCC unroll 1
+    for (size_t h = 0; h < 2; ++h) {  // 32-blocks 4h .. 4h + 3
+      block<0, R, C, RL>(w, stride, a, h, d, acc);
+      block<1, R, C, RL>(w, stride, a, h, d, acc);
+      block<2, R, C, RL>(w, stride, a, h, d, acc);
+      block<3, R, C, RL>(w, stride, a, h, d, acc);
+    }
+  }
+
+  template <size_t T, size_t R, size_t C, size_t RL>
+  static void block(const uint8_t* w, size_t stride, const uint8_t* a, size_t h, const F d[C], F acc[C][R]) {
+    const size_t j = 4 * h + T;
+    const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
+    I s0[C][R], s1[C][R], z0[R];
+    for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
+    for (size_t v = 0; v < 4; ++v) {
+      I u0[C], u1[C];
+      for (size_t c = 0; c < C; ++c) {
+        u0[c] = q6k_levels<V, T>(w + c * stride, h, v);
+        u1[c] = q6k_levels<V, T>(w + c * stride, h, v + 4);
+      }
+      for (size_t r = 0; r < R; ++r) {
+        const I av0 = V::broadcast4(aj + 4 * RL * v + 4 * r), av1 = V::broadcast4(aj + 4 * RL * (v + 4) + 4 * r);
+        z0[r] = V::dpbusd(z0[r], V::set1_i8(32), av0);
+        for (size_t c = 0; c < C; ++c) {
+          s0[c][r] = V::dpbusd(s0[c][r], u0[c], av0);
+          s1[c][r] = V::dpbusd(s1[c][r], u1[c], av1);
+        }
+      }
+    }
+    for (size_t r = 0; r < R; ++r) {
+      const I z1 = V::sub_i32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), -4), z0[r]);
+      const F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
+      for (size_t c = 0; c < C; ++c) {
+        const uint8_t* sc = w + c * stride + (192 + 2 * j) * kNr;
+        const I isum = V::add_i32(V::mullo_i32(V::sub_i32(s0[c][r], z0[r]), V::load_i8_i32(sc)),
+                                  V::mullo_i32(V::sub_i32(s1[c][r], z1), V::load_i8_i32(sc + kNr)));
+        acc[c][r] = V::add_scaled(acc[c][r], isum, d[c], sa);
+      }
+    }
+  }
+};
+
+// The IQ4_NL code book as vpshufb tables: kIq4nlValues + offset as bytes (offset 0: the signed
+// values; 128: 1..241, unsigned for vpdpbusd).
+template <int kOffset>
+struct Iq4nlTable {
+  static constexpr uint8_t bytes[16] = {
+      static_cast<uint8_t>(kIq4nlValues[0] + kOffset),  static_cast<uint8_t>(kIq4nlValues[1] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[2] + kOffset),  static_cast<uint8_t>(kIq4nlValues[3] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[4] + kOffset),  static_cast<uint8_t>(kIq4nlValues[5] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[6] + kOffset),  static_cast<uint8_t>(kIq4nlValues[7] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[8] + kOffset),  static_cast<uint8_t>(kIq4nlValues[9] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[10] + kOffset), static_cast<uint8_t>(kIq4nlValues[11] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[12] + kOffset), static_cast<uint8_t>(kIq4nlValues[13] + kOffset),
+      static_cast<uint8_t>(kIq4nlValues[14] + kOffset), static_cast<uint8_t>(kIq4nlValues[15] + kOffset)};
+};
+
+// IQ4_NL (iq4nlp): chunk vector v of a 32-block (elements 4v.. in the low nibbles, 16 + 4v.. in
+// the high ones) looked up in `table` (a broadcast Iq4nlTable).
+template <class V>
+inline void iq4nl_values(typename V::I table, const uint8_t* w, size_t v, typename V::I& lo, typename V::I& hi) {
+  const typename V::I m4 = V::set1_i8(0x0f), wv = V::load(w + 4 * V::kLanes * v);
+  lo = V::shuffle_i8(table, V::and_(wv, m4));
+  hi = V::shuffle_i8(table, V::and_(V::srli16_4(wv), m4));
+}
+
+// IQ4_NL (rhs_pack_nxk_iq4nlp_iq4nl) for vpdpbusd: the values are looked up + 128, so the sums
+// start at −128·Σa (the LHS's int16 pair times 16), as VnniQ8's.
+template <class V>
+struct VnniIq4nl {
+  static constexpr size_t kRhsBlock = V::kLanes * 18, kScaleOffset = 16 * V::kLanes;
+  template <size_t R, size_t C, size_t RL = R>
+  static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
+    const typename V::I table = V::broadcast16(Iq4nlTable<128>::bytes);
+    for (size_t r = 0; r < R; ++r) {
+      const typename V::I zp = V::madd_i16(V::broadcast4(a + 36 * RL + 4 * r), 16);
+      for (size_t c = 0; c < C; ++c) s[c][r] = zp;
+    }
+#pragma GCC unroll 1
+    for (size_t v = 0; v < 4; ++v) {
+      typename V::I lo[C], hi[C];
+      for (size_t c = 0; c < C; ++c) iq4nl_values<V>(table, w + c * stride, v, lo[c], hi[c]);
+      for (size_t r = 0; r < R; ++r) {
+        const typename V::I alo = V::broadcast4(a + 4 * RL * v + 4 * r), ahi = V::broadcast4(a + 4 * RL * (v + 4) + 4 * r);
+        for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(V::dpbusd(s[c][r], lo[c], alo), hi[c], ahi);
+      }
+    }
+  }
+};
+
+// The GEMM (R-row x C-panel tiles) and GEMV of a kernel file over block type K, and their
+// tile parameters (mr R or 1, nr V::kLanes, kr 4, sr 2; m_step = mr, n_step = nr): what each
+// file's two Ukernel values point at.
+template <class V, class K, size_t R, size_t C = 1>
+struct Kernels {
+  static TileParams gemm_params(size_t) { return {R, V::kLanes, 4, 2, R, V::kLanes}; }
+  static TileParams gemv_params(size_t) { return {1, V::kLanes, 4, 2, 1, V::kLanes}; }
+  static void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride,
+                   float lo, float hi) {
+    x86q::gemm<V, K, R, C>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  }
+  static void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
+                   float hi) {
+    x86q::gemv<V, K>(n, k, lhs, rhs, dst, lo, hi);
+  }
+};
+
+}  // namespace
+}  // namespace qmm::x86q
