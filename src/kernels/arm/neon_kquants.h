@@ -28,6 +28,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "core/blocks.h"
 #include "core/kquants.h"
@@ -40,6 +42,13 @@ namespace {
 
 constexpr size_t kKNr = 8, kKKr = 8;
 constexpr size_t kKLhsGemv = kBlock + 2;  // mr 1: f16 scale + 32 int8 per block
+
+// Calls f(std::integral_constant<size_t, b>{}) for b = 0..N-1: the 32-block index is then a
+// constant in the loop body, so the decoders' nibble, shift and offset choices fold.
+template <size_t N, class F>
+inline void for_blocks(F f) {
+  [&]<size_t... B>(std::index_sequence<B...>) { (f(std::integral_constant<size_t, B>{}), ...); }(std::make_index_sequence<N>{});
+}
 
 inline uint8x16_t kchunk(const uint8_t* sb, size_t c, size_t p) { return vld1q_u8(sb + c * kKKr * kKNr + p * 16); }
 inline int8x16_t low4(uint8x16_t v) { return vreinterpretq_s8_u8(vandq_u8(v, vdupq_n_u8(0x0f))); }
@@ -151,8 +160,8 @@ void dot_panel_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x
   float32x4_t c[2] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)};
   for (size_t s = 0; s < blocks / W::kBlocks; ++s, rhs += W::kSuperBytes, lhs += W::kBlocks * kKLhsGemv) {
     float32x4_t sacc[2] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)}, smin[2] = {sacc[0], sacc[1]};
-    for (size_t i = 0; i < W::kBlocks / kG; ++i) {
-      const size_t b0 = i / kS * 2 * kS + i % kS;  // blocks b0, b0 + kS
+    for_blocks<W::kBlocks / kG>([&](auto ic) {
+      constexpr size_t b0 = ic / kS * 2 * kS + ic % kS;  // blocks b0, b0 + kS
       int8x16_t a[kG][4];
       for (size_t g = 0; g < kG; ++g) {
         for (size_t v = 0; v < 4; ++v) a[g][v] = load_dup8(lhs + (b0 + g * kS) * kKLhsGemv + 2 + 8 * v);
@@ -195,7 +204,7 @@ void dot_panel_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x
           smin[1] = vfmaq_n_f32(smin[1], vcvtq_f32_s32(vmull_high_n_s16(m, asum)), s_a);
         }
       }
-    }
+    });
     for (size_t q = 0; q < 2; ++q) {
       c[q] = vfmaq_f32(c[q], sacc[q], W::d(rhs, q));
       if constexpr (W::kMin) c[q] = vfmsq_f32(c[q], smin[q], W::dmin(rhs, q));
@@ -256,35 +265,35 @@ inline void subtract_columns(float32x4_t acc[8], float32x4_t t, const float32x4_
 template <class W>
 void tile_dotprod_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[8]) {
   for (size_t j = 0; j < 8; ++j) acc[j] = vdupq_n_f32(0.0f);
-  for (size_t s = 0; s < blocks / W::kBlocks; ++s, rhs += W::kSuperBytes) {
-    for (size_t b = 0; b < W::kBlocks; ++b, lhs += kQLhsBlock) {
-      int8x16_t a[8];
-      for (size_t g = 0; g < 8; ++g) a[g] = load_s8(lhs + 8 + 16 * g);
-      int32x4_t isum[8];
-      auto add = [&](int32x4_t ia[8], size_t v) {
+  for (size_t s = 0; s < blocks / W::kBlocks; ++s, rhs += W::kSuperBytes, lhs += W::kBlocks * kQLhsBlock) {
+    for_blocks<W::kBlocks>([&](auto bc) {
+      constexpr size_t b = bc;
+      const uint8_t* lb = lhs + b * kQLhsBlock;
+      int32x4_t isum[8], as = vdupq_n_s32(0);
+      auto add = [&](int32x4_t ia[8], size_t v) {  // groups 2v, 2v+1 of the 4 rows
+        const int8x16_t a0 = load_s8(lb + 8 + 32 * v), a1 = load_s8(lb + 24 + 32 * v);
         for (size_t p = 0; p < 4; ++p) {
           const int8x16_t w = W::weights(rhs, b, v, p);
-          ia[2 * p] = vdotq_laneq_s32(ia[2 * p], a[2 * v], w, 0);
-          ia[2 * p] = vdotq_laneq_s32(ia[2 * p], a[2 * v + 1], w, 1);
-          ia[2 * p + 1] = vdotq_laneq_s32(ia[2 * p + 1], a[2 * v], w, 2);
-          ia[2 * p + 1] = vdotq_laneq_s32(ia[2 * p + 1], a[2 * v + 1], w, 3);
+          ia[2 * p] = vdotq_laneq_s32(ia[2 * p], a0, w, 0);
+          ia[2 * p] = vdotq_laneq_s32(ia[2 * p], a1, w, 1);
+          ia[2 * p + 1] = vdotq_laneq_s32(ia[2 * p + 1], a0, w, 2);
+          ia[2 * p + 1] = vdotq_laneq_s32(ia[2 * p + 1], a1, w, 3);
         }
+        if constexpr (W::kMin) as = vdotq_s32(vdotq_s32(as, a0, vdupq_n_s8(1)), a1, vdupq_n_s8(1));
       };
       auto fold = [&](int32x4_t is[8], const int32x4_t ia[8], size_t h) {
         const int32x4_t sc[2] = {W::isc(rhs, b, h, 0), W::isc(rhs, b, h, 1)};
         mla_by_column(is, ia, sc);
       };
       block_isums<W>(isum, add, fold);
-      const float32x4_t s_a = f16x4_to_f32(lhs);
+      const float32x4_t s_a = f16x4_to_f32(lb);
       const float32x4_t sc[2] = {col_scale<W>(rhs, b, 0), col_scale<W>(rhs, b, 1)};
       scale_columns(acc, isum, s_a, sc);
       if constexpr (W::kMin) {
-        int32x4_t as = vdupq_n_s32(0);
-        for (size_t g = 0; g < 8; ++g) as = vdotq_s32(as, a[g], vdupq_n_s8(1));
         const float32x4_t mn[2] = {col_min<W>(rhs, b, 0), col_min<W>(rhs, b, 1)};
         subtract_columns(acc, vmulq_f32(vcvtq_f32_s32(as), s_a), mn);
       }
-    }
+    });
   }
 }
 
@@ -300,21 +309,22 @@ inline int32x4_t dup_pair_s32(int32x4_t x, int h) {
 template <class W>
 void tile_i8mm_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_t acc[8]) {
   for (size_t j = 0; j < 8; ++j) acc[j] = vdupq_n_f32(0.0f);
-  for (size_t s = 0; s < blocks / W::kBlocks; ++s, rhs += W::kSuperBytes) {
-    for (size_t b = 0; b < W::kBlocks; ++b, lhs += kQLhsBlock) {
-      int8x16_t x[4][2];  // chunk v (elements 8v..8v+7), rows 0,1 | 2,3
-      for (size_t v = 0; v < 4; ++v) {
-        const int32x4_t g0 = vreinterpretq_s32_u8(vld1q_u8(lhs + 8 + 32 * v));
-        const int32x4_t g1 = vreinterpretq_s32_u8(vld1q_u8(lhs + 24 + 32 * v));
-        x[v][0] = vreinterpretq_s8_s32(vzip1q_s32(g0, g1));
-        x[v][1] = vreinterpretq_s8_s32(vzip2q_s32(g0, g1));
-      }
-      int32x4_t isum[8];
-      auto add = [&](int32x4_t ia[8], size_t v) {
+  for (size_t s = 0; s < blocks / W::kBlocks; ++s, rhs += W::kSuperBytes, lhs += W::kBlocks * kQLhsBlock) {
+    for_blocks<W::kBlocks>([&](auto bc) {
+      constexpr size_t b = bc;
+      const uint8_t* lb = lhs + b * kQLhsBlock;
+      int32x4_t isum[8], as[2] = {vdupq_n_s32(0), vdupq_n_s32(0)};
+      auto add = [&](int32x4_t ia[8], size_t v) {  // elements 8v..8v+7: x[h] = rows 2h, 2h+1
+        const int32x4_t g0 = vreinterpretq_s32_u8(vld1q_u8(lb + 8 + 32 * v));
+        const int32x4_t g1 = vreinterpretq_s32_u8(vld1q_u8(lb + 24 + 32 * v));
+        const int8x16_t x[2] = {vreinterpretq_s8_s32(vzip1q_s32(g0, g1)), vreinterpretq_s8_s32(vzip2q_s32(g0, g1))};
         for (size_t p = 0; p < 4; ++p) {
           const int8x16_t w = W::weights(rhs, b, v, p);
-          ia[p] = vmmlaq_s32(ia[p], x[v][0], w);
-          ia[4 + p] = vmmlaq_s32(ia[4 + p], x[v][1], w);
+          ia[p] = vmmlaq_s32(ia[p], x[0], w);
+          ia[4 + p] = vmmlaq_s32(ia[4 + p], x[1], w);
+        }
+        if constexpr (W::kMin) {
+          for (size_t h = 0; h < 2; ++h) as[h] = vmmlaq_s32(as[h], x[h], vdupq_n_s8(1));
         }
       };
       auto fold = [&](int32x4_t is[8], const int32x4_t ia[8], size_t h) {
@@ -322,25 +332,20 @@ void tile_i8mm_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x
         for (size_t j = 0; j < 8; ++j) is[j] = vmlaq_s32(is[j], ia[j], dup_pair_s32(sc[j % 4 / 2], j % 2));
       };
       block_isums<W>(isum, add, fold);
-      const float32x4_t s_a = f16x4_to_f32(lhs);
+      const float32x4_t s_a = f16x4_to_f32(lb);
       const float32x4_t sl[2] = {vzip1q_f32(s_a, s_a), vzip2q_f32(s_a, s_a)};
       const float32x4_t sc[2] = {col_scale<W>(rhs, b, 0), col_scale<W>(rhs, b, 1)};
       for (size_t j = 0; j < 8; ++j) {
         acc[j] = vfmaq_f32(acc[j], vcvtq_f32_s32(isum[j]), vmulq_f32(sl[j / 4], dup_pair(sc[j % 4 / 2], j % 2)));
       }
       if constexpr (W::kMin) {
-        const int8x16_t ones = vdupq_n_s8(1);
-        int32x4_t as[2] = {vdupq_n_s32(0), vdupq_n_s32(0)};
-        for (size_t v = 0; v < 4; ++v) {
-          for (size_t h = 0; h < 2; ++h) as[h] = vmmlaq_s32(as[h], x[v][h], ones);
-        }
         const float32x4_t mn[2] = {col_min<W>(rhs, b, 0), col_min<W>(rhs, b, 1)};
         for (size_t j = 0; j < 8; ++j) {
           const float32x4_t t = vmulq_f32(vcvtq_f32_s32(as[j / 4]), sl[j / 4]);
           acc[j] = vfmsq_f32(acc[j], t, dup_pair(mn[j % 4 / 2], j % 2));
         }
       }
-    }
+    });
   }
 }
 
