@@ -7,6 +7,7 @@
 
 #include "core/buffer.h"
 #include "core/channels.h"
+#include "kernels/kernel_list.h"
 #include "kernels/ref/layouts_c.h"
 #include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi4cxp_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi8cxp_scalar.h"
@@ -89,6 +90,49 @@ TEST(Channels, BiasAndErrorAgainstF32Product) {
         const double bound = (q8 ? 0.02 : 0.15) * s;
         ASSERT_LE(std::fabs(dst[i * n + j] - std::max(y, -3.0)), bound) << u->name << " (" << i << ", " << j << ")";
       }
+    }
+  }
+}
+
+// The extremes of both operands: weights -128 / 127 (qc8, which quantize_row_qc8 never writes
+// but raw QC8 rows may hold) and -8 / 7 (qc4), activations quantized to -128 and 127, over a
+// long k: every variant of the kernel list gives the scalar kernel's bits (its integer sums
+// must not saturate or wrap, e.g. in vpmaddubsw's int16 pairs).
+TEST(Channels, ExtremeValuesMatchTheScalarKernelBitForBit) {
+  const size_t n = 19, k = 4096 + 17;
+  std::vector<float> a = test::random_floats(5 * k, 21);
+  for (size_t c = 0; c < a.size(); c += 3) a[c] = (c / 3) % 2 ? 100.0f : -100.0f;  // a = 127 / -128
+  for (WeightType t : {WeightType::qc8, WeightType::qc4}) {
+    const size_t rb = row_bytes(t, k);
+    std::vector<uint8_t> rows(n * rb);
+    for (size_t j = 0; j < n; ++j) {
+      uint8_t* row = &rows[j * rb];
+      const float scale = 0.01f * static_cast<float>(j + 1), bias = static_cast<float>(j);
+      std::memcpy(row, &scale, 4);
+      std::memcpy(row + 4, &bias, 4);
+      for (size_t b = 8; b < rb; ++b) {
+        const size_t c = b - 8 + j;  // the extremes, then a mix, shifted per row
+        row[b] = t == WeightType::qc8 ? static_cast<uint8_t>(c % 5 == 0 ? 0x80 : c % 5 == 1 ? 0x7f : c * 37)
+                                      : static_cast<uint8_t>(c % 3 == 0 ? 0x88 : c % 3 == 1 ? 0x77 : c * 37);
+      }
+    }
+    const auto run = [&](const Ukernel& u) {
+      const size_t m = u.gemv ? 1 : 5;
+      const TileParams p = kernel_params(u);
+      AlignedBuffer lp(lhs_packed_size(u, p, m, k)), rp(rhs_packed_size(u, p, n, k));
+      u.lhs->run(m, k, p.mr, p.kr, p.sr, a.data(), k * 4, lp.data());
+      u.rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), rp.data());
+      std::vector<float> dst(m * n);
+      u.run(m, n, k, lp.data(), rp.data(), dst.data(), n * 4, -INFINITY, INFINITY);
+      return dst;
+    };
+    const Ukernel& scalar = t == WeightType::qc8 ? matmul_clamp_f32_qai8dxp4x4_qsi8cxp8x4_4x8_scalar
+                                                 : matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar;
+    const std::vector<float> want = run(scalar);
+    for (const Ukernel* u : kernel_list()) {
+      if (u->type != t || !test::why_unavailable(*u).empty()) continue;
+      const std::vector<float> got = run(*u);
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * 4)) << u->name;
     }
   }
 }

@@ -1,6 +1,6 @@
-// Q4_K, Q5_K, Q6_K, IQ4_NL: the quantizers byte for byte against llama.cpp, the dequantizers
-// and the packed layouts against each other, every kernel of these types against the product
-// with the dequantized weights.
+// Q4_K, Q5_K, Q6_K, IQ4_NL (and the mixes' Q5_0 / Q5_1 fallbacks): the quantizers byte for
+// byte against llama.cpp, the dequantizers and the packed layouts against each other, every
+// kernel of these types against the product with the dequantized weights.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -54,6 +54,14 @@ TEST(KQuants, QuantizersAreByteIdenticalToLlamaCpp) {
     quantize_rows(type, x.data(), rows.data(), n, k);
     EXPECT_EQ(fnv1a(rows), hash) << type_name(type);
   }
+  // Q5_0 / Q5_1 (GGML types 6, 7: the mixes' fallbacks, no WeightType), the same way.
+  std::vector<uint8_t> q5_0(n * k / kBlock * sizeof(BlockQ5_0)), q5_1(n * k / kBlock * sizeof(BlockQ5_1));
+  for (size_t r = 0; r < n; ++r) {
+    quantize_row_q5_0(x.data() + r * k, reinterpret_cast<BlockQ5_0*>(q5_0.data()) + r * k / kBlock, k);
+    quantize_row_q5_1(x.data() + r * k, reinterpret_cast<BlockQ5_1*>(q5_1.data()) + r * k / kBlock, k);
+  }
+  EXPECT_EQ(fnv1a(q5_0), 0x389f651af4aec965ull) << "q5_0";
+  EXPECT_EQ(fnv1a(q5_1), 0x8a462517c5fb40a8ull) << "q5_1";
 }
 
 // Round trip: |dequantize(quantize(x)) − x| within a per-type fraction of each row's max |x|.

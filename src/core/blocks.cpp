@@ -66,16 +66,36 @@ size_t row_bytes(WeightType t, size_t k) {
   return 0;
 }
 
+namespace {
+
+// The signed value of largest magnitude of a 32-block (the first of equal magnitudes).
+float signed_absmax(const float* x) {
+  float amax = 0.0f, max = 0.0f;
+  for (size_t j = 0; j < kBlock; ++j) {
+    if (amax < std::fabs(x[j])) {
+      amax = std::fabs(x[j]);
+      max = x[j];
+    }
+  }
+  return max;
+}
+
+// 32 levels 0..31 -> the Q5 nibbles and high bits.
+void pack_q5(const uint8_t q[kBlock], uint8_t qs[kBlock / 2], uint8_t qh_bytes[4]) {
+  uint32_t qh = 0;
+  for (size_t j = 0; j < kBlock / 2; ++j) {
+    qs[j] = static_cast<uint8_t>((q[j] & 0x0f) | ((q[j + 16] & 0x0f) << 4));
+    qh |= static_cast<uint32_t>(q[j] >> 4) << j;
+    qh |= static_cast<uint32_t>(q[j + 16] >> 4) << (j + 16);
+  }
+  std::memcpy(qh_bytes, &qh, 4);
+}
+
+}  // namespace
+
 void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k) {
   for (size_t b = 0; b < k / kBlock; ++b, x += kBlock) {
-    float amax = 0.0f, max = 0.0f;  // the signed value of largest magnitude
-    for (size_t j = 0; j < kBlock; ++j) {
-      if (amax < std::fabs(x[j])) {
-        amax = std::fabs(x[j]);
-        max = x[j];
-      }
-    }
-    const float d = max / -8.0f;
+    const float d = signed_absmax(x) / -8.0f;
     y[b].d = fp32_to_fp16(d);
     if (!block_is_finite(x) || !fp16_is_finite(y[b].d)) {
       y[b].d = kFp16NaN;
@@ -104,6 +124,42 @@ void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k) {
     }
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     for (size_t j = 0; j < kBlock; ++j) y[b].qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+  }
+}
+
+void quantize_row_q5_0(const float* x, BlockQ5_0* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, x += kBlock) {
+    const float d = signed_absmax(x) / -16.0f;
+    y[b].d = fp32_to_fp16(d);
+    uint8_t q[kBlock] = {};
+    if (!block_is_finite(x) || !fp16_is_finite(y[b].d)) {
+      y[b].d = kFp16NaN;
+    } else {
+      const float id = d != 0.0f ? 1.0f / d : 0.0f;
+      for (size_t j = 0; j < kBlock; ++j) q[j] = static_cast<uint8_t>(std::min(31, static_cast<int>(static_cast<int8_t>(x[j] * id + 16.5f))));
+    }
+    pack_q5(q, y[b].qs, y[b].qh);
+  }
+}
+
+void quantize_row_q5_1(const float* x, BlockQ5_1* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, x += kBlock) {
+    float min = x[0], max = x[0];
+    for (size_t j = 1; j < kBlock; ++j) {
+      if (x[j] < min) min = x[j];
+      if (x[j] > max) max = x[j];
+    }
+    const float d = (max - min) / 31.0f;
+    y[b].d = fp32_to_fp16(d);
+    y[b].m = fp32_to_fp16(min);
+    uint8_t q[kBlock] = {};
+    if (!block_is_finite(x) || !fp16_is_finite(y[b].d) || !fp16_is_finite(y[b].m)) {
+      y[b].d = y[b].m = kFp16NaN;
+    } else {
+      const float id = d != 0.0f ? 1.0f / d : 0.0f;
+      for (size_t j = 0; j < kBlock; ++j) q[j] = static_cast<uint8_t>((x[j] - min) * id + 0.5f);
+    }
+    pack_q5(q, y[b].qs, y[b].qh);
   }
 }
 

@@ -32,6 +32,24 @@ struct BlockQ8_0 {
 };
 static_assert(sizeof(BlockQ8_0) == 34);
 
+// Q5_0 / Q5_1 (ggml's legacy 5-bit blocks): element j (0..15) is the low nibble of qs[j],
+// element j + 16 its high nibble, bit 4 of element e is bit e of qh (little-endian u32).
+// Q5_0 value = (q − 16)·d; Q5_1 value = q·d + m. No kernel reads them (they are converted at
+// load); qmm writes them where llama.cpp's K-quant mixes do (rows not a multiple of 256).
+struct BlockQ5_0 {
+  uint16_t d;
+  uint8_t qh[4];
+  uint8_t qs[kBlock / 2];
+};
+static_assert(sizeof(BlockQ5_0) == 22);
+
+struct BlockQ5_1 {
+  uint16_t d, m;
+  uint8_t qh[4];
+  uint8_t qs[kBlock / 2];
+};
+static_assert(sizeof(BlockQ5_1) == 24);
+
 const char* type_name(WeightType t);
 bool parse_type(const char* name, WeightType* out);  // type_name's spelling, any case ("Q4_K" too)
 bool is_block_type(WeightType t);                    // a quantized type: k must be a multiple of block_len
@@ -52,6 +70,10 @@ inline bool block_is_finite(const float* x) {
 // (ggml would store an Inf d and convert NaN to int: undefined behaviour).
 void quantize_row_q4_0(const float* x, BlockQ4_0* y, size_t k);
 void quantize_row_q8_0(const float* x, BlockQ8_0* y, size_t k);
+// ggml's quantize_row_q5_0_ref / _q5_1_ref, with the same NaN policy (a Q5_1 block whose min
+// m is not finite in binary16 is poisoned too: d = m = NaN).
+void quantize_row_q5_0(const float* x, BlockQ5_0* y, size_t k);
+void quantize_row_q5_1(const float* x, BlockQ5_1* y, size_t k);
 void dequantize_row_q4_0(const BlockQ4_0* x, float* y, size_t k);
 void dequantize_row_q8_0(const BlockQ8_0* x, float* y, size_t k);
 // Any supported GGUF row -> F32.

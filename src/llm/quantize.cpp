@@ -68,8 +68,23 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
     if (more && (name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
   }
   if (row_len % ggml_block_size(want) == 0) return want;
-  if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) return kQ8_0;  // llama.cpp: Q5_0/Q5_1/Q8_0
+  if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) {  // llama.cpp's fallbacks
+    return want == kQ4_K ? kQ5_0 : want == kQ5_K ? kQ5_1 : kQ8_0;
+  }
   return keep;
+}
+
+void quantize_ggml_rows(uint32_t type, const float* x, void* y, size_t n, size_t k) {
+  if (type != kQ5_0 && type != kQ5_1) return quantize_rows(static_cast<WeightType>(type), x, y, n, k);
+  auto* out = static_cast<uint8_t*>(y);
+  const size_t rb = ggml_row_bytes(type, k);
+  for (size_t r = 0; r < n; ++r, x += k, out += rb) {
+    if (type == kQ5_0) {
+      quantize_row_q5_0(x, reinterpret_cast<BlockQ5_0*>(out), k);
+    } else {
+      quantize_row_q5_1(x, reinterpret_cast<BlockQ5_1*>(out), k);
+    }
+  }
 }
 
 uint32_t quantized_type(const TensorInfo& t, const QuantTarget& target) {
@@ -108,16 +123,15 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, const Q
     const size_t k = t.shape[0];
     const size_t in_rb = ggml_row_bytes(t.type, k), out_rb = ggml_row_bytes(type, k);
     stats.out_bytes += out_rb * t.rows();
-    const auto wt = static_cast<WeightType>(type);
     const size_t group = std::clamp<size_t>(kGroupValues / k, 1, kMaxGroup);
-    w.add_tensor(t.name, type, t.shape, [&, k, in_rb, out_rb, wt, group, src = t.data, src_type = t.type](
+    w.add_tensor(t.name, type, t.shape, [&, k, in_rb, out_rb, type, group, src = t.data, src_type = t.type](
                                             uint8_t* dst, size_t first, size_t rows) {
       pool.parallel_for((rows + group - 1) / group, [&](size_t g, int tid) {
         const size_t r0 = g * group, n = std::min(group, rows - r0);
         std::vector<float>& f = scratch[static_cast<size_t>(tid)];
         if (f.size() < n * k) f.resize(n * k);
         dequantize_rows(src_type, src + (first + r0) * in_rb, f.data(), n, k);
-        quantize_rows(wt, f.data(), dst + r0 * out_rb, n, k);
+        quantize_ggml_rows(type, f.data(), dst + r0 * out_rb, n, k);
       });
     });
   }

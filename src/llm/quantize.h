@@ -8,8 +8,9 @@
 // importance matrix): output.weight (token_embd.weight when the output is tied to it) Q6_K;
 // attn_v and ffn_down Q6_K in the layers use_more_bits picks (the first and last eighth, and
 // every third between); every other 2-D weight the base type. Rows that are not a multiple of
-// 256 fall back to Q8_0 (llama.cpp writes Q5_0 / Q5_1 there, which qmm does not write), or
-// keep their type when not a multiple of 32 either.
+// 256 fall back as llama.cpp's llama_tensor_get_type does: Q4_K -> Q5_0, Q5_K -> Q5_1,
+// Q6_K -> Q8_0 (for the plain K-quant targets too), or keep their type when not a multiple of
+// 32 either (llama.cpp writes F16 there). Q5_0 / Q5_1 are converted at load like Q4_1.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -41,6 +42,10 @@ uint32_t llama_ftype(const QuantTarget& t);
 // The ggml type of 2-D weight `name` with rows of row_len values under `target` (the mix
 // rules above), or `keep` when its rows fit no block of the chosen type.
 uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarget& target, uint32_t keep);
+
+// F32 rows -> `n` GGUF rows of k values of ggml type `type`: a WeightType, or Q5_0 / Q5_1
+// (the fallbacks above).
+void quantize_ggml_rows(uint32_t type, const float* x, void* y, size_t n, size_t k);
 
 // The ggml type tensor `t` gets when the model is quantized to `target`.
 uint32_t quantized_type(const TensorInfo& t, const QuantTarget& target);

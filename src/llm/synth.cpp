@@ -208,16 +208,15 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
   };
   auto mat = [&](const std::string& name, uint32_t k, uint32_t n) {
     const uint32_t t = weight_type(name, k, q, fallback);
-    const auto wt = static_cast<WeightType>(t);
     const size_t rb = ggml_row_bytes(t, k);
     const uint64_t id = tensor_id++;
-    w.add_tensor(name, t, {k, n}, [&pool, wt, rb, id, k, seed](uint8_t* dst, size_t first, size_t rows) {
+    w.add_tensor(name, t, {k, n}, [&pool, t, rb, id, k, seed](uint8_t* dst, size_t first, size_t rows) {
       constexpr size_t kGroup = 8;
       pool.parallel_for((rows + kGroup - 1) / kGroup, [&](size_t g, int) {
         std::vector<float> x(k);  // one row
         for (size_t r = g * kGroup; r < std::min(rows, (g + 1) * kGroup); ++r) {
           random_row(seed, id, first + r, 0.02f, x.data(), k);
-          quantize_rows(wt, x.data(), dst + r * rb, 1, k);
+          quantize_ggml_rows(t, x.data(), dst + r * rb, 1, k);
         }
       });
     });

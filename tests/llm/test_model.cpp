@@ -316,6 +316,44 @@ TEST(SynthLlama3, TiedOutputRopeFactorsAndBpe) {
   EXPECT_LE(rel_diff(la, std::vector<float>(b, b + m.config().n_vocab)), 1e-3);
 }
 
+// rel_diff of the logits after an 8-token prompt (ids below 512: every synthetic vocabulary)
+// between model m and the file at `path` dequantized to F32 at load (--convert f32).
+double diff_to_f32_path(const Model& m, const std::string& path, Context& ctx) {
+  LoadOptions f32;
+  f32.convert_to = WeightType::f32;
+  const Model ref = Model::load(path, f32, ctx.pool());
+  const int32_t prompt[] = {1, 17, 300, 42, 99, 7, 250, 3};
+  State sa(m, 16, 16, ctx), sb(ref, 16, 16, ctx);
+  const float* a = forward(m, sa, prompt, 8);
+  const std::vector<float> la(a, a + m.config().n_vocab);
+  const float* b = forward(ref, sb, prompt, 8);
+  return rel_diff(la, std::vector<float>(b, b + m.config().n_vocab));
+}
+
+// Rows that are not a multiple of 256 (the tiny shape's 64) get llama.cpp's fallbacks in the
+// mixes (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0): the file says so, the loader converts Q5_0 /
+// Q5_1 and names them on the convert line, and the logits stay near the F32 path's.
+TEST(KQuantModel, FallbackTypesAreConvertedAtLoad) {
+  const gguf::SynthShape* shape = gguf::find_synth_shape("tiny");
+  ASSERT_NE(shape, nullptr);
+  for (auto [type, fallback] : {std::pair{"q4_k_m", gguf::kQ5_0}, std::pair{"q5_k_m", gguf::kQ5_1}}) {
+    gguf::QuantTarget target = WeightType::q4_0;
+    ASSERT_TRUE(gguf::parse_quant_target(type, &target));
+    const std::string path = ::testing::TempDir() + "tiny_fallback_" + type + ".gguf";
+    gguf::synth_model(*shape, target, 5, path, 1, {.replace = true, .inputs = {}});
+    {
+      const gguf::File f = gguf::File::open(path);
+      ASSERT_NE(f.tensor("blk.0.attn_q.weight").shape[0] % 256, 0u);  // the case under test
+      EXPECT_EQ(f.tensor("blk.0.attn_q.weight").type, fallback) << type;
+      EXPECT_EQ(f.tensor("blk.1.attn_v.weight").type, gguf::kQ8_0) << type;  // Q6_K in the last layer
+    }
+    Context ctx(1);
+    const Model m = Model::load(path, {}, ctx.pool());
+    EXPECT_NE(m.stats().converted.find(gguf::ggml_type_name(fallback)), std::string::npos) << m.stats().converted;
+    EXPECT_LE(diff_to_f32_path(m, path, ctx), 0.03) << type;
+  }
+}
+
 // K-quant models load natively (the K-type packers, no conversion) and their logits stay within
 // 3% (of the largest |logit|) of the same file dequantized to F32 at load (--convert f32): only
 // the activations' int8 rounding differs.
@@ -335,15 +373,7 @@ TEST(KQuantModel, LogitsMatchTheDequantizedF32Path) {
     EXPECT_EQ(m.stats().converted, "") << type;
     EXPECT_NE(trace.find(std::string("rhs_pack_nxk_") + (target.type == WeightType::iq4_nl ? "iq4nlp" : target.type == WeightType::q6_k ? "q6kp" : target.type == WeightType::q5_k ? "q5kp" : "q4kp")), std::string::npos) << trace;
     EXPECT_EQ(trace.find("converted"), std::string::npos) << trace;
-    LoadOptions f32;
-    f32.convert_to = WeightType::f32;
-    const Model ref = Model::load(path, f32, ctx.pool());
-    const int32_t prompt[] = {1, 17, 300, 42, 99, 7, 250, 3};
-    State sa(m, 16, 16, ctx), sb(ref, 16, 16, ctx);
-    const float* a = forward(m, sa, prompt, 8);
-    const std::vector<float> la(a, a + m.config().n_vocab);
-    const float* b = forward(ref, sb, prompt, 8);
-    EXPECT_LE(rel_diff(la, std::vector<float>(b, b + m.config().n_vocab)), 0.03) << type;
+    EXPECT_LE(diff_to_f32_path(m, path, ctx), 0.03) << type;
   }
 }
 

@@ -96,7 +96,10 @@ TEST(QuantizeRules, KQuantMixes) {
   EXPECT_EQ(weight_type("token_embd.weight", 2048, m, kF32), kQ4_K);
   m.has_output = false;  // tied: the embedding is the output
   EXPECT_EQ(weight_type("token_embd.weight", 2048, m, kF32), kQ6_K);
-  EXPECT_EQ(weight_type("blk.2.attn_q.weight", 96, m, kF32), kQ8_0);   // rows not a multiple of 256
+  // Rows not a multiple of 256: llama.cpp's fallbacks Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0.
+  EXPECT_EQ(weight_type("blk.2.attn_q.weight", 96, m, kF32), kQ5_0);
+  EXPECT_EQ(weight_type("blk.0.attn_v.weight", 96, m, kF32), kQ8_0);   // Q6_K in the mix
+  EXPECT_EQ(weight_type("token_embd.weight", 96, m, kF32), kQ8_0);     // tied output: Q6_K
   EXPECT_EQ(weight_type("blk.2.attn_q.weight", 172, m, kF32), kF32);   // nor of 32: kept
   ASSERT_TRUE(parse_quant_target("q5_k_m", &m));
   EXPECT_EQ(m.type, WeightType::q5_k);
@@ -104,10 +107,44 @@ TEST(QuantizeRules, KQuantMixes) {
   m.n_layer = 16;
   EXPECT_EQ(weight_type("blk.3.attn_v.weight", 2048, m, kF32), kQ5_K);
   EXPECT_EQ(weight_type("blk.4.attn_v.weight", 2048, m, kF32), kQ6_K);
+  EXPECT_EQ(weight_type("blk.3.attn_v.weight", 64, m, kF32), kQ5_1);
+  EXPECT_EQ(weight_type("blk.4.attn_v.weight", 64, m, kF32), kQ8_0);
+  EXPECT_EQ(weight_type("blk.4.attn_v.weight", 64, QuantTarget(WeightType::q4_k), kF32), kQ5_0);  // plain K types too
+  EXPECT_EQ(weight_type("blk.4.attn_v.weight", 64, QuantTarget(WeightType::q5_k), kF32), kQ5_1);
+  EXPECT_EQ(weight_type("blk.4.attn_v.weight", 64, QuantTarget(WeightType::q6_k), kF32), kQ8_0);
+  EXPECT_EQ(weight_type("blk.4.attn_v.weight", 64, QuantTarget(WeightType::iq4_nl), kF32), kIQ4_NL);
   ASSERT_TRUE(parse_quant_target("IQ4_NL", &m));
   EXPECT_FALSE(m.k_m);
   EXPECT_EQ(weight_type("output.weight", 2048, m, kF32), 20u);  // a plain type: every weight
   EXPECT_FALSE(parse_quant_target("q6_k_m", &m));
+}
+
+// The fallbacks' blocks (Q5_0 / Q5_1, byte-identical to llama.cpp per tests/test_kquants.cpp)
+// read back through the loader's dequantizers: within half a step of each 32-block's range,
+// and a block holding NaN or ±Inf dequantizes to NaN (the NaN policy).
+TEST(QuantizeRules, Q5FallbacksRoundTrip) {
+  const size_t k = 256;
+  std::vector<float> x(k);
+  for (size_t i = 0; i < k; ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * static_cast<float>(1 + i % 7);
+  x[200] = NAN;
+  for (uint32_t type : {kQ5_0, kQ5_1}) {
+    std::vector<uint8_t> q(ggml_row_bytes(type, k));
+    quantize_ggml_rows(type, x.data(), q.data(), 1, k);
+    std::vector<float> y(k);
+    dequantize_rows(type, q.data(), y.data(), 1, k);
+    for (size_t b = 0; b < k / 32; ++b) {
+      float lo = x[32 * b], hi = x[32 * b];
+      for (size_t j = 1; j < 32; ++j) lo = std::min(lo, x[32 * b + j]), hi = std::max(hi, x[32 * b + j]);
+      for (size_t j = 0; j < 32; ++j) {
+        const size_t i = 32 * b + j;
+        if (b == 200 / 32) {
+          EXPECT_TRUE(std::isnan(y[i])) << ggml_type_name(type) << " " << i;
+        } else {  // Q5_0's step is 2·amax/31 at most, Q5_1's (max − min)/31; plus the f16 rounding
+          EXPECT_LE(std::fabs(y[i] - x[i]), 0.6 * 2 * std::max(-lo, hi) / 31 + 1e-3) << ggml_type_name(type) << " " << i;
+        }
+      }
+    }
+  }
 }
 
 TEST(QuantizeRules, TensorTypes) {

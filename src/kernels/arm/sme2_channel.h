@@ -33,15 +33,18 @@ __attribute__((always_inline)) inline size_t kpad(size_t k) __arm_streaming_comp
 // sums, F32 scales, F32 biases: 4 vectors each, at `tail`), the LHS row's negated zero point and
 // scale.
 template <int T>
-__attribute__((always_inline)) inline svfloat32_t out_vector(svint32x4_t acc, svint32x4_t sums, svfloat32x4_t scales,
-                                                             svfloat32x4_t biases, int32_t neg_zp,
+__attribute__((always_inline)) inline svint32_t isum(svint32x4_t acc, svint32x4_t sums, int32_t neg_zp) __arm_streaming {
+  return svmla_n_s32_x(svptrue_b32(), svget4(acc, T), svget4(sums, T), neg_zp);
+}
+template <int T>
+__attribute__((always_inline)) inline svfloat32_t out_vector(svfloat32x4_t f, svfloat32x4_t scales, svfloat32x4_t biases,
                                                              float s_lhs) __arm_streaming {
   const svbool_t all = svptrue_b32();
-  const svint32_t isum = svmla_n_s32_x(all, svget4(acc, T), svget4(sums, T), neg_zp);
-  const svfloat32_t s = svmul_n_f32_x(all, svget4(scales, T), s_lhs);
-  return svmla_f32_x(all, svget4(biases, T), svcvt_f32_s32_x(all, isum), s);
+  return svmla_f32_x(all, svget4(biases, T), svget4(f, T), svmul_n_f32_x(all, svget4(scales, T), s_lhs));
 }
 
+// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (4 FMUL + 4
+// FMLA), FMAX + FMIN, one store.
 __attribute__((always_inline)) inline void store_row(svint32x4_t acc, const uint8_t* tail, size_t nr, int32_t neg_zp,
                                                      float s_lhs, svcount_t cols, float* out, svfloat32_t lo,
                                                      svfloat32_t hi) __arm_streaming {
@@ -49,10 +52,10 @@ __attribute__((always_inline)) inline void store_row(svint32x4_t acc, const uint
   const svint32x4_t sums = svld1_s32_x4(all, reinterpret_cast<const int32_t*>(tail));
   const svfloat32x4_t scales = svld1_f32_x4(all, reinterpret_cast<const float*>(tail + nr * 4));
   const svfloat32x4_t biases = svld1_f32_x4(all, reinterpret_cast<const float*>(tail + nr * 8));
-  const svfloat32x4_t v = svcreate4(out_vector<0>(acc, sums, scales, biases, neg_zp, s_lhs),
-                                    out_vector<1>(acc, sums, scales, biases, neg_zp, s_lhs),
-                                    out_vector<2>(acc, sums, scales, biases, neg_zp, s_lhs),
-                                    out_vector<3>(acc, sums, scales, biases, neg_zp, s_lhs));
+  const svfloat32x4_t f = svcvt_f32_s32_x4(
+      svcreate4(isum<0>(acc, sums, neg_zp), isum<1>(acc, sums, neg_zp), isum<2>(acc, sums, neg_zp), isum<3>(acc, sums, neg_zp)));
+  const svfloat32x4_t v = svcreate4(out_vector<0>(f, scales, biases, s_lhs), out_vector<1>(f, scales, biases, s_lhs),
+                                    out_vector<2>(f, scales, biases, s_lhs), out_vector<3>(f, scales, biases, s_lhs));
   svst1_f32_x4(cols, out, sme2::clamp_x4(v, lo, hi));
 }
 
@@ -75,11 +78,18 @@ __attribute__((always_inline)) inline svint8x4_t load_chunk(const uint8_t* chunk
 __attribute__((always_inline)) inline svint8x4_t low_nibbles(svint8x4_t w) __arm_streaming {
   return svrshl_single_s8_x4(w, svdup_s8(4));
 }
-__attribute__((always_inline)) inline svint8x4_t high_nibbles(svint8x4_t w) __arm_streaming {
+// AND with the mask in a register (the three-operand AND Zd.D, Zn.D, Zm.D): the immediate form
+// is destructive and would cost a MOV per vector to keep w for the SRSHL. The empty asm hides
+// the constant from the compiler, which would otherwise fold it into the immediate form.
+__attribute__((always_inline)) inline svint8x4_t high_nibbles(svint8x4_t w, svint8_t mask) __arm_streaming {
   const svbool_t all = svptrue_b8();
-  const int8_t mask = static_cast<int8_t>(0xF0);
-  return svcreate4(svand_n_s8_x(all, svget4(w, 0), mask), svand_n_s8_x(all, svget4(w, 1), mask),
-                   svand_n_s8_x(all, svget4(w, 2), mask), svand_n_s8_x(all, svget4(w, 3), mask));
+  return svcreate4(svand_s8_x(all, svget4(w, 0), mask), svand_s8_x(all, svget4(w, 1), mask),
+                   svand_s8_x(all, svget4(w, 2), mask), svand_s8_x(all, svget4(w, 3), mask));
+}
+__attribute__((always_inline)) inline svint8_t high_mask() __arm_streaming {
+  svint8_t mask = svdup_s8(static_cast<int8_t>(0xF0));
+  asm("" : "+w"(mask));
+  return mask;
 }
 
 // ---- the weight formats ----------------------------------------------------------------------
@@ -121,46 +131,48 @@ struct Qc4 {
     return nr * kpad(k) / 2;
   }
   template <int T>
-  __attribute__((always_inline)) inline static void gemm_chunk(svint8x4_t a_lo, svint8x4_t a_hi, const uint8_t* w)
-      __arm_streaming __arm_inout("za") {
+  __attribute__((always_inline)) inline static void gemm_chunk(svint8x4_t a_lo, svint8x4_t a_hi, const uint8_t* w,
+                                                              svint8_t mask) __arm_streaming __arm_inout("za") {
     const svint8x4_t v = load_chunk(w);
+    mopa4(svget4(a_hi, T), high_nibbles(v, mask));
     mopa4(svget4(a_lo, T), low_nibbles(v));
-    mopa4(svget4(a_hi, T), high_nibbles(v));
   }
   // GEMM, per 32-block: LD1B×4 ×2 LHS, 4 × (LD1B×4, SRSHL×4, 4 AND, 8 SMOPA).
   __attribute__((always_inline)) inline static void gemm_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
       __arm_streaming __arm_inout("za") {
     const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
     const svcount_t all = svptrue_c8();
+    const svint8_t mask = high_mask();
     for (size_t c = 0; c < kp; c += 32) {
       const auto* a = reinterpret_cast<const int8_t*>(lhs + c * vl);
       const svint8x4_t a_lo = svld1_s8_x4(all, a), a_hi = svld1_s8_x4(all, a + 16 * vl);
       const uint8_t* w = rhs + c / 2 * nr;
-      gemm_chunk<0>(a_lo, a_hi, w);
-      gemm_chunk<1>(a_lo, a_hi, w + nr * 4);
-      gemm_chunk<2>(a_lo, a_hi, w + nr * 8);
-      gemm_chunk<3>(a_lo, a_hi, w + nr * 12);
+      gemm_chunk<0>(a_lo, a_hi, w, mask);
+      gemm_chunk<1>(a_lo, a_hi, w + nr * 4, mask);
+      gemm_chunk<2>(a_lo, a_hi, w + nr * 8, mask);
+      gemm_chunk<3>(a_lo, a_hi, w + nr * 12, mask);
     }
   }
   template <int T>
-  __attribute__((always_inline)) inline static void gemv_chunk(svint8_t a_lo, svint8_t a_hi, const uint8_t* w)
-      __arm_streaming __arm_inout("za") {
+  __attribute__((always_inline)) inline static void gemv_chunk(svint8_t a_lo, svint8_t a_hi, const uint8_t* w,
+                                                              svint8_t mask) __arm_streaming __arm_inout("za") {
     const svint8x4_t v = load_chunk(w);
+    svdot_lane_za32_s8_vg1x4(0, high_nibbles(v, mask), a_hi, T);
     svdot_lane_za32_s8_vg1x4(0, low_nibbles(v), a_lo, T);
-    svdot_lane_za32_s8_vg1x4(0, high_nibbles(v), a_hi, T);
   }
   // GEMV, per 32-block: LD1RQB ×2, 4 × (LD1B×4, SRSHL×4, 4 AND, 2 SDOT lane).
   __attribute__((always_inline)) inline static void gemv_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
       __arm_streaming __arm_inout("za") {
     const size_t nr = 4 * svcntw(), kp = kpad(k);
+    const svint8_t mask = high_mask();
     for (size_t c = 0; c < kp; c += 32) {
       const svint8_t a_lo = svld1rq_s8(svptrue_b8(), reinterpret_cast<const int8_t*>(lhs + c));
       const svint8_t a_hi = svld1rq_s8(svptrue_b8(), reinterpret_cast<const int8_t*>(lhs + c + 16));
       const uint8_t* w = rhs + c / 2 * nr;
-      gemv_chunk<0>(a_lo, a_hi, w);
-      gemv_chunk<1>(a_lo, a_hi, w + nr * 4);
-      gemv_chunk<2>(a_lo, a_hi, w + nr * 8);
-      gemv_chunk<3>(a_lo, a_hi, w + nr * 12);
+      gemv_chunk<0>(a_lo, a_hi, w, mask);
+      gemv_chunk<1>(a_lo, a_hi, w + nr * 4, mask);
+      gemv_chunk<2>(a_lo, a_hi, w + nr * 8, mask);
+      gemv_chunk<3>(a_lo, a_hi, w + nr * 12, mask);
     }
   }
 };

@@ -1,12 +1,14 @@
-// The ymm tile loop of the per-channel kernels (qai8dxp LHS × qsi8cxp / qsi4cxp RHS,
-// kernels/ref/layouts_c.h) for AVX2 and AVX-VNNI, written once over a dot policy D:
-//   D::Acc, D::zero(): the accumulators of one LHS row × one 8-row RHS panel;
+// The tile loop of the per-channel kernels (qai8dxp LHS × qsi8cxp / qsi4cxp RHS,
+// kernels/ref/layouts_c.h) for AVX2, AVX-VNNI and the AVX-512 VNNI qc4 pair, written once over
+// a dot policy D:
+//   D::V: the vector traits of the epilogue (Ymm8 below: 8-row panels; kNr rows per panel);
+//   D::Acc, D::zero(): the accumulators of one LHS row × one kNr-row RHS panel;
 //   D::kStep: K columns per step (8 or 16; K is padded to 32);
 //   D::W D::load_w(panel, kk), D::A D::load_a(lhs_panel, MR, r, kk): a step's operands;
-//   D::dot(Acc&, A, W); D::finish(Acc) -> __m256i: the 8 row sums in row order;
+//   D::dot(Acc&, A, W); D::finish(Acc) -> V::I: the kNr row sums in row order;
 //   D::kFold (added to -zp) and D::kAsum (times the LHS row's Σq): the corrections of the
 //   policy's unsigned operand: isum = acc + (-zp + kFold)·Σw + kAsum·Σa.
-// Packing: nr = 8, kr = 8, sr = 1 (each row's 8 K values contiguous, so one vpbroadcastq
+// Packing: nr = kNr, kr = 8, sr = 1 (each row's 8 K values contiguous, so one vpbroadcastq
 // brings an LHS row's step). Epilogue as the reference (kernels/ref/scalar_channel.h):
 // float(isum) · (s_a · s_w) + bias, unfused, then the NaN-propagating clamp. int32 sums are
 // exact while k < 2^16 (what check_shape admits for these types).
@@ -25,7 +27,7 @@
 namespace qmm::avx2ch {
 namespace {
 
-constexpr size_t kNr = 8, kKr = 8;
+constexpr size_t kKr = 8;
 
 // The 8 bytes at p in every 64-bit lane.
 inline __m256i broadcast8(const uint8_t* p) {
@@ -64,14 +66,31 @@ inline void load_u4(const uint8_t* panel, size_t kk, __m256i& lo, __m256i& hi) {
   hi = _mm256_unpackhi_epi8(l, h);
 }
 
+// The ymm epilogue: one LHS row's outputs of one 8-row panel (tail: the panel's row sums,
+// scales, biases), isum = acc + zp_fold·Σw + add, then float(isum)·(s_a·s_w) + bias, clamped.
+struct Ymm8 {
+  static constexpr size_t kNr = 8;
+  using F = __m256;
+  using I = __m256i;
+  static F set1(float x) { return _mm256_set1_ps(x); }
+  static void store_row(const uint8_t* tail, I acc, int32_t zp_fold, int32_t add, float sa, float* dst, size_t cols, F lo,
+                        F hi) {
+    const I sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tail));
+    const F sw = _mm256_loadu_ps(reinterpret_cast<const float*>(tail + kNr * 4));
+    const F bias = _mm256_loadu_ps(reinterpret_cast<const float*>(tail + 2 * kNr * 4));
+    const I isum = _mm256_add_epi32(_mm256_add_epi32(acc, _mm256_mullo_epi32(sums, _mm256_set1_epi32(zp_fold))),
+                                    _mm256_set1_epi32(add));
+    const F v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(isum), _mm256_mul_ps(_mm256_set1_ps(sa), sw)), bias);
+    avx2::store_clamped(dst, v, cols, lo, hi);
+  }
+};
+
 // The RHS panel formats (kernels/ref/layouts_c.h).
 struct Qsi4cxp {
-  static constexpr size_t kBytesPerK = 4;  // per 8-row panel
   static size_t data_bytes(size_t nr, size_t k) { return layout::qsi4cxp_data_bytes(nr, k); }
   static size_t panel_bytes(size_t nr, size_t k) { return layout::qsi4cxp_panel_bytes(nr, k); }
 };
 struct Qsi8cxp {
-  static constexpr size_t kBytesPerK = 8;
   static size_t data_bytes(size_t nr, size_t k) { return layout::qsi8cxp_data_bytes(nr, k); }
   static size_t panel_bytes(size_t nr, size_t k) { return layout::qsi8cxp_panel_bytes(nr, k); }
 };
@@ -96,13 +115,14 @@ void lhs_row_sums(const uint8_t* lp, size_t k, int32_t* sums) {
 // prefetcher restarts at every panel (docs/design.md §5).
 template <class D, class Rhs, size_t MR, size_t C>
 void tile(size_t m, size_t n, size_t k, const uint8_t* lp, const int32_t* asum, const uint8_t* rp, size_t rpanel,
-          size_t pf, float* dst, size_t stride, __m256 vlo, __m256 vhi) {
+          size_t pf, float* dst, size_t stride, typename D::V::F vlo, typename D::V::F vhi) {
+  constexpr size_t kNr = D::V::kNr;
   const size_t kp = layout::kc_padded(k);
   typename D::Acc acc[C][MR];
   for (size_t c = 0; c < C; ++c)
     for (size_t r = 0; r < MR; ++r) acc[c][r] = D::zero();
   for (size_t kk = 0; kk < kp; kk += D::kStep) {
-    const size_t off = kk * Rhs::kBytesPerK;
+    const size_t off = kk * (Rhs::data_bytes(kNr, 32) / 32);  // bytes of the step in a panel
     if (pf != 0 && off % 64 == 0) {
       for (size_t c = 0; c < C; ++c) _mm_prefetch(reinterpret_cast<const char*>(rp + c * rpanel + pf + off), _MM_HINT_T1);
     }
@@ -115,17 +135,11 @@ void tile(size_t m, size_t n, size_t k, const uint8_t* lp, const int32_t* asum, 
   }
   for (size_t c = 0; c < C && c * kNr < n; ++c) {
     const uint8_t* tail = rp + c * rpanel + Rhs::data_bytes(kNr, k);
-    const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(tail));
-    const __m256 sw = _mm256_loadu_ps(reinterpret_cast<const float*>(tail + kNr * 4));
-    const __m256 bias = _mm256_loadu_ps(reinterpret_cast<const float*>(tail + 2 * kNr * 4));
     const size_t cols = std::min(kNr, n - c * kNr);
     for (size_t r = 0; r < MR && r < m; ++r) {
       const int32_t zp_fold = layout::qai8dxp_neg_zero_point(lp, MR, k, r) + D::kFold;
-      __m256i isum = _mm256_add_epi32(D::finish(acc[c][r]), _mm256_mullo_epi32(sums, _mm256_set1_epi32(zp_fold)));
-      if (D::kAsum != 0) isum = _mm256_add_epi32(isum, _mm256_set1_epi32(D::kAsum * asum[r]));
-      const __m256 s = _mm256_mul_ps(_mm256_set1_ps(layout::qai8dxp_scale(lp, MR, k, r)), sw);
-      const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(isum), s), bias);
-      avx2::store_clamped(avx2::row_ptr(dst, stride, r) + c * kNr, v, cols, vlo, vhi);
+      D::V::store_row(tail, D::finish(acc[c][r]), zp_fold, D::kAsum == 0 ? 0 : D::kAsum * asum[r],
+                      layout::qai8dxp_scale(lp, MR, k, r), avx2::row_ptr(dst, stride, r) + c * kNr, cols, vlo, vhi);
     }
   }
 }
@@ -133,13 +147,14 @@ void tile(size_t m, size_t n, size_t k, const uint8_t* lp, const int32_t* asum, 
 // The LHS is visited in blocks of about kLhsBlockBytes, each block against every RHS tile:
 // a tile's weights are read from memory once per block and then served from L1/L2 for each
 // of the block's row panels, and the block itself stays in L2.
-constexpr size_t kLhsBlockBytes = 96 * 1024;
+constexpr size_t kLhsBlockBytes = 128 * 1024;
 constexpr size_t kMaxBlockPanels = 16;
 
 // D's GEMM (MR > 1) or GEMV (MR = 1) over C-panel tiles.
 template <class D, class Rhs, size_t MR, size_t C>
 void run(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
-  const __m256 vlo = _mm256_set1_ps(lo), vhi = _mm256_set1_ps(hi);
+  constexpr size_t kNr = D::V::kNr;
+  const typename D::V::F vlo = D::V::set1(lo), vhi = D::V::set1(hi);
   const size_t lpanel = layout::qai8dxp_panel_bytes(MR, k), rpanel = Rhs::panel_bytes(kNr, k);
   const size_t block_panels = std::clamp<size_t>(kLhsBlockBytes / lpanel, 1, kMaxBlockPanels);
   const auto* lbase = static_cast<const uint8_t*>(lhs);

@@ -69,6 +69,8 @@ struct Ymm {
   static I srli16_4(I a) { return _mm256_srli_epi16(a, 4); }
   static I madd_i16(I a, short c) { return _mm256_madd_epi16(a, _mm256_set1_epi16(c)); }
   static F mul(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F fmadd(F a, F b, F c) { return _mm256_fmadd_ps(a, b, c); }
+  static F to_f32(I a) { return _mm256_cvtepi32_ps(a); }
   // 8 bytes at p (one per lane) -> F32.
   static F load_u8_f32(const uint8_t* p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));

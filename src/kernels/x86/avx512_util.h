@@ -57,6 +57,8 @@ struct Zmm {
   static I madd_i16(I a, short c) { return _mm512_madd_epi16(a, _mm512_set1_epi16(c)); }
   static I dpbusd(I s, I u, I a) { return _mm512_dpbusd_epi32(s, u, a); }
   static F mul(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F fmadd(F a, F b, F c) { return _mm512_fmadd_ps(a, b, c); }
+  static F to_f32(I a) { return _mm512_cvtepi32_ps(a); }
   // 16 bytes at p (one per lane) -> F32.
   static F load_u8_f32(const uint8_t* p) {
     return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));

@@ -12,6 +12,7 @@ using avx2ch::broadcast8;
 // Two 8-K steps per call: vpmaddubsw(w + 8, a) of both (|sum| <= 2·3840) add in int16, then
 // one vpmaddwd and one vpaddd: 2.5 instructions per 32 MACs.
 struct Dot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i lo, hi;  // int32 pairs of rows 0, 1 | 4, 5 and 2, 3 | 6, 7
   };
@@ -47,6 +48,7 @@ struct Dot {
 // The GEMV's: the nibble planes times the LHS row's even / odd values (no byte interleave);
 // four vpmaddubsw (|sum| <= 4·3840) add in int16, one vpmaddwd gives row r in lane r.
 struct GemvDot {
+  using V = avx2ch::Ymm8;
   using Acc = __m256i;
   struct W {
     __m256i l0, h0, l1, h1;

@@ -8,6 +8,7 @@ namespace qmm {
 namespace {
 
 struct Dot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i lo, hi;  // int32 pairs of rows 0, 1 | 4, 5 and 2, 3 | 6, 7
   };
@@ -34,6 +35,7 @@ struct Dot {
 // The GEMV's: the nibble planes times the LHS row's even / odd values (no byte interleave),
 // two accumulators per panel (two vpdpbusd chains).
 struct GemvDot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i even, odd;  // row r in lane r
   };

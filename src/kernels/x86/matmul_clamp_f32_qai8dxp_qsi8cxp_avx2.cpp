@@ -10,6 +10,7 @@ namespace {
 // One 8-K step: the panel's 64 bytes as four int16 vectors of two rows each (rows 2i | 2i+1),
 // the LHS row's 8 values as int16 in both halves; one vpmaddwd + vpaddd per row pair.
 struct Dot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i v[4];  // row pair i: four int32 partial sums of row 2i | of row 2i + 1
   };

@@ -8,6 +8,7 @@ namespace qmm {
 namespace {
 
 struct Dot {
+  using V = avx2ch::Ymm8;
   struct Acc {
     __m256i lo, hi;  // int32 pairs of rows 0, 1 | 2, 3 and 4, 5 | 6, 7
   };

@@ -237,16 +237,17 @@ struct VnniQ4 {
   }
 };
 
-// Q4_K (rhs_pack_nxk_q4kp_q4k, nr = V::kLanes): one super-block per step. Per sub-block j,
+// Q4_K (rhs_pack_nxk_q4kp_q4k, nr = V::kLanes): one super-block per step. Per sub-block j
+// (one pass per nibble: both at once need 2·C·R accumulators, which spilled the ymm tiles),
 // vpdpbusd of its 4-bit levels (the low or high nibbles of its 32-byte group) by the
 // activations into int32; then acc += Σ·((d·sc_j)·s_a) and the min term
-// acc += (−8·Σa)·((dmin/8·m_j)·s_a), −8·Σa from the LHS's int16 pair (vpmaddwd by 1).
+// acc += (dmin/8·m_j)·((−8·Σa)·s_a), the last factor once per row (−8·Σa from the LHS's int16
+// pair, vpmaddwd by 1).
 template <class V>
 struct VnniQ4K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 148;
   template <size_t R, size_t C, size_t RL = R>
   static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
-    const typename V::I m4 = V::set1_i8(0x0f);
     typename V::F d[C], dmin8[C];
     for (size_t c = 0; c < C; ++c) {
       d[c] = V::load_f16(w + c * stride + 144 * kNr);
@@ -255,30 +256,33 @@ struct VnniQ4K {
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
-      typename V::I s0[C][R], s1[C][R];
-      for (size_t c = 0; c < C; ++c)
-        for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
-      for (size_t v = 0; v < 8; ++v) {
-        typename V::I lo[C], hi[C];
-        for (size_t c = 0; c < C; ++c) {
-          const typename V::I wv = V::load(w + c * stride + pair * 32 * kNr + 4 * kNr * v);
-          lo[c] = V::and_(wv, m4);
-          hi[c] = V::and_(V::srli16_4(wv), m4);
-        }
-        for (size_t r = 0; r < R; ++r) {
-          const typename V::I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
-          for (size_t c = 0; c < C; ++c) {
-            s0[c][r] = V::dpbusd(s0[c][r], lo[c], av0);
-            s1[c][r] = V::dpbusd(s1[c][r], hi[c], av1);
-          }
-        }
-      }
-      finish<R, C, RL>(w, stride, 2 * pair, a0, d, dmin8, s0, acc);
-      finish<R, C, RL>(w, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, acc);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, acc);
     }
   }
 
+  template <bool kHigh, size_t R, size_t C, size_t RL>
+  static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
+                        const typename V::F dmin8[C], typename V::F acc[C][R]) {
+    const typename V::I m4 = V::set1_i8(0x0f);
+    typename V::I s[C][R];
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s[c][r] = V::set1_i8(0);
+    for (size_t v = 0; v < 8; ++v) {
+      typename V::I u[C];
+      for (size_t c = 0; c < C; ++c) {
+        const typename V::I wv = V::load(w + c * stride + pair * 32 * kNr + 4 * kNr * v);
+        u[c] = V::and_(kHigh ? V::srli16_4(wv) : wv, m4);
+      }
+      for (size_t r = 0; r < R; ++r) {
+        const typename V::I av = V::broadcast4(aj + 4 * RL * v + 4 * r);
+        for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
+      }
+    }
+    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, d, dmin8, s, acc);
+  }
+
+  // Sub-block j's scales on its int32 sums s, and its min term, into acc (Q5K uses it too).
   template <size_t R, size_t C, size_t RL>
   static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const typename V::F d[C],
                      const typename V::F dmin8[C], typename V::I s[C][R], typename V::F acc[C][R]) {
@@ -290,11 +294,8 @@ struct VnniQ4K {
     }
     for (size_t r = 0; r < R; ++r) {
       const typename V::F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
-      const typename V::I neg8sum = V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1);
-      for (size_t c = 0; c < C; ++c) {
-        acc[c][r] = V::add_scaled(acc[c][r], s[c][r], sc[c], sa);
-        acc[c][r] = V::add_scaled(acc[c][r], neg8sum, mn[c], sa);
-      }
+      const typename V::F nb = V::mul(V::to_f32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1)), sa);
+      for (size_t c = 0; c < C; ++c) acc[c][r] = V::fmadd(mn[c], nb, V::add_scaled(acc[c][r], s[c][r], sc[c], sa));
     }
   }
 };

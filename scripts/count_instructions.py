@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Executed instructions per MAC of Arm kernels, counted (not timed) under qemu-aarch64.
+
+Runs DRIVER KERNEL M N K (tests/arm/count_kernel.cpp: packs a random problem, then calls the
+kernel once between qmm_count_begin() and qmm_count_end()) under
+`qemu-aarch64 -d in_asm,exec,nochain`: in_asm logs every translation block (TB) once with its
+instructions, exec (unchained, so every execution is logged) each TB executed. The kernel's
+count is the sum of the lengths of the TBs executed between the two markers. The log streams
+through a FIFO, so nothing large is written to disk.
+
+usage: count_instructions.py --qemu QEMU [--cpu CPU] [--svl BYTES] --driver DRIVER
+                             [--shape M N K] KERNEL [KERNEL ...]
+Prints per kernel: instructions, MACs, instructions per MAC, and the most executed mnemonics.
+"""
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+IN_RE = re.compile(r"^0x([0-9a-f]+):\s+[0-9a-f]+\s+(\S+)")
+TRACE_RE = re.compile(r"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/[^\]]*\]\s*(\S*)")
+
+
+def count(qemu, cpu, svl, driver, kernel, shape):
+    with tempfile.TemporaryDirectory() as tmp:
+        fifo = os.path.join(tmp, "log")
+        os.mkfifo(fifo)
+        cmd = [qemu, "-cpu", f"{cpu},sme-default-vector-length={svl}", "-d", "in_asm,exec,nochain", "-D", fifo,
+               driver, kernel] + [str(x) for x in shape]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        tbs = {}  # first pc -> mnemonics of the TB
+        block, counting, seen_end = None, False, False
+        total, hist = 0, collections.Counter()
+        with open(fifo, "r", errors="replace") as log:
+            for line in log:
+                if line.startswith("IN:"):
+                    block = None
+                    continue
+                m = IN_RE.match(line)
+                if m:
+                    if block is None:
+                        block = tbs.setdefault(int(m.group(1), 16), [])
+                        block.clear()
+                    block.append(m.group(2))
+                    continue
+                block = None
+                t = TRACE_RE.match(line)
+                if not t:
+                    continue
+                sym = t.group(2)
+                if sym == "qmm_count_begin":
+                    counting = True
+                elif sym == "qmm_count_end":
+                    counting, seen_end = False, True
+                elif counting:
+                    mns = tbs.get(int(t.group(1), 16), [])
+                    total += len(mns)
+                    hist.update(mns)
+        out, err = proc.communicate()
+        if proc.returncode != 0 or not seen_end:
+            sys.exit(f"count_instructions: {' '.join(cmd)} failed ({proc.returncode}): {err.strip() or out.strip()}")
+        return total, hist
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--qemu", required=True)
+    ap.add_argument("--cpu", default="max,sme_fa64=off")
+    ap.add_argument("--svl", type=int, default=64, help="streaming vector length in bytes (64 = 512 bits)")
+    ap.add_argument("--driver", required=True)
+    ap.add_argument("--shape", type=int, nargs=3, default=[64, 256, 512], metavar=("M", "N", "K"))
+    ap.add_argument("--top", type=int, default=8, help="mnemonics listed per kernel")
+    ap.add_argument("kernels", nargs="+")
+    a = ap.parse_args()
+    m, n, k = a.shape
+    macs = m * n * k
+    print(f"executed instructions, qemu -cpu {a.cpu} SVL {a.svl * 8} bits, m {m} n {n} k {k} ({macs} MACs)")
+    for kernel in a.kernels:
+        total, hist = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape)
+        top = ", ".join(f"{mn} {c}" for mn, c in hist.most_common(a.top))
+        print(f"{kernel}: {total} instructions, {total / macs:.5f} instr/MAC ({macs / max(total, 1):.1f} MACs/instr); {top}")
+
+
+if __name__ == "__main__":
+    main()

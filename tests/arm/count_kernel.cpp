@@ -1,0 +1,46 @@
+// Runs one kernel of the list once on a random M × N × K problem, between two marker calls,
+// for scripts/count_instructions.py (executed instructions counted under qemu-aarch64):
+//   count_kernel KERNEL_NAME M N K
+// Everything between qmm_count_begin() and qmm_count_end() is the kernel call (including any
+// SME ABI routine it calls); packing happens before.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "arm_test_util.h"
+#include "kernels/kernel_list.h"
+
+volatile int qmm_count_marker;
+extern "C" __attribute__((noinline)) void qmm_count_begin() { qmm_count_marker = 1; }
+extern "C" __attribute__((noinline)) void qmm_count_end() { qmm_count_marker = 2; }
+
+int main(int argc, char** argv) {
+  using namespace qmm;
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: count_kernel KERNEL M N K\n");
+    return 2;
+  }
+  const Ukernel* u = find_kernel(argv[1]);
+  const size_t m = std::strtoull(argv[2], nullptr, 10), n = std::strtoull(argv[3], nullptr, 10),
+               k = std::strtoull(argv[4], nullptr, 10);
+  if (!u || m == 0 || n == 0 || k == 0 || (u->gemv && m != 1)) {
+    std::fprintf(stderr, "count_kernel: unknown kernel or bad shape\n");
+    return 2;
+  }
+  // Cheap data (qemu runs the library's long-double random generator slowly, and logs it).
+  auto data = [](size_t count, uint32_t seed) {
+    std::vector<float> v(count);
+    for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>((static_cast<uint32_t>(i) * 2654435761u + seed) >> 20) / 2048.0f - 1.0f;
+    return v;
+  };
+  const std::vector<float> w = data(n * k, 7);
+  std::vector<uint8_t> rows(n * row_bytes(u->type, k));
+  quantize_rows(u->type, w.data(), rows.data(), n, k);
+  const armtest::Packed packed = armtest::pack_for(*u, m, n, k, data(m * k, 3), rows);
+  std::vector<float> dst(m * n);
+  qmm_count_begin();
+  u->run(m, n, k, packed.lhs.data(), packed.rhs.data(), dst.data(), n * 4, -1e30f, 1e30f);
+  qmm_count_end();
+  std::printf("kernel %s m %zu n %zu k %zu dst[0] %g\n", u->name, m, n, k, static_cast<double>(dst[0]));
+  return 0;
+}
