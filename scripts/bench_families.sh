@@ -142,8 +142,10 @@ for (const r of rows.values()) {
   const [qp, lp, qt, lt, pr] = [r.q_pp, r.l_pp, r.q_tg, r.l_tg, r.paired].map(median);
   console.log(`| ${r.shape} | ${r.type} | ${r.threads} | ${f(qp)} | ${f(lp)} | ${ratio(qp, lp)} | ${f(qt, 2)} | ${f(lt, 2)} | ${ratio(qt, lt)} | ${f(100 * pr, 0)}% |`);
 }
-const gemv = [...new Set([...rows.values()].map((r) => `${r.type}: ${r.gemv}`))].join(", ");
-console.log(`\ntok/s, median of ${Math.max(...[...rows.values()].map((r) => r.q_tg.length))} paired round(s) per row; qmm's decode kernels: ${gemv}.`);
+const kernels = new Map();  // weight type -> the decode kernels of its first weight, over the models
+for (const r of rows.values()) kernels.set(r.type, new Set([...(kernels.get(r.type) ?? []), r.gemv]));
+const gemv = [...kernels].map(([type, k]) => `${type}: ${[...k].join(" or ")}`).join("; ");
+console.log(`\ntok/s, median of ${Math.max(...[...rows.values()].map((r) => r.q_tg.length))} paired round(s) per row; qmm's decode kernel (of the first weight): ${gemv}.`);
 EOF
 echo
 cat "$OUT/table.md"

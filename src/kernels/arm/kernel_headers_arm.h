@@ -20,6 +20,12 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa.h"
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q5kp4vlx4_1x4vl_sme2_sdot.h"
 // --- NEON ---
+#include "kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.h"
+#include "kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_i8mm.h"
+#include "kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_dotprod.h"
+#include "kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod.h"
+#include "kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_dotprod.h"
+#include "kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod.h"
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon_dotprod.h"
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod.h"
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_i8mm.h"

@@ -67,7 +67,9 @@ qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES
   kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q4kp8x8_4x8_neon_i8mm.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q6kp8x8_4x8_neon_i8mm.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_i8mm.cpp)
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_i8mm.cpp
+  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.cpp
+  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_i8mm.cpp)
 qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
   kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon_dotprod.cpp
@@ -80,7 +82,11 @@ qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
   kernels/arm/matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x8_4x8_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p1x4_iq4nlp8x8_1x8_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q5kp8x8_1x8_neon_dotprod.cpp)
+  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q5kp8x8_1x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod.cpp)
 # Base Armv8-A (F16 weights widened with FCVTL, F32 FMLA): no extra flags.
 qmm_isa_sources(qmm FLAGS -march=armv8-a SOURCES
   kernels/arm/matmul_clamp_f32_f32p8x1_f16p8x1_8x8_neon.cpp

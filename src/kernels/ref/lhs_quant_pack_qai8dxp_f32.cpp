@@ -10,15 +10,7 @@
 namespace qmm {
 namespace {
 
-// KleidiAI's arithmetic, operation for operation: `mul` = 255 / (max - min) quantizes (q =
-// roundf(x·mul) + zp), the stored scale is 1 / mul, the zero point is rintf'd (ties to even).
-struct RowQuant {
-  float mul;          // quantizing multiplier; 0 for a poisoned row
-  float scale;        // stored dequantization step, NaN for a poisoned row
-  int32_t zero_point;
-};
-
-RowQuant row_quant(const float* x, size_t k) {
+Qai8dxpRowQuant row_quant(const float* x, size_t k) {
   float lo = FLT_MAX, hi = -FLT_MAX;
   bool finite = true;
   for (size_t c = 0; c < k; ++c) {
@@ -26,16 +18,7 @@ RowQuant row_quant(const float* x, size_t k) {
     lo = std::min(lo, x[c]);
     hi = std::max(hi, x[c]);
   }
-  const float rmin = std::min(0.0f, lo), rmax = std::max(0.0f, hi);
-  if (!finite || !std::isfinite(rmax - rmin)) return {0.0f, NAN, 0};
-  float mul = rmin == rmax ? 1.0f : 255.0f / (rmax - rmin);
-  // A range below 255/FLT_MAX: KleidiAI's multiplier overflows to Inf (and its output is
-  // undefined); qmm treats the row as zero (an error below 1e-36 per weight).
-  if (!std::isfinite(mul)) mul = 1.0f;
-  const float dmin = rmin * mul, dmax = rmax * mul;
-  float zp = (-128.0f + dmin) + (127.0f + dmax) > 0.0f ? -128.0f - dmin : 127.0f - dmax;
-  zp = std::min(std::max(zp, -128.0f), 127.0f);
-  return {mul, 1.0f / mul, static_cast<int32_t>(std::nearbyint(zp))};
+  return qai8dxp_row_quant(lo, hi, finite);
 }
 
 size_t packed_size(size_t m, size_t k, size_t mr, size_t, size_t) {
@@ -53,7 +36,7 @@ void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, 
     std::memset(out, 0, panel_bytes);
     for (size_t r = 0; r < mr && p0 + r < m; ++r) {
       const float* row = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(lhs) + (p0 + r) * lhs_stride);
-      const RowQuant q = row_quant(row, k);
+      const Qai8dxpRowQuant q = row_quant(row, k);
       // Columns k..K-1 repeat column k - 1 (KleidiAI's padding).
       for (size_t c = 0; c < kp; ++c) {
         const float v = row[c < k ? c : k - 1];
@@ -68,6 +51,21 @@ void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, 
 }
 
 }  // namespace
+
+// KleidiAI's arithmetic, operation for operation: `mul` = 255 / (max - min) quantizes (q =
+// roundf(x·mul) + zp), the stored scale is 1 / mul, the zero point is rintf'd (ties to even).
+Qai8dxpRowQuant qai8dxp_row_quant(float lo, float hi, bool finite) {
+  const float rmin = std::min(0.0f, lo), rmax = std::max(0.0f, hi);
+  if (!finite || !std::isfinite(rmax - rmin)) return {0.0f, NAN, 0};
+  float mul = rmin == rmax ? 1.0f : 255.0f / (rmax - rmin);
+  // A range below 255/FLT_MAX: KleidiAI's multiplier overflows to Inf (and its output is
+  // undefined); qmm treats the row as zero (an error below 1e-36 per weight).
+  if (!std::isfinite(mul)) mul = 1.0f;
+  const float dmin = rmin * mul, dmax = rmax * mul;
+  float zp = (-128.0f + dmin) + (127.0f + dmax) > 0.0f ? -128.0f - dmin : 127.0f - dmax;
+  zp = std::min(std::max(zp, -128.0f), 127.0f);
+  return {mul, 1.0f / mul, static_cast<int32_t>(std::nearbyint(zp))};
+}
 
 const LhsPacker lhs_quant_pack_qai8dxp_f32 = {"lhs_quant_pack_qai8dxp_f32", packed_size, packed_offset, run};
 

@@ -20,4 +20,13 @@ namespace qmm {
 
 extern const LhsPacker lhs_quant_pack_qai8dxp_f32;
 
+// One row's quantization from its min `lo`, max `hi` and whether all its values are finite
+// (shared with the SIMD twins, which find those faster): q = roundf(x·mul) + zero_point.
+struct Qai8dxpRowQuant {
+  float mul;    // quantizing multiplier; 0 for a poisoned row (then every q is 0)
+  float scale;  // stored dequantization step, NaN for a poisoned row
+  int32_t zero_point;
+};
+Qai8dxpRowQuant qai8dxp_row_quant(float lo, float hi, bool finite);
+
 }  // namespace qmm

@@ -1,6 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx2.h"
 
-#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
 #include "kernels/x86/avx2_channel_tiles.h"
 
@@ -86,9 +86,9 @@ TileParams gemv_params(size_t) { return {1, 8, 8, 1, 1, 8}; }
 
 const Ukernel matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_avx2_maddubs = {
     "matmul_clamp_f32_qai8dxp4x8_qsi4cxp8x8_4x8_avx2_maddubs", Isa::avx2, WeightType::qc4, false, gemm_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<Dot, avx2ch::Qsi4cxp, 4, 1>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<Dot, avx2ch::Qsi4cxp, 4, 1>};
 const Ukernel matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_avx2_maddubs = {
     "matmul_clamp_f32_qai8dxp1x8_qsi4cxp8x8_1x8_avx2_maddubs", Isa::avx2, WeightType::qc4, true, gemv_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<GemvDot, avx2ch::Qsi4cxp, 1, 4>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<GemvDot, avx2ch::Qsi4cxp, 1, 4>};
 
 }  // namespace qmm

@@ -2,7 +2,7 @@
 
 #include <immintrin.h>
 
-#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
 #include "kernels/x86/avx2_channel_tiles.h"
 
@@ -115,9 +115,9 @@ TileParams gemv_params(size_t) { return {1, 16, 8, 1, 1, 16}; }
 
 const Ukernel matmul_clamp_f32_qai8dxp8x8_qsi4cxp16x8_8x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qai8dxp8x8_qsi4cxp16x8_8x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::qc4, false,
-    gemm_params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<Dot, avx2ch::Qsi4cxp, 8, 1>};
+    gemm_params, &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<Dot, avx2ch::Qsi4cxp, 8, 1>};
 const Ukernel matmul_clamp_f32_qai8dxp1x8_qsi4cxp16x8_1x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qai8dxp1x8_qsi4cxp16x8_1x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::qc4, true,
-    gemv_params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<GemvDot, avx2ch::Qsi4cxp, 1, 4>};
+    gemv_params, &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, avx2ch::run<GemvDot, avx2ch::Qsi4cxp, 1, 4>};
 
 }  // namespace qmm

@@ -4,7 +4,7 @@
 // vpbroadcastq per LHS row and step, no per-row XOR), the epilogue subtracting 8·Σa. The
 // GEMM interleaves the nibbles back into K order in-lane (vpunpck{l,h}bw, no cross-lane
 // permutes); the GEMV multiplies the nibble planes by the LHS row's even / odd bytes.
-// Packers: lhs_quant_pack_qai8dxp_f32 (mr = 8 GEMM, 1 GEMV), rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0
+// Packers: lhs_quant_pack_qai8dxp_f32_avx2 (mr = 8 GEMM, 1 GEMV), rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0
 // (nr = 16); kr = 8, sr = 1; m_step = mr, n_step = 16.
 #pragma once
 #include "kernels/ukernel.h"

@@ -1,6 +1,6 @@
 #include "kernels/x86/matmul_clamp_f32_qai8dxp_qsi8cxp_avx2.h"
 
-#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
 #include "kernels/x86/avx2_channel_tiles.h"
 
@@ -49,9 +49,9 @@ TileParams gemv_params(size_t) { return {1, 8, 8, 1, 1, 8}; }
 
 const Ukernel matmul_clamp_f32_qai8dxp2x8_qsi8cxp8x8_2x8_avx2_maddwd = {
     "matmul_clamp_f32_qai8dxp2x8_qsi8cxp8x8_2x8_avx2_maddwd", Isa::avx2, WeightType::qc8, false, gemm_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 2, 1>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 2, 1>};
 const Ukernel matmul_clamp_f32_qai8dxp1x8_qsi8cxp8x8_1x8_avx2_maddwd = {
     "matmul_clamp_f32_qai8dxp1x8_qsi8cxp8x8_1x8_avx2_maddwd", Isa::avx2, WeightType::qc8, true, gemv_params,
-    &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 1, 2>};
+    &lhs_quant_pack_qai8dxp_f32_avx2, &rhs_pack_nxk_qsi8cxp_qsi8cx, avx2ch::run<Dot, avx2ch::Qsi8cxp, 1, 2>};
 
 }  // namespace qmm

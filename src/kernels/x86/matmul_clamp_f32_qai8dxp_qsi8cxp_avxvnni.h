@@ -1,7 +1,7 @@
 // AVX-VNNI kernels for per-channel int8 weights (qc8) with per-row int8 activations
 // (kernels/x86/avx2_channel_tiles.h): vpdpbusd ymm of the activations made unsigned (a ^ 0x80
 // = a + 128) and the signed weights; the epilogue folds -128·Σw with the zero point.
-// Packers: lhs_quant_pack_qai8dxp_f32 (mr = 4 GEMM, 1 GEMV), rhs_pack_nxk_qsi8cxp_qsi8cx
+// Packers: lhs_quant_pack_qai8dxp_f32_avx2 (mr = 4 GEMM, 1 GEMV), rhs_pack_nxk_qsi8cxp_qsi8cx
 // (nr = 8); kr = 8, sr = 1; m_step = mr, n_step = 8: the AVX2 pair's packed RHS.
 #pragma once
 #include "kernels/ukernel.h"

@@ -9,6 +9,7 @@ target_sources(qmm PRIVATE
 # --- AVX2 + FMA + F16C ---
 qmm_isa_sources(qmm FLAGS -mavx2 -mfma -mf16c -ffp-contract=off SOURCES
   kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2.cpp
+  kernels/x86/lhs_quant_pack_qai8dxp_f32_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_qau8c32p_avx2.cpp
   kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx2.cpp

@@ -28,55 +28,77 @@ inline typename V::I dot4(typename V::I s, typename V::I u, typename V::I a) {
   }
 }
 
-// Q5_K (q5kp): the 5-bit levels (0..31) of chunk vector v of sub-blocks 2p (lo: low nibbles of
-// qs group p) and 2p + 1 (hi: high nibbles); bit 4 is bit 2p (2p + 1) of the qh chunk v. The
+// Shifts every 16-bit lane by S bits, left for S > 0, right for S < 0.
+template <class V, int S>
+inline typename V::I shift16(typename V::I x) {
+  if constexpr (S > 0) {
+    return V::slli16(x, S);
+  } else if constexpr (S < 0) {
+    return V::srli16(x, -S);
+  } else {
+    return x;
+  }
+}
+
+// Q5_K (q5kp): the 5-bit levels (0..31) of chunk vector v of sub-blocks 2P (lo: low nibbles of
+// qs group P) and 2P + 1 (hi: high nibbles); bit 4 is bit 2P (2P + 1) of the qh chunk v. The
 // 16-bit shifts move no bit across a byte into bit 4 (the mask keeps only that bit).
-template <class V>
-inline void q5k_levels(const uint8_t* sb, size_t p, size_t v, typename V::I& lo, typename V::I& hi) {
+template <class V, int P>
+inline void q5k_levels(const uint8_t* sb, size_t v, typename V::I& lo, typename V::I& hi) {
   constexpr size_t nr = V::kLanes;
   const typename V::I m4 = V::set1_i8(0x0f), b4 = V::set1_i8(0x10);
-  const typename V::I qs = V::load(sb + p * 32 * nr + 4 * nr * v), qh = V::load(sb + 128 * nr + 4 * nr * v);
-  const typename V::I qh_j = V::srli16(qh, static_cast<int>(2 * p));
-  lo = V::or_(V::and_(qs, m4), V::and_(V::slli16(qh_j, 4), b4));
-  hi = V::or_(V::and_(V::srli16_4(qs), m4), V::and_(V::slli16(qh_j, 3), b4));
+  const typename V::I qs = V::load(sb + P * 32 * nr + 4 * nr * v), qh = V::load(sb + 128 * nr + 4 * nr * v);
+  lo = V::or_and(qs, m4, V::and_(shift16<V, 4 - 2 * P>(qh), b4));
+  hi = V::or_and(V::srli16_4(qs), m4, V::and_(shift16<V, 3 - 2 * P>(qh), b4));
 }
 
 // Q5_K (rhs_pack_nxk_q5kp_q5k, nr = V::kLanes): one super-block per step, as VnniQ4K with the
 // fifth bit: per sub-block j, dot4 of the levels q (0..31; on AVX2 a pair of products is at
 // most 2·31·127) by the activations into int32, then acc += Σ·((d·sc_j)·s_a) and
 // acc += (−8·Σa)·((dmin/8·m_j)·s_a). q5kp's sc/m bytes sit 32·nr bytes after q4kp's (qh comes
-// between), so VnniQ4K's finish applies at w + 32·nr.
+// between), so VnniQ4K's finish applies at w + 32·nr. One instance per pair of sub-blocks:
+// the qh shifts are immediates.
 template <class V>
 struct Q5K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 180;
+  using I = typename V::I;
+  using F = typename V::F;
+
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R]) {
-    typename V::F d[C], dmin8[C];
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R]) {
+    F d[C], dmin8[C];
     for (size_t c = 0; c < C; ++c) {
       d[c] = V::load_f16(w + c * stride + 176 * kNr);
       dmin8[c] = V::mul(V::load_f16(w + c * stride + 178 * kNr), V::set1(0.125f));
     }
+    pair<0, R, C, RL>(w, stride, a, d, dmin8, acc);
+    pair<1, R, C, RL>(w, stride, a, d, dmin8, acc);
+    pair<2, R, C, RL>(w, stride, a, d, dmin8, acc);
+    pair<3, R, C, RL>(w, stride, a, d, dmin8, acc);
+  }
+
+  // Sub-blocks 2P and 2P + 1.
+  template <int P, size_t R, size_t C, size_t RL>
+  static void pair(const uint8_t* w, size_t stride, const uint8_t* a, const F d[C], const F dmin8[C], F acc[C][R]) {
+    const uint8_t* a0 = a + 2 * P * RL * x86lhs::kBlockBytes;
+    const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
+    I s0[C][R], s1[C][R];
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
 #pragma GCC unroll 1
-    for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair and 2·pair + 1
-      const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
-      typename V::I s0[C][R], s1[C][R];
-      for (size_t c = 0; c < C; ++c)
-        for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
-      for (size_t v = 0; v < 8; ++v) {
-        typename V::I lo[C], hi[C];
-        for (size_t c = 0; c < C; ++c) q5k_levels<V>(w + c * stride, pair, v, lo[c], hi[c]);
-        for (size_t r = 0; r < R; ++r) {
-          const typename V::I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
-          for (size_t c = 0; c < C; ++c) {
-            s0[c][r] = dot4<V>(s0[c][r], lo[c], av0);
-            s1[c][r] = dot4<V>(s1[c][r], hi[c], av1);
-          }
+    for (size_t v = 0; v < 8; ++v) {
+      I lo[C], hi[C];
+      for (size_t c = 0; c < C; ++c) q5k_levels<V, P>(w + c * stride, v, lo[c], hi[c]);
+      for (size_t r = 0; r < R; ++r) {
+        const I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
+        for (size_t c = 0; c < C; ++c) {
+          s0[c][r] = dot4<V>(s0[c][r], lo[c], av0);
+          s1[c][r] = dot4<V>(s1[c][r], hi[c], av1);
         }
       }
-      VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * pair, a0, d, dmin8, s0, acc);
-      VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * pair + 1, a1, d, dmin8, s1, acc);
     }
+    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P, a0, d, dmin8, s0, acc);
+    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P + 1, a1, d, dmin8, s1, acc);
   }
 };
 
@@ -88,11 +110,9 @@ inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
   constexpr size_t nr = V::kLanes;
   const typename V::I ql = V::load(sb + (2 * h + T % 2) * 32 * nr + 4 * nr * v);
   const typename V::I qh = V::load(sb + (128 + 32 * h) * nr + 4 * nr * v);
-  typename V::I low = ql, high = qh;
-  if constexpr (T >= 2) low = V::srli16_4(ql);
-  if constexpr (T < 2) high = V::slli16(qh, 4 - 2 * static_cast<int>(T));
-  if constexpr (T == 3) high = V::srli16(qh, 2);
-  return V::or_(V::and_(low, V::set1_i8(0x0f)), V::and_(high, V::set1_i8(0x30)));
+  const typename V::I low = T >= 2 ? V::srli16_4(ql) : ql;
+  const typename V::I high = V::and_(shift16<V, 4 - 2 * static_cast<int>(T)>(qh), V::set1_i8(0x30));
+  return V::or_and(low, V::set1_i8(0x0f), high);
 }
 
 // Q6_K (rhs_pack_nxk_q6kp_q6k) for vpdpbusd: one super-block per step. Per 16-weight

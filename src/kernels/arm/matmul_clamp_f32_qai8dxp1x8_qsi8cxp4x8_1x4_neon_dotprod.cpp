@@ -1,0 +1,16 @@
+#include "kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod.h"
+
+#include "kernels/arm/neon_channel.h"
+#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
+#include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
+
+namespace qmm {
+namespace {
+
+TileParams params(size_t) { return {1, 4, 8, 1, 1, 4}; }
+
+}  // namespace
+
+const Ukernel matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod = {"matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod", Isa::dotprod, WeightType::qc8, true, params, &lhs_quant_pack_qai8dxp_f32, &rhs_pack_nxk_qsi8cxp_qsi8cx, neonch::gemv<neonch::Qc8>};
+
+}  // namespace qmm

@@ -1,0 +1,15 @@
+// matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_dotprod: per-channel int4 (QC4) GEMM, 4 x 4 tile of
+// SDOT (for CPUs without I8MM): each LHS row's 8 bytes replicated (LD1R .2D), SDOT with the
+// rows 0-1 / 2-3 operands, pairs added once at the end. mr nr kr sr = 4 4 16 2, steps 4 / 4.
+// Packers (mr nr kr sr): LHS lhs_quant_pack_qai8dxp_f32 (8-byte row chunks), RHS
+// rhs_pack_nxk_qsi4cxp_qs4cxs1s0 (nr 4, kr 16, sr 2: 8-byte row chunks of 16 nibbles, KleidiAI's
+// 4x4x32 layout; kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h). The I8MM and DotProd GEMMs and the
+// DotProd GEMV read the same packed RHS. Loops: kernels/arm/neon_channel.h.
+#pragma once
+#include "kernels/ukernel.h"
+
+namespace qmm {
+
+extern const Ukernel matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_dotprod;
+
+}  // namespace qmm
