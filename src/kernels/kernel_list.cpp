@@ -7,6 +7,7 @@
 #include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/pack_float_panels.h"
+#include "kernels/ref/rhs_pack_nxk_kquants.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
@@ -156,6 +157,22 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemm_params},
         {"matmul_clamp_f32_qai8dxp1x4_qsi8cxp4vlx4_1x4vl_sme2_dot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemv_params},
+        {"matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_q4kp_q4k, sme2_q4_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_q4kp_q4k, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_q5kp_q5k, sme2_q4_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_q5kp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_q5kp_q5k, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_q6kp_q6k, sme2_q4_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_q6kp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_q6kp_q6k, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_qsi8d32p1vlx4_iq4nlp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_iq4nlp_iq4nl, sme2_q4_gemm_params},
+        {"matmul_clamp_f32_qsi8d32p1x4_iq4nlp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
+         &rhs_pack_nxk_iq4nlp_iq4nl, sme2_q4_gemv_params},
     };
     for (PackerPreset& p : out) {
       if (const Ukernel* u = find_kernel(p.kernel)) p = {u->name, u->isa, u->lhs, u->rhs, u->params};

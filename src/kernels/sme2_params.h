@@ -13,7 +13,8 @@ namespace qmm {
 inline size_t sme2_lanes32(size_t svl_bytes) { return (svl_bytes ? svl_bytes : 16) / 4; }
 
 // GEMM (SMOPA): a 1VL x 4VL tile of 32-bit lanes: mr = SVL/32 rows, nr = 4·SVL/32 columns; kr = 4.
-// Q4_0 weights are qsi4c32ps1s0 (sr = 2), Q8_0 weights qsi8c32p (sr = 1).
+// Q4_0 weights are qsi4c32ps1s0 (sr = 2), Q8_0 weights qsi8c32p (sr = 1). The Q4_K, Q5_K, Q6_K and
+// IQ4_NL kernels use the Q4 parameters on the rhs_pack_nxk_kquants.h layouts (kr = 4, sr = 2).
 inline TileParams sme2_q4_gemm_params(size_t svl_bytes) {
   const size_t vl = sme2_lanes32(svl_bytes);
   return {vl, 4 * vl, 4, 2, vl, 4 * vl};

@@ -38,7 +38,7 @@ int cmd_info(int argc, char** argv) {
     for (const auto& t : filter.deny) d += (d.empty() ? "" : ",") + t;
     std::printf("override:  allow=[%s] disable=[%s]\n", a.c_str(), d.c_str());
   }
-  for (WeightType t : {WeightType::q4_0, WeightType::q8_0, WeightType::f16, WeightType::f32}) {
+  for (WeightType t : kWeightTypes) {  // the GGUF types, K-quants and IQ4_NL included
     const KernelPair pair = select_kernels(t, filter, cpu);
     std::printf("\n%s weights:\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t), pair.gemm->name,
                 pair.gemv->name);

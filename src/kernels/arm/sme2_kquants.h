@@ -8,7 +8,8 @@
 //   quad(sb, nr, g, i)  the four int8 vectors of 4-K quad i of scale group g (kGroup values:
 //                       32, or 16 for Q6_K); kPaired types decode quads c and c + 4 together
 //                       instead (quad_pair)
-//   scales(sb, nr, g)   d·scale_g per column (four F32 vectors)
+//   d(sb, nr), scales(sb, nr, g)  d and the integer scale of group g per column (F32; IQ4_NL
+//                       has d only: kGroupScales false)
 //   kMin, mins, dmin    Q4_K / Q5_K: w = d·sc·q − dmin·m, the min term needs Σ of the LHS
 //                       int8 per 32-block (computed here: one SDOT by ones per LHS quad in the
 //                       GEMM, SADDV in the GEMV; the LHS packer stays qsi8d32p)
@@ -99,7 +100,8 @@ __attribute__((always_inline)) inline svfloat32x4_t mul_x4(svfloat32x4_t a, svfl
 template <size_t kBytes, size_t kScales, size_t kD, bool kFiveBits>
 struct AsymKWeights {
   static constexpr size_t kSuper = kSuperBlock, kGroup = 32;
-  static constexpr bool kMin = true, kPaired = false;
+  static constexpr bool kMin = true, kPaired = false, kGroupScales = true;
+  static constexpr size_t kUnroll = kFiveBits ? 8 : 2;  // groups per loop body: the parity (Q5_K: j) constant
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * kBytes; }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t j,
@@ -124,9 +126,9 @@ struct AsymKWeights {
   __attribute__((always_inline)) inline static svfloat32x4_t dmin(const uint8_t* sb, size_t nr) __arm_streaming {
     return load_scales_x4(sb + (kD + 2) * nr);
   }
-  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t* sb, size_t nr, size_t j,
-                                                                    svfloat32x4_t dv) __arm_streaming {
-    return mul_x4(bytes_f32(sb + kScales * nr + 2 * nr * j, false), dv);
+  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t* sb, size_t nr,
+                                                                    size_t j) __arm_streaming {
+    return bytes_f32(sb + kScales * nr + 2 * nr * j, false);
   }
   __attribute__((always_inline)) inline static svfloat32x4_t mins(const uint8_t* sb, size_t nr,
                                                                   size_t j) __arm_streaming {
@@ -141,7 +143,8 @@ using Q5KWeights = AsymKWeights<layout::kQ5kpBytes, 160, 176, true>;
 // for t < 2), qh chunk 32 + 8h + l/4 (bits 2t, 2t + 1).
 struct Q6KWeights {
   static constexpr size_t kSuper = kSuperBlock, kGroup = 16;
-  static constexpr bool kMin = false, kPaired = false;
+  static constexpr bool kMin = false, kPaired = false, kGroupScales = true;
+  static constexpr size_t kUnroll = 8;  // t = g % 8 / 2 constant in the loop body
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * layout::kQ6kpBytes; }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t g,
@@ -162,9 +165,9 @@ struct Q6KWeights {
   __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
     return load_scales_x4(sb + 208 * nr);
   }
-  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t* sb, size_t nr, size_t g,
-                                                                    svfloat32x4_t dv) __arm_streaming {
-    return mul_x4(bytes_f32(sb + 192 * nr + nr * g, true), dv);
+  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t* sb, size_t nr,
+                                                                    size_t g) __arm_streaming {
+    return bytes_f32(sb + 192 * nr + nr * g, true);
   }
 };
 
@@ -172,7 +175,8 @@ struct Q6KWeights {
 // and c + 4 (high), decoded together: one LUTI4 + UZP per vector gives both.
 struct Iq4nlWeights {
   static constexpr size_t kSuper = kBlock, kGroup = kBlock;
-  static constexpr bool kMin = false, kPaired = true;
+  static constexpr bool kMin = false, kPaired = true, kGroupScales = false;  // d only
+  static constexpr size_t kUnroll = 1;
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kSuper) * layout::kIq4nlpBytes; }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {
     static const int32_t lut[16] = {kIq4nlValues[0],  kIq4nlValues[1],  kIq4nlValues[2],  kIq4nlValues[3],
@@ -197,11 +201,9 @@ struct Iq4nlWeights {
   __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
     return load_scales_x4(sb + 16 * nr);
   }
-  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t*, size_t, size_t,
-                                                                    svfloat32x4_t dv) __arm_streaming {
-    return dv;
-  }
-};
+  __attribute__((always_inline)) inline static svfloat32x4_t scales(const uint8_t*, size_t, size_t) __arm_streaming {
+    return svcreate4(svdup_f32(1.0f), svdup_f32(1.0f), svdup_f32(1.0f), svdup_f32(1.0f));  // unused: kGroupScales
+  }};
 
 // SDOT ZA.S[0, VGx4] += w · (quad `lane` of each 128-bit segment of a); lane is 0..3.
 __attribute__((always_inline)) inline void dot_lane(svint8x4_t w, svint8_t a, size_t lane) __arm_streaming
@@ -263,42 +265,47 @@ __attribute__((always_inline)) inline static void gemm_tile(size_t rows, svcount
   for (size_t s = 0; s < supers; ++s) {
     const uint8_t* sb = rhs + s * W::panel_bytes(nr, W::kSuper);
     const svfloat32x4_t d = W::d(sb, nr);
+    for (size_t g0 = 0; g0 < kGroups; g0 += W::kUnroll) {
 #pragma clang loop unroll(full)
-    for (size_t g = 0; g < kGroups; ++g) {
-      const size_t e = s * W::kSuper + g * W::kGroup;  // first K index of the group
-      const auto* a = reinterpret_cast<const int8_t*>(lhs + e * vl);
-      svzero_za();
-      svint32_t asum = svdup_s32(0);
-      if constexpr (W::kPaired) {
+      for (size_t g = g0; g < g0 + W::kUnroll; ++g) {
+        const size_t e = s * W::kSuper + g * W::kGroup;  // first K index of the group
+        const auto* a = reinterpret_cast<const int8_t*>(lhs + e * vl);
+        svzero_za();
+        svint32_t asum = svdup_s32(0);
+        if constexpr (W::kPaired) {
 #pragma clang loop unroll(full)
-        for (size_t c = 0; c < W::kGroup / 8; ++c) {
-          svint8x4_t w_lo, w_hi;
-          W::quad_pair(sb, nr, c, w_lo, w_hi);
-          mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c)), w_lo);
-          mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c + 4)), w_hi);
+          for (size_t c = 0; c < W::kGroup / 8; ++c) {
+            svint8x4_t w_lo, w_hi;
+            W::quad_pair(sb, nr, c, w_lo, w_hi);
+            mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c)), w_lo);
+            mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c + 4)), w_hi);
+          }
+        } else {
+#pragma clang loop unroll(full)
+          for (size_t i = 0; i < W::kGroup / 4; ++i) {
+            const svint8_t av = svld1_vnum_s8(all8, a, static_cast<int64_t>(i));
+            if constexpr (W::kMin) asum = svdot_s32(asum, av, svdup_s8(1));
+            mopa4(av, W::quad(sb, nr, g, i));
+          }
         }
-      } else {
-#pragma clang loop unroll(full)
-        for (size_t i = 0; i < W::kGroup / 4; ++i) {
-          const svint8_t av = svld1_vnum_s8(all8, a, static_cast<int64_t>(i));
-          if constexpr (W::kMin) asum = svdot_s32(asum, av, svdup_s8(1));
-          mopa4(av, W::quad(sb, nr, g, i));
-        }
+        const uint8_t* ls = lhs_scales + e / kBlock * vl * 2;
+        const svfloat32x4_t rsc = W::kGroupScales ? mul_x4(W::scales(sb, nr, g), d) : d;
+        gemm_epilogue(rows, cols, dst, stride, rsc, ls, e == 0, !W::kMin && e + W::kGroup == k, vlo, vhi);
+        if constexpr (W::kMin) svst1_f32(all32, la[g], svmul_x(all32, svcvt_f32_s32_x(all32, asum), load_scales(ls)));
       }
-      const uint8_t* ls = lhs_scales + e / kBlock * vl * 2;
-      gemm_epilogue(rows, cols, dst, stride, W::scales(sb, nr, g, d), ls, e == 0, !W::kMin && e + W::kGroup == k,
-                    vlo, vhi);
-      if constexpr (W::kMin) svst1_f32(all32, la[g], svmul_x(all32, svcvt_f32_s32_x(all32, asum), load_scales(ls)));
     }
     if constexpr (W::kMin) gemm_min_pass<W>(rows, cols, sb, nr, la, dst, stride, s + 1 == supers, vlo, vhi);
   }
   if (supers == 0) gemm_empty(rows, cols, dst, stride, vlo, vhi);
 }
 
+// GEMV: ZA.S[0, VGx4] holds a group's int32 sums; ZA.S[1, VGx4] accumulates Σ_g s_lhs·scale_g ·
+// sums_g and ZA.S[2, VGx4] Σ_g m_g · s_lhs·Σa_g (F32, multi-vector FMLA) over a super-block,
+// which is then multiplied by d (and dmin) per column into the accumulator registers.
 template <class W>
-__attribute__((always_inline)) inline static void gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
-                                                     float* dst, float lo,
-                                                     float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
+__attribute__((always_inline)) inline static void gemv_row(svcount_t cols, size_t k, const uint8_t* lhs,
+                                                           const uint8_t* rhs, float* dst, float lo,
+                                                           float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
   constexpr size_t kGroups = W::kSuper / W::kGroup, kHalves = W::kGroup / 16;
   const size_t vl = svcntw(), nr = 4 * vl, supers = k / W::kSuper;
   const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
@@ -308,48 +315,57 @@ __attribute__((always_inline)) inline static void gemv_row(svcount_t cols, size_
   svfloat32x4_t acc = svcreate4(fzero, fzero, fzero, fzero);
   for (size_t s = 0; s < supers; ++s) {
     const uint8_t* sb = rhs + s * W::panel_bytes(nr, W::kSuper);
-    const svfloat32x4_t d = W::d(sb, nr);
-    svfloat32x4_t macc = svcreate4(fzero, fzero, fzero, fzero);  // Σ_j m_j · s_lhs·Σa_j
+    svzero_za();
+    for (size_t g0 = 0; g0 < kGroups; g0 += W::kUnroll) {
 #pragma clang loop unroll(full)
-    for (size_t g = 0; g < kGroups; ++g) {
-      const size_t e = s * W::kSuper + g * W::kGroup;
-      svwrite_za32_s32_vg1x4(0, svcreate4(zero, zero, zero, zero));
-      // 16 LHS bytes per vector, replicated into every 128-bit segment (quads 0..3, 4..7).
-      const svint8_t a0 = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e));
-      const svint8_t a1 = kHalves > 1 ? svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e + 16)) : a0;
-      if constexpr (W::kPaired) {
+      for (size_t g = g0; g < g0 + W::kUnroll; ++g) {
+        const size_t e = s * W::kSuper + g * W::kGroup;
+        if (g != 0) svwrite_za32_s32_vg1x4(0, svcreate4(zero, zero, zero, zero));
+        // 16 LHS bytes per vector, replicated into every 128-bit segment (quads 0..3, 4..7).
+        const svint8_t a0 = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e));
+        const svint8_t a1 = kHalves > 1 ? svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e + 16)) : a0;
+        if constexpr (W::kPaired) {
 #pragma clang loop unroll(full)
-        for (size_t c = 0; c < W::kGroup / 8; ++c) {
-          svint8x4_t w_lo, w_hi;
-          W::quad_pair(sb, nr, c, w_lo, w_hi);
-          dot_lane(w_lo, a0, c);
-          dot_lane(w_hi, a1, c);
+          for (size_t c = 0; c < W::kGroup / 8; ++c) {
+            svint8x4_t w_lo, w_hi;
+            W::quad_pair(sb, nr, c, w_lo, w_hi);
+            dot_lane(w_lo, a0, c);
+            dot_lane(w_hi, a1, c);
+          }
+        } else {
+#pragma clang loop unroll(full)
+          for (size_t i = 0; i < W::kGroup / 4; ++i) dot_lane(W::quad(sb, nr, g, i), i < 4 ? a0 : a1, i % 4);
         }
-      } else {
-#pragma clang loop unroll(full)
-        for (size_t i = 0; i < W::kGroup / 4; ++i) dot_lane(W::quad(sb, nr, g, i), i < 4 ? a0 : a1, i % 4);
-      }
-      const svfloat32_t ls = lhs_scale_dup(lhs_scales + e / kBlock * 2);
-      acc = scale_acc(acc, to_f32(svread_za32_s32_vg1x4(0)), W::scales(sb, nr, g, d), ls);
-      if constexpr (W::kMin) {
-        // Σa: SDOT by ones gives 4-byte sums per lane, each 128-bit segment the same, so SADDV
-        // counts the block VL/4 times (exact in F32: |Σ| < 2^17).
-        const svint32_t s4 = svdot_s32(svdot_s32(zero, a0, svdup_s8(1)), a1, svdup_s8(1));
-        const float sum = static_cast<float>(svaddv_s32(all32, s4)) * (4.0f / static_cast<float>(vl));
-        const svfloat32_t la = svmul_x(all32, ls, svdup_f32(sum));
-        const svfloat32x4_t m = W::mins(sb, nr, g);
-        macc = svcreate4(svmla_x(all32, svget4(macc, 0), svget4(m, 0), la),
-                         svmla_x(all32, svget4(macc, 1), svget4(m, 1), la),
-                         svmla_x(all32, svget4(macc, 2), svget4(m, 2), la),
-                         svmla_x(all32, svget4(macc, 3), svget4(m, 3), la));
+        const svfloat32_t ls = lhs_scale_dup(lhs_scales + e / kBlock * 2);
+        const svfloat32x4_t sums = to_f32(svread_za32_s32_vg1x4(0));
+        if constexpr (W::kGroupScales) {
+          const svfloat32x4_t sc = W::scales(sb, nr, g);
+          svmla_za32_f32_vg1x4(1, sums,
+                               svcreate4(svmul_x(all32, svget4(sc, 0), ls), svmul_x(all32, svget4(sc, 1), ls),
+                                         svmul_x(all32, svget4(sc, 2), ls), svmul_x(all32, svget4(sc, 3), ls)));
+        } else {
+          svmla_single_za32_f32_vg1x4(1, sums, ls);
+        }
+        if constexpr (W::kMin) {
+          // Σa: SDOT by ones gives 4-byte sums per lane, each 128-bit segment the same, so SADDV
+          // counts the block VL/4 times (exact in F32: |Σ| < 2^17).
+          const svint32_t s4 = svdot_s32(svdot_s32(zero, a0, svdup_s8(1)), a1, svdup_s8(1));
+          const float sum = static_cast<float>(svaddv_s32(all32, s4)) * (4.0f / static_cast<float>(vl));
+          svmla_single_za32_f32_vg1x4(2, W::mins(sb, nr, g), svmul_x(all32, ls, svdup_f32(sum)));
+        }
       }
     }
+    const svfloat32x4_t d = W::d(sb, nr), r = svread_za32_f32_vg1x4(1);
+    acc = svcreate4(svmla_x(all32, svget4(acc, 0), svget4(r, 0), svget4(d, 0)),
+                    svmla_x(all32, svget4(acc, 1), svget4(r, 1), svget4(d, 1)),
+                    svmla_x(all32, svget4(acc, 2), svget4(r, 2), svget4(d, 2)),
+                    svmla_x(all32, svget4(acc, 3), svget4(r, 3), svget4(d, 3)));
     if constexpr (W::kMin) {
-      const svfloat32x4_t dm = W::dmin(sb, nr);
-      acc = svcreate4(svmls_x(all32, svget4(acc, 0), svget4(macc, 0), svget4(dm, 0)),
-                      svmls_x(all32, svget4(acc, 1), svget4(macc, 1), svget4(dm, 1)),
-                      svmls_x(all32, svget4(acc, 2), svget4(macc, 2), svget4(dm, 2)),
-                      svmls_x(all32, svget4(acc, 3), svget4(macc, 3), svget4(dm, 3)));
+      const svfloat32x4_t dm = W::dmin(sb, nr), mr = svread_za32_f32_vg1x4(2);
+      acc = svcreate4(svmls_x(all32, svget4(acc, 0), svget4(mr, 0), svget4(dm, 0)),
+                      svmls_x(all32, svget4(acc, 1), svget4(mr, 1), svget4(dm, 1)),
+                      svmls_x(all32, svget4(acc, 2), svget4(mr, 2), svget4(dm, 2)),
+                      svmls_x(all32, svget4(acc, 3), svget4(mr, 3), svget4(dm, 3)));
     }
   }
   svst1_f32_x4(cols, dst, clamp_x4(acc, svdup_f32(lo), svdup_f32(hi)));
