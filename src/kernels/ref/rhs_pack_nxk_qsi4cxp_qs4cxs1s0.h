@@ -11,7 +11,9 @@
 // nibble, AND 0xF0 for the high one), so Σ a·16q - 16·zp·Σq, scaled by s/16, is the product.
 // Parameters the Arm kernels use (mr nr kr sr):
 //   SME2 GEMM VL 4·VL 8 2 and GEMV 1 4·VL 8 2 (bl = 4: a chunk of VL rows is one SMOPA / SDOT
-//   operand vector; its low nibbles are columns 4t..4t+3 of a group, its high ones 4t+16..4t+19).
+//   operand vector; its low nibbles are columns 4t..4t+3 of a group, its high ones 4t+16..4t+19);
+//   NEON I8MM / DotProd GEMMs 4 4 16 2 and DotProd GEMV 1 4 16 2 (bl = 8: KleidiAI's 4x4x32 layout,
+//   rows 0-1 and 2-3 of a chunk are one SMMLA / SDOT operand each).
 #pragma once
 #include <cstdint>
 

@@ -8,7 +8,8 @@
 // The row sums let the kernel fold the LHS zero point: Σ (a - zp)·q = Σ a·q - zp·Σ q.
 // Parameters: any nr >= 1, kr dividing 32; sr does not change this layout. The SME2 kernels use
 // (mr nr kr sr) GEMM VL 4·VL 4 1 and GEMV 1 4·VL 4 1: a 4-column chunk of VL rows is one SMOPA /
-// SDOT operand vector.
+// SDOT operand vector; the NEON I8MM / DotProd GEMMs 4 4 8 1 and the DotProd GEMV 1 4 8 1; the
+// scalar (nr 8, kr 4) and x86 (nr 8 or 16) kernels.
 #pragma once
 #include "kernels/ukernel.h"
 
