@@ -34,6 +34,24 @@ TEST(Driver, BitwiseIdenticalForAnyThreadCount) {
   }
 }
 
+// The K-quants likewise (k a multiple of the 256-element super-block).
+TEST(Driver, KQuantsBitwiseIdenticalForAnyThreadCount) {
+  for (WeightType type : {WeightType::q4_k, WeightType::q5_k, WeightType::q6_k, WeightType::iq4_nl}) {
+    const size_t n = 70, k = 512;
+    const std::vector<uint8_t> rows = test::random_weights(type, n, k, 1);
+    const PackedWeights w = PackedWeights::pack(type, n, k, rows.data(), KernelFilter{});
+    for (size_t m : {1u, 5u, 37u}) {
+      const std::vector<float> x = test::random_floats(m * k, m);
+      const std::vector<float> one = run_driver(w, m, x, 1);
+      for (int t : {2, 3}) {
+        const std::vector<float> many = run_driver(w, m, x, t);
+        ASSERT_EQ(0, std::memcmp(one.data(), many.data(), one.size() * 4))
+            << type_name(type) << " m=" << m << " threads=" << t << " kernel " << w.kernel_for(m).name;
+      }
+    }
+  }
+}
+
 TEST(Driver, MatchesOneKernelCallAndStrides) {
   const size_t m = 9, n = 70, k = 96;
   const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 2);

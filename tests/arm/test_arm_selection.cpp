@@ -38,6 +38,31 @@ TEST(ArmSelection, PicksTheExpectedIsa) {
   }
 }
 
+// The K-quants (Q4_K, Q5_K, Q6_K, IQ4_NL): where the build has a GEMM of the expected ISA for
+// the type, selection picks it; where it has none (no SME2 K-quant kernel yet), it still picks
+// a SIMD GEMM when one runs here and is allowed. The GEMV reads the GEMM's packed RHS.
+TEST(ArmSelection, KQuantsPickTheExpectedIsa) {
+  const char* want = std::getenv("QMM_EXPECT_GEMM_ISA");
+  if (!want || !*want) GTEST_SKIP() << "QMM_EXPECT_GEMM_ISA not set (only the emulated CTest runs set it)";
+  const KernelFilter filter = kernel_filter_from_env();
+  for (WeightType t : {WeightType::q4_k, WeightType::q5_k, WeightType::q6_k, WeightType::iq4_nl}) {
+    const KernelPair pair = select_kernels(t, filter, cpu_info());
+    bool has_want = false, has_simd = false;
+    for (const Ukernel* u : kernel_list()) {
+      if (u->type != t || u->gemv) continue;
+      has_want = has_want || want == std::string(isa_name(u->isa));
+      has_simd = has_simd || (u->isa != Isa::scalar && unavailable_reason(*u, cpu_info()).empty() && filter.permits(*u));
+    }
+    if (has_want) {
+      EXPECT_STREQ(isa_name(pair.gemm->isa), want) << pair.gemm->name;
+    } else if (has_simd) {
+      EXPECT_NE(pair.gemm->isa, Isa::scalar) << type_name(t);
+    }
+    EXPECT_EQ(pair.gemv->rhs, pair.gemm->rhs) << pair.gemv->name;
+    EXPECT_EQ(unavailable_reason(*pair.gemv, cpu_info()), "") << pair.gemv->name;
+  }
+}
+
 TEST(ArmSelection, ReportsTheEmulatedSvl) {
   const char* want = std::getenv("QMM_EXPECT_SVL_BYTES");
   if (!want || !*want) GTEST_SKIP() << "QMM_EXPECT_SVL_BYTES not set (only the emulated CTest runs set it)";

@@ -1,6 +1,7 @@
 #include "kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod.h"
 
 #include "kernels/arm/neon_common.h"
+#include "kernels/arm/neon_qloops.h"
 #include "kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 
@@ -34,21 +35,10 @@ void dot_panel(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x4_
   *c1 = acc1;
 }
 
+// The row and panel loop is neon_qloops.h's.
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
          size_t dst_stride, float clamp_min, float clamp_max) {
-  const size_t blocks = k / kBlock;
-  const size_t panel_bytes = blocks * kNr * (kBlock + 2);
-  const float32x4_t lo = vdupq_n_f32(clamp_min), hi = vdupq_n_f32(clamp_max);
-  for (size_t i = 0; i < m; ++i) {
-    const uint8_t* lhs = static_cast<const uint8_t*>(lhs_packed) + i * blocks * kLhsBlock;
-    float* out = neon::row_ptr(dst, dst_stride, i);
-    for (size_t j = 0; j < n; j += kNr) {
-      const uint8_t* rhs = static_cast<const uint8_t*>(rhs_packed) + j / kNr * panel_bytes;
-      float32x4_t c0, c1;
-      dot_panel(blocks, lhs, rhs, &c0, &c1);
-      neon::store_row8(out + j, neon::clamp(c0, lo, hi), neon::clamp(c1, lo, hi), n - j);
-    }
-  }
+  neon::run_1x8<dot_panel, kNr * (kBlock + 2)>(m, n, k, lhs_packed, rhs_packed, dst, dst_stride, clamp_min, clamp_max);
 }
 
 }  // namespace

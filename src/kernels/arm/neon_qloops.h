@@ -1,5 +1,6 @@
-// The 4x8 GEMM loops shared by the NEON quantized kernels (Q4_0 and Q8_0 weights, I8MM and
-// DotProd): the kernels supply only `tile`, the F32 sums of one 4x8 tile over all blocks.
+// The loops shared by the NEON quantized kernels (Q4_0, Q8_0 and the K-quants, I8MM and
+// DotProd): the GEMMs supply only `tile`, the F32 sums of one 4x8 tile over all blocks, the
+// GEMVs only `panel`, the F32 sums of one row and 8 columns.
 // Internal linkage, as in neon_common.h: each kernel file is compiled for its own ISA.
 #pragma once
 #include <arm_neon.h>
@@ -56,6 +57,26 @@ void run_4x8(size_t m, size_t n, size_t k, const void* lhs_packed, const void* r
       for (size_t i = 0; i < kQMr && i0 + i < m; ++i) {
         store_row8(row_ptr(dst, dst_stride, i0 + i) + j, clamp(r[i][0], lo, hi), clamp(r[i][1], lo, hi), n - j);
       }
+    }
+  }
+}
+
+// dst = clamp(lhs · Wᵀ) one row and 8-column panel at a time: Panel(blocks, lhs, rhs, &c0, &c1)
+// sums one panel over all blocks (columns 0..3 in c0, 4..7 in c1). LHS rows of blocks·34
+// bytes (mr = 1); kPanelBlock: bytes per block of an 8-column RHS panel (scales included).
+template <void (*Panel)(size_t, const uint8_t*, const uint8_t*, float32x4_t*, float32x4_t*), size_t kPanelBlock>
+void run_1x8(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+             size_t dst_stride, float clamp_min, float clamp_max) {
+  const size_t blocks = k / kBlock;
+  const float32x4_t lo = vdupq_n_f32(clamp_min), hi = vdupq_n_f32(clamp_max);
+  for (size_t i = 0; i < m; ++i) {
+    const uint8_t* lhs = static_cast<const uint8_t*>(lhs_packed) + i * blocks * (kBlock + 2);
+    float* out = row_ptr(dst, dst_stride, i);
+    for (size_t j = 0; j < n; j += kQNr) {
+      const uint8_t* rhs = static_cast<const uint8_t*>(rhs_packed) + j / kQNr * blocks * kPanelBlock;
+      float32x4_t c0, c1;
+      Panel(blocks, lhs, rhs, &c0, &c1);
+      store_row8(out + j, clamp(c0, lo, hi), clamp(c1, lo, hi), n - j);
     }
   }
 }

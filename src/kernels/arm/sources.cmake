@@ -64,6 +64,10 @@ endif()
 qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES
   kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_i8mm.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_i8mm.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q4kp8x8_4x8_neon_i8mm.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q6kp8x8_4x8_neon_i8mm.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x8_4x8_neon_i8mm.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_i8mm.cpp
   kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.cpp
   kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_i8mm.cpp)
 qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
@@ -71,6 +75,14 @@ qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
   kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q4kp8x8_4x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q4kp8x8_1x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q6kp8x8_4x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q6kp8x8_1x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x8_4x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_iq4nlp8x8_1x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_dotprod.cpp
+  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q5kp8x8_1x8_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod.cpp
   kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_dotprod.cpp

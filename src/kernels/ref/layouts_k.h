@@ -26,11 +26,14 @@
 
 namespace qmm::layout {
 
-// Where byte B of a row's quant bytes lands in its packed super-block (block).
-inline size_t chunk_offset(size_t nr, size_t r, size_t byte) { return (byte / 4) * 4 * nr + 4 * r + byte % 4; }
+// Where byte B of a row's quant bytes lands in its packed super-block (block), for chunks of
+// kr bytes (kr = 4: the layouts above; kr = 8: the NEON preset, rhs_pack_nxk_kquants.h).
+inline size_t chunk_offset(size_t nr, size_t r, size_t byte, size_t kr = 4) {
+  return (byte / kr) * kr * nr + kr * r + byte % kr;
+}
 
-inline void interleave_chunks(const uint8_t* src, size_t bytes, size_t nr, size_t r, uint8_t* dst) {
-  for (size_t c = 0; c < bytes; c += 4) std::memcpy(dst + chunk_offset(nr, r, c), src + c, 4);
+inline void interleave_chunks(const uint8_t* src, size_t bytes, size_t nr, size_t r, uint8_t* dst, size_t kr = 4) {
+  for (size_t c = 0; c < bytes; c += kr) std::memcpy(dst + chunk_offset(nr, r, c, kr), src + c, kr);
 }
 
 // Bytes per super-block (block) of one row, packed.

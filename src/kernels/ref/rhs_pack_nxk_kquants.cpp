@@ -9,14 +9,15 @@ namespace {
 
 using layout::interleave_chunks;
 
-// Packs each GGUF block B (of `elems` weights) of each row with pack_block(block, out, nr, r),
-// out pointing at the block's packed bytes in its panel (`bytes` per row and block).
-template <class B, size_t elems, size_t bytes, void (*pack_block)(const B&, uint8_t*, size_t, size_t)>
+// Packs each GGUF block B (of `elems` weights) of each row with pack_block(block, out, nr, r, kr),
+// out pointing at the block's packed bytes in its panel (`bytes` per row and block); kr is the
+// chunk size in bytes (4 or 8).
+template <class B, size_t elems, size_t bytes, void (*pack_block)(const B&, uint8_t*, size_t, size_t, size_t)>
 struct Packer {
   static size_t panel(size_t nr, size_t k) { return nr * (k / elems) * bytes; }
   static size_t size(size_t n, size_t k, size_t nr, size_t, size_t) { return (n + nr - 1) / nr * panel(nr, k); }
   static size_t offset(size_t n_idx, size_t k, size_t nr, size_t, size_t) { return n_idx / nr * panel(nr, k); }
-  static void run(size_t n, size_t k, size_t nr, size_t, size_t, const void* rhs, void* rhs_packed) {
+  static void run(size_t n, size_t k, size_t nr, size_t kr, size_t, const void* rhs, void* rhs_packed) {
     const size_t blocks = k / elems;
     const auto* src = static_cast<const uint8_t*>(rhs);
     for (size_t row = 0; row < n; ++row) {
@@ -24,7 +25,7 @@ struct Packer {
       for (size_t b = 0; b < blocks; ++b) {
         B blk;
         std::memcpy(&blk, src + (row * blocks + b) * sizeof(B), sizeof(B));
-        pack_block(blk, p + b * nr * bytes, nr, row % nr);
+        pack_block(blk, p + b * nr * bytes, nr, row % nr, kr);
       }
     }
   }
@@ -43,26 +44,26 @@ void pack_scale_min(const uint8_t scales[12], uint16_t d, uint16_t dmin, uint8_t
   store_scale(out + 18 * nr + 2 * r, dmin);
 }
 
-void pack_q4k(const BlockQ4_K& b, uint8_t* out, size_t nr, size_t r) {
-  interleave_chunks(b.qs, 128, nr, r, out);
+void pack_q4k(const BlockQ4_K& b, uint8_t* out, size_t nr, size_t r, size_t kr) {
+  interleave_chunks(b.qs, 128, nr, r, out, kr);
   pack_scale_min(b.scales, b.d, b.dmin, out + 128 * nr, nr, r);
 }
 
-void pack_q5k(const BlockQ5_K& b, uint8_t* out, size_t nr, size_t r) {
-  interleave_chunks(b.qs, 128, nr, r, out);
-  interleave_chunks(b.qh, 32, nr, r, out + 128 * nr);
+void pack_q5k(const BlockQ5_K& b, uint8_t* out, size_t nr, size_t r, size_t kr) {
+  interleave_chunks(b.qs, 128, nr, r, out, kr);
+  interleave_chunks(b.qh, 32, nr, r, out + 128 * nr, kr);
   pack_scale_min(b.scales, b.d, b.dmin, out + 160 * nr, nr, r);
 }
 
-void pack_q6k(const BlockQ6_K& b, uint8_t* out, size_t nr, size_t r) {
-  interleave_chunks(b.ql, 128, nr, r, out);
-  interleave_chunks(b.qh, 64, nr, r, out + 128 * nr);
+void pack_q6k(const BlockQ6_K& b, uint8_t* out, size_t nr, size_t r, size_t kr) {
+  interleave_chunks(b.ql, 128, nr, r, out, kr);
+  interleave_chunks(b.qh, 64, nr, r, out + 128 * nr, kr);
   for (size_t t = 0; t < 16; ++t) out[192 * nr + nr * t + r] = static_cast<uint8_t>(b.scales[t]);
   store_scale(out + 208 * nr + 2 * r, b.d);
 }
 
-void pack_iq4nl(const BlockIQ4_NL& b, uint8_t* out, size_t nr, size_t r) {
-  interleave_chunks(b.qs, 16, nr, r, out);
+void pack_iq4nl(const BlockIQ4_NL& b, uint8_t* out, size_t nr, size_t r, size_t kr) {
+  interleave_chunks(b.qs, 16, nr, r, out, kr);
   store_scale(out + 16 * nr + 2 * r, b.d);
 }
 

@@ -2,6 +2,10 @@
 // One packed RHS per type serves the scalar reference and the x86 kernels (nr 8: scalar, AVX2,
 // AVX-VNNI; nr 16: AVX-512 VNNI). Parameters: nr a multiple of 4; kr = 4 (the chunk of K a
 // 32-bit lane holds); sr = 2 (each byte carries two K positions, its two nibbles).
+// kr = 8 is the NEON preset (nr 8, kernels/arm/neon_kquants.h): the same layouts with 8-byte
+// chunks, byte B of a row at (B/8)·8·nr + 8·r + B%8, so a 16-byte vector is chunk B/8 of two
+// rows (SMMLA's 2x8 operand; for SDOT two 4-byte groups per row). The scales are placed as
+// for kr = 4. kr = 4 writes exactly the bytes below (the x86 kernels read them).
 //
 // Layouts (accessors: kernels/ref/layouts_k.h), super-block (or block) major within a panel.
 // A row's GGUF quant bytes move in 4-byte chunks, rows interleaved: byte B of the row goes to
