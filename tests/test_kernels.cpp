@@ -116,7 +116,7 @@ std::vector<size_t> n_values(const TileParams& p) {
 }
 
 std::vector<size_t> k_values(WeightType t) {
-  if (block_len(t) == kSuperBlock) return {256, 512, 768};
+  if (block_len(t) == kSuperBlock) return quick() ? std::vector<size_t>{256, 512} : std::vector<size_t>{256, 512, 768};
   if (is_block_type(t)) return {32, 64, 96, 160};
   return {1, 7, 32, 96, 172};
 }
