@@ -4,7 +4,8 @@
  *           once for the GEMM and the GEMV variant;
  *   run:    quantize+pack the activations, then split N at n_step over the operator's own
  *           pthreads, each calling the microkernel on its columns; bias and clip in the kernel.
- * The program checks the output against a plain F32 computation: |y - y_f32| <= 0.15 * S + 1e-5
+ * It runs the operator as a framework builds it (the best variants), then on every QC4 variant the
+ * CPU runs (each ISA's GEMM and GEMV) and checks each output against a plain F32 computation: |y - y_f32| <= 0.15 * S + 1e-5
  * with S = sum |x|·|w| (int4 weights: half a step of max|w|/7 per weight, plus the 8-bit
  * activations), and that every output lies in [lo, hi]. Exit code 0 on success. */
 #include <math.h>
@@ -66,14 +67,16 @@ typedef struct {
   size_t n, k;
 } fc_op;
 
-static void fc_create(fc_op* op, size_t n, size_t k, const float* w, const float* bias) {
+/* gemm / gemv: the variants the operator runs for m > 1 and m = 1. */
+static void fc_create(fc_op* op, size_t gemm, size_t gemv, size_t n, size_t k, const float* w, const float* bias) {
   op->n = n;
   op->k = k;
   const size_t row_bytes = 8 + (k + 1) / 2;
   unsigned char* rows = xmalloc(n * row_bytes);
   for (size_t j = 0; j < n; ++j) quantize_qc4_row(w + j * k, bias[j], k, rows + j * row_bytes);
   for (int g = 0; g < 2; ++g) {
-    op->index[g] = find_variant(g, &op->info[g]);
+    op->index[g] = g ? gemv : gemm;
+    check(qmm_ukernel_get(op->index[g], &op->info[g]), "qmm_ukernel_get");
     const size_t bytes = qmm_ukernel_rhs_packed_size(op->index[g], n, k);
     if (bytes == 0) check(QMM_ERR_INTERNAL, "qmm_ukernel_rhs_packed_size");
     op->rhs_packed[g] = xmalloc(bytes);
@@ -167,18 +170,35 @@ static int check_batch(const fc_op* op, size_t m, const float* w, const float* b
   return bad;
 }
 
+/* Builds the operator on variants gemm / gemv and checks batches of 1, 5 and 9 rows. */
+static int check_operator(size_t gemm, size_t gemv, const float* w, const float* bias) {
+  uint32_t seed = 11;
+  fc_op op;
+  fc_create(&op, gemm, gemv, N, K, w, bias);
+  int bad = 0;
+  for (size_t m = 1; m <= 9; m += 4) bad += check_batch(&op, m, w, bias, &seed);
+  printf("fully connected %dx%d, QC4: GEMM %s, GEMV %s: %s\n", N, K, op.info[0].name, op.info[1].name,
+         bad ? "FAILED" : "ok");
+  fc_destroy(&op);
+  return bad;
+}
+
 int main(void) {
   uint32_t seed = 7;
   float* w = xmalloc((size_t)N * K * sizeof(float));
   float bias[N];
   for (size_t i = 0; i < (size_t)N * K; ++i) w[i] = frand(&seed) * 0.2f;
   for (size_t j = 0; j < N; ++j) bias[j] = frand(&seed);
-  fc_op op;
-  fc_create(&op, N, K, w, bias);
-  int bad = 0;
-  for (size_t m = 1; m <= 9; m += 4) bad += check_batch(&op, m, w, bias, &seed);
-  printf("fully connected %dx%d, QC4: GEMM %s, GEMV %s\n", N, K, op.info[0].name, op.info[1].name);
-  fc_destroy(&op);
+  /* The operator as a framework builds it (the best variants), then on every QC4 GEMM this CPU
+   * runs, each paired with the best GEMV: every ISA's kernels against the F32 result. */
+  qmm_ukernel_info info;
+  const size_t best_gemv = find_variant(1, &info);
+  int bad = check_operator(find_variant(0, &info), best_gemv, w, bias);
+  for (size_t i = 0; i < qmm_ukernel_count(); ++i) {
+    check(qmm_ukernel_get(i, &info), "qmm_ukernel_get");
+    if (info.type != QMM_TYPE_QC4 || !info.available) continue;
+    bad += info.is_gemv ? check_operator(find_variant(0, &info), i, w, bias) : check_operator(i, best_gemv, w, bias);
+  }
   free(w);
   if (bad) {
     printf("%d outputs off\n", bad);
