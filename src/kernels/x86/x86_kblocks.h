@@ -115,38 +115,54 @@ inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
   return V::or_and(low, V::set1_i8(0x0f), high);
 }
 
-// Q6_K (rhs_pack_nxk_q6kp_q6k) for vpdpbusd: one super-block per step. Per 16-weight
+// Q6_K (rhs_pack_nxk_q6kp_q6k) for vpdpbusd: one super-block per step, structured as the
+// AVX2 kernel's (matmul_clamp_f32_qsi8d32p_q6kp_avx2.cpp): the four 32-blocks of each
+// 128-weight half unrolled (the qh shifts are immediates), d applied once per super-block,
+// the L2 prefetches of the next super-block spread over the 32-blocks. Per 16-weight
 // sub-block, S = Σu·a (int32) minus the zero point Z = Σ32·a (vpdpbusd per row over the first
 // sub-block, shared by the column panels; the second's is 32·Σa of the 32-block, the LHS's
-// int16 pair times −4, minus the first's); (S − Z)·sc (vpmulld by the int8 scale) sums
-// exactly in int32 over the 32-block, then one FMA with d·s_a.
+// int16 pair times −4, minus the first's). The int8 scales are applied in F32 without vpmulld:
+// |S − Z| ≤ 16·32·127 and |sc| ≤ 128, so each product is below 2^23 and the sum of the two
+// sub-blocks' below 2^24: exact, as the int32 products were.
 template <class V>
 struct VnniQ6K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 210;
+  static constexpr bool kPrefetchesInStep = true;
   using I = typename V::I;
   using F = typename V::F;
 
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R]) {
-    F d[C];
-    for (size_t c = 0; c < C; ++c) d[c] = V::load_f16(w + c * stride + 208 * kNr);
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R], size_t pf) {
+    F t[C][R];  // Σ over the 32-blocks of the exact per-block sums × s_a
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) t[c][r] = V::zero();
 #pragma GCC unroll 1
     for (size_t h = 0; h < 2; ++h) {  // 32-blocks 4h .. 4h + 3
-      block<0, R, C, RL>(w, stride, a, h, d, acc);
-      block<1, R, C, RL>(w, stride, a, h, d, acc);
-      block<2, R, C, RL>(w, stride, a, h, d, acc);
-      block<3, R, C, RL>(w, stride, a, h, d, acc);
+      block<0, R, C, RL>(w, stride, a, h, t, pf);
+      block<1, R, C, RL>(w, stride, a, h, t, pf);
+      block<2, R, C, RL>(w, stride, a, h, t, pf);
+      block<3, R, C, RL>(w, stride, a, h, t, pf);
+    }
+    for (size_t c = 0; c < C; ++c) {
+      const F d = V::load_f16(w + c * stride + 208 * kNr);
+      for (size_t r = 0; r < R; ++r) acc[c][r] = V::fmadd(t[c][r], d, acc[c][r]);
     }
   }
 
+  // 32-block j = 4h + T; with pf != 0, part j of 8 of each panel's super-block at +pf is
+  // prefetched into L2.
   template <size_t T, size_t R, size_t C, size_t RL>
-  static void block(const uint8_t* w, size_t stride, const uint8_t* a, size_t h, const F d[C], F acc[C][R]) {
+  static void block(const uint8_t* w, size_t stride, const uint8_t* a, size_t h, F t[C][R], size_t pf) {
     const size_t j = 4 * h + T;
+    if (pf != 0) {
+      for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, j);
+    }
     const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
     I s0[C][R], s1[C][R], z0[R];
     for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
     for (size_t c = 0; c < C; ++c)
       for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
+#pragma GCC unroll 4
     for (size_t v = 0; v < 4; ++v) {
       I u0[C], u1[C];
       for (size_t c = 0; c < C; ++c) {
@@ -162,14 +178,19 @@ struct VnniQ6K {
         }
       }
     }
+    F sc0[C], sc1[C];
+    for (size_t c = 0; c < C; ++c) {
+      const uint8_t* sc = w + c * stride + (192 + 2 * j) * kNr;
+      sc0[c] = V::to_f32(V::load_i8_i32(sc));
+      sc1[c] = V::to_f32(V::load_i8_i32(sc + kNr));
+    }
     for (size_t r = 0; r < R; ++r) {
       const I z1 = V::sub_i32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), -4), z0[r]);
       const F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
       for (size_t c = 0; c < C; ++c) {
-        const uint8_t* sc = w + c * stride + (192 + 2 * j) * kNr;
-        const I isum = V::add_i32(V::mullo_i32(V::sub_i32(s0[c][r], z0[r]), V::load_i8_i32(sc)),
-                                  V::mullo_i32(V::sub_i32(s1[c][r], z1), V::load_i8_i32(sc + kNr)));
-        acc[c][r] = V::add_scaled(acc[c][r], isum, d[c], sa);
+        const F sum = V::fmadd(V::to_f32(V::sub_i32(s1[c][r], z1)), sc1[c],
+                               V::mul(V::to_f32(V::sub_i32(s0[c][r], z0[r])), sc0[c]));
+        t[c][r] = V::fmadd(sum, sa, t[c][r]);
       }
     }
   }
