@@ -9,7 +9,7 @@ namespace qmm {
 namespace {
 
 using V = avx512::Zmm;
-using K = x86q::Kernels<V, x86q::VnniQ6K<V>, 8, 1>;
+using K = x86q::Kernels<V, x86q::VnniQ6K<V>, 8, 1, x86q::VnniQ6K<V, false>>;
 
 }  // namespace
 

@@ -9,7 +9,7 @@ namespace qmm {
 namespace {
 
 using V = avxvnni::Ymm;
-using K = x86q::Kernels<V, x86q::VnniQ6K<V>, 4>;
+using K = x86q::Kernels<V, x86q::VnniQ6K<V>, 4, 1, x86q::VnniQ6K<V, false>>;
 
 }  // namespace
 

@@ -123,16 +123,18 @@ inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
 // sub-block, shared by the column panels; the second's is 32·Σa of the 32-block, the LHS's
 // int16 pair times −4, minus the first's). The int8 scales are applied in F32 without vpmulld:
 // |S − Z| ≤ 16·32·127 and |sc| ≤ 128, so each product is below 2^23 and the sum of the two
-// sub-blocks' below 2^24: exact, as the int32 products were.
-template <class V>
+// sub-blocks' below 2^24: exact, as the int32 products were. The GEMM tiles take
+// kSpreadPrefetch = false (the loop's prefetch per super-block): the in-step prefetches, only
+// needed by the last row tile, cost the compute-bound tiles ~25 % (4096 x 4096, m = 64).
+template <class V, bool kSpreadPrefetch = true>
 struct VnniQ6K {
   static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 210;
-  static constexpr bool kPrefetchesInStep = true;
+  static constexpr bool kPrefetchesInStep = kSpreadPrefetch;
   using I = typename V::I;
   using F = typename V::F;
 
   template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R], size_t pf) {
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R], size_t pf = 0) {
     F t[C][R];  // Σ over the 32-blocks of the exact per-block sums × s_a
     for (size_t c = 0; c < C; ++c)
       for (size_t r = 0; r < R; ++r) t[c][r] = V::zero();
@@ -162,7 +164,6 @@ struct VnniQ6K {
     for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
     for (size_t c = 0; c < C; ++c)
       for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
-#pragma GCC unroll 4
     for (size_t v = 0; v < 4; ++v) {
       I u0[C], u1[C];
       for (size_t c = 0; c < C; ++c) {
@@ -246,14 +247,14 @@ struct VnniIq4nl {
 
 // The GEMM (R-row x C-panel tiles) and GEMV of a kernel file over block type K, and their
 // tile parameters (mr R or 1, nr V::kLanes, kr 4, sr 2; m_step = mr, n_step = nr): what each
-// file's two Ukernel values point at.
-template <class V, class K, size_t R, size_t C = 1>
+// file's two Ukernel values point at. The GEMM may take its own block type (KGemm).
+template <class V, class K, size_t R, size_t C = 1, class KGemm = K>
 struct Kernels {
   static TileParams gemm_params(size_t) { return {R, V::kLanes, 4, 2, R, V::kLanes}; }
   static TileParams gemv_params(size_t) { return {1, V::kLanes, 4, 2, 1, V::kLanes}; }
   static void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride,
                    float lo, float hi) {
-    x86q::gemm<V, K, R, C>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+    x86q::gemm<V, KGemm, R, C>(m, n, k, lhs, rhs, dst, stride, lo, hi);
   }
   static void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
                    float hi) {
