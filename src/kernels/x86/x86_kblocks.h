@@ -160,38 +160,43 @@ struct VnniQ6K {
       for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, j);
     }
     const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
-    I s0[C][R], s1[C][R], z0[R];
-    for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
-    for (size_t c = 0; c < C; ++c)
-      for (size_t r = 0; r < R; ++r) s0[c][r] = s1[c][r] = V::set1_i8(0);
-    for (size_t v = 0; v < 4; ++v) {
-      I u0[C], u1[C];
-      for (size_t c = 0; c < C; ++c) {
-        u0[c] = q6k_levels<V, T>(w + c * stride, h, v);
-        u1[c] = q6k_levels<V, T>(w + c * stride, h, v + 4);
-      }
-      for (size_t r = 0; r < R; ++r) {
-        const I av0 = V::broadcast4(aj + 4 * RL * v + 4 * r), av1 = V::broadcast4(aj + 4 * RL * (v + 4) + 4 * r);
-        z0[r] = V::dpbusd(z0[r], V::set1_i8(32), av0);
-        for (size_t c = 0; c < C; ++c) {
-          s0[c][r] = V::dpbusd(s0[c][r], u0[c], av0);
-          s1[c][r] = V::dpbusd(s1[c][r], u1[c], av1);
-        }
-      }
-    }
-    F sc0[C], sc1[C];
-    for (size_t c = 0; c < C; ++c) {
-      const uint8_t* sc = w + c * stride + (192 + 2 * j) * kNr;
-      sc0[c] = V::to_f32(V::load_i8_i32(sc));
-      sc1[c] = V::to_f32(V::load_i8_i32(sc + kNr));
-    }
+    I z0[R];
+    F sum[C][R];
+    sub_block<T, 0, R, C, RL>(w, stride, h, j, aj, z0, sum);
+    sub_block<T, 1, R, C, RL>(w, stride, h, j, aj, z0, sum);
     for (size_t r = 0; r < R; ++r) {
-      const I z1 = V::sub_i32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), -4), z0[r]);
       const F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
+      for (size_t c = 0; c < C; ++c) t[c][r] = V::fmadd(sum[c][r], sa, t[c][r]);
+    }
+  }
+
+  // Sub-block H of 32-block j (chunk vectors 4H .. 4H + 3), one at a time (fewer live
+  // registers: AVX-VNNI has 16): sum = (S − Z)·sc, plus the first sub-block's for H = 1.
+  template <size_t T, size_t H, size_t R, size_t C, size_t RL>
+  static void sub_block(const uint8_t* w, size_t stride, size_t h, size_t j, const uint8_t* aj, I z0[R],
+                        F sum[C][R]) {
+    I s[C][R];
+    for (size_t c = 0; c < C; ++c)
+      for (size_t r = 0; r < R; ++r) s[c][r] = V::set1_i8(0);
+    if constexpr (H == 0) {
+      for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
+    }
+    for (size_t v = 4 * H; v < 4 * H + 4; ++v) {
+      I u[C];
+      for (size_t c = 0; c < C; ++c) u[c] = q6k_levels<V, T>(w + c * stride, h, v);
+      for (size_t r = 0; r < R; ++r) {
+        const I av = V::broadcast4(aj + 4 * RL * v + 4 * r);
+        if constexpr (H == 0) z0[r] = V::dpbusd(z0[r], V::set1_i8(32), av);
+        for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
+      }
+    }
+    F sc[C];
+    for (size_t c = 0; c < C; ++c) sc[c] = V::to_f32(V::load_i8_i32(w + c * stride + (192 + 2 * j + H) * kNr));
+    for (size_t r = 0; r < R; ++r) {
+      const I z = H == 0 ? z0[r] : V::sub_i32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), -4), z0[r]);
       for (size_t c = 0; c < C; ++c) {
-        const F sum = V::fmadd(V::to_f32(V::sub_i32(s1[c][r], z1)), sc1[c],
-                               V::mul(V::to_f32(V::sub_i32(s0[c][r], z0[r])), sc0[c]));
-        t[c][r] = V::fmadd(sum, sa, t[c][r]);
+        const F x = V::to_f32(V::sub_i32(s[c][r], z));
+        sum[c][r] = H == 0 ? V::mul(x, sc[c]) : V::fmadd(x, sc[c], sum[c][r]);
       }
     }
   }
