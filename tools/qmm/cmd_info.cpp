@@ -1,5 +1,7 @@
 // qmm info: what the CPU has and which kernels each weight type gets, and why not the others.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "args.h"
@@ -46,10 +48,15 @@ int cmd_info(int argc, char** argv) {
   }
   if (all) {
     std::printf("\nkernel list (%zu variants, best first):\n", kernel_list().size());
+    int type_width = 0, name_width = 0;  // columns as wide as the longest type and kernel name
+    for (const Ukernel* u : kernel_list()) {
+      type_width = std::max(type_width, static_cast<int>(std::strlen(type_name(u->type))));
+      name_width = std::max(name_width, static_cast<int>(std::strlen(u->name)));
+    }
     for (const Ukernel* u : kernel_list()) {
       const std::string why = unavailable_reason(*u, cpu);
-      std::printf("  %-4s %-5s %-62s %s\n", type_name(u->type), u->gemv ? "gemv" : "gemm", u->name,
-                  why.empty() ? "available" : why.c_str());
+      std::printf("  %-*s %-5s %-*s %s\n", type_width, type_name(u->type), u->gemv ? "gemv" : "gemm", name_width,
+                  u->name, why.empty() ? "available" : why.c_str());
     }
   }
   return 0;
