@@ -8,6 +8,15 @@
 #include "kernels/ref/layouts_c.h"
 
 namespace qmm {
+
+size_t qai8dxp_packed_size(size_t m, size_t k, size_t mr, size_t, size_t) {
+  return (m + mr - 1) / mr * layout::qai8dxp_panel_bytes(mr, k);
+}
+
+size_t qai8dxp_packed_offset(size_t m_idx, size_t k, size_t mr, size_t, size_t) {
+  return m_idx / mr * layout::qai8dxp_panel_bytes(mr, k);
+}
+
 namespace {
 
 Qai8dxpRowQuant row_quant(const float* x, size_t k) {
@@ -21,13 +30,6 @@ Qai8dxpRowQuant row_quant(const float* x, size_t k) {
   return qai8dxp_row_quant(lo, hi, finite);
 }
 
-size_t packed_size(size_t m, size_t k, size_t mr, size_t, size_t) {
-  return (m + mr - 1) / mr * layout::qai8dxp_panel_bytes(mr, k);
-}
-
-size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t, size_t) {
-  return m_idx / mr * layout::qai8dxp_panel_bytes(mr, k);
-}
 
 void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   const size_t panel_bytes = layout::qai8dxp_panel_bytes(mr, k), kp = layout::kc_padded(k), kc = kr / sr;
@@ -67,6 +69,7 @@ Qai8dxpRowQuant qai8dxp_row_quant(float lo, float hi, bool finite) {
   return {mul, 1.0f / mul, static_cast<int32_t>(std::nearbyint(zp))};
 }
 
-const LhsPacker lhs_quant_pack_qai8dxp_f32 = {"lhs_quant_pack_qai8dxp_f32", packed_size, packed_offset, run};
+const LhsPacker lhs_quant_pack_qai8dxp_f32 = {"lhs_quant_pack_qai8dxp_f32", qai8dxp_packed_size, qai8dxp_packed_offset,
+                                             run};
 
 }  // namespace qmm

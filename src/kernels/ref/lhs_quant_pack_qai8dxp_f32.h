@@ -29,4 +29,8 @@ struct Qai8dxpRowQuant {
 };
 Qai8dxpRowQuant qai8dxp_row_quant(float lo, float hi, bool finite);
 
+// The packed size / panel offset of m rows (the LhsPacker getters, shared with the SIMD twins).
+size_t qai8dxp_packed_size(size_t m, size_t k, size_t mr, size_t kr, size_t sr);
+size_t qai8dxp_packed_offset(size_t m_idx, size_t k, size_t mr, size_t kr, size_t sr);
+
 }  // namespace qmm

@@ -62,13 +62,6 @@ void quantize32(const float* v, __m256 mul, __m256i zp, int8_t* q) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), ordered);
 }
 
-size_t packed_size(size_t m, size_t k, size_t mr, size_t, size_t) {
-  return (m + mr - 1) / mr * layout::qai8dxp_panel_bytes(mr, k);
-}
-
-size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t, size_t) {
-  return m_idx / mr * layout::qai8dxp_panel_bytes(mr, k);
-}
 
 void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   const size_t panel_bytes = layout::qai8dxp_panel_bytes(mr, k), kp = layout::kc_padded(k), kc = kr / sr;
@@ -102,7 +95,8 @@ void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, 
 
 }  // namespace
 
-const LhsPacker lhs_quant_pack_qai8dxp_f32_avx2 = {"lhs_quant_pack_qai8dxp_f32_avx2", packed_size, packed_offset, run,
+const LhsPacker lhs_quant_pack_qai8dxp_f32_avx2 = {"lhs_quant_pack_qai8dxp_f32_avx2", qai8dxp_packed_size,
+                                                  qai8dxp_packed_offset, run,
                                                   &lhs_quant_pack_qai8dxp_f32};
 
 }  // namespace qmm
