@@ -37,11 +37,13 @@ struct Q4K {
     __m256 t[C][R], tm[C][R];
     for (size_t c = 0; c < C; ++c)
       for (size_t r = 0; r < R; ++r) t[c][r] = tm[c][r] = _mm256_setzero_ps();
+    float nb[x86q::kMinFactors<RL>];
+    x86q::super_block_min_factors<RL>(a, nb);
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      sub_block<false, R, C, RL>(w, stride, pair, a0, t, tm, pf);
-      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, t, tm, pf);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, nb + 2 * pair * RL, t, tm, pf);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, nb + (2 * pair + 1) * RL, t, tm, pf);
     }
     for (size_t c = 0; c < C; ++c) {
       const __m256 d = avx2::load_f16x8(w + c * stride + 144 * kNr);
@@ -55,7 +57,7 @@ struct Q4K {
   // q <= 15, |a| <= 127: no overflow). One pass per nibble: both at once need 2·C·R
   // accumulators, and the GEMV's 8 spilled.
   template <bool kHigh, size_t R, size_t C, size_t RL>
-  static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, __m256 t[C][R],
+  static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const float* nb, __m256 t[C][R],
                         __m256 tm[C][R], size_t pf) {
     if (pf != 0) {  // an eighth of the next group's super-block per sub-block (x86_qloops.h)
       for (size_t c = 0; c < C; ++c) x86q::prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
@@ -76,21 +78,23 @@ struct Q4K {
         for (size_t c = 0; c < C; ++c) s[c][r] = _mm256_add_epi16(_mm256_maddubs_epi16(u[c], av), s[c][r]);
       }
     }
-    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, s, t, tm);
+    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, nb, s, t, tm);
   }
 
   // Sub-block j's int16 sums s: vpmaddwd by its scale (int32), to F32, times s_a; its min
-  // term m_j·(−8Σa)·s_a.
+  // term m_j·(−8Σa)·s_a (nb: the sub-block's x86q::super_block_min_factors where RL >= 4).
   template <size_t R, size_t C, size_t RL>
-  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, __m256i s[C][R], __m256 t[C][R],
-                     __m256 tm[C][R]) {
+  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const float* nb, __m256i s[C][R],
+                     __m256 t[C][R], __m256 tm[C][R]) {
     const __m256i ones = _mm256_set1_epi16(1);
     __m256i sc[C];
     __m256 mn[C];
     for (size_t c = 0; c < C; ++c) scales_mins(w + c * stride + 128 * kNr + 2 * kNr * j, sc[c], mn[c]);
     for (size_t r = 0; r < R; ++r) {
       const __m256 sa = avx2::broadcast_f32(aj + 32 * RL + 4 * r);
-      const __m256 neg8sum = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(avx2::broadcast4(aj + 36 * RL + 4 * r), ones)), sa);
+      const __m256 neg8sum =
+          RL >= 4 ? _mm256_broadcast_ss(nb + r)
+                  : _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(avx2::broadcast4(aj + 36 * RL + 4 * r), ones)), sa);
       for (size_t c = 0; c < C; ++c) {
         t[c][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(s[c][r], sc[c])), sa, t[c][r]);
         tm[c][r] = _mm256_fmadd_ps(mn[c], neg8sum, tm[c][r]);

@@ -209,6 +209,37 @@ void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, floa
   }
 }
 
+// The min-term factors nb[r] = s_a·(−8·Σa) (F32) of the RL rows of an LHS block a, once per
+// row tile instead of once per row and column panel (3 instructions per row and sub-block,
+// which the K kernels' tiles with one column panel paid per 8 dot products). RL >= 4: the
+// block's F32 scales and int16 pairs are RL contiguous 32-bit values each (x86lhs layout);
+// the same operations as per row, so the results are the same bits.
+template <size_t RL>
+inline void min_factors(const uint8_t* a, float nb[RL]) {
+  static_assert(RL == 4 || RL == 8);
+  const auto* sa = reinterpret_cast<const float*>(a + 32 * RL);
+  if constexpr (RL == 8) {
+    const __m256i pairs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 36 * RL));
+    _mm256_storeu_ps(nb, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))), _mm256_loadu_ps(sa)));
+  } else {
+    const __m128i pairs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 36 * RL));
+    _mm_storeu_ps(nb, _mm_mul_ps(_mm_cvtepi32_ps(_mm_madd_epi16(pairs, _mm_set1_epi16(1))), _mm_loadu_ps(sa)));
+  }
+}
+
+// The min factors of a super-block's 8 sub-blocks (LHS blocks a ..), nb[j·RL + r], where
+// RL >= 4; computed ahead into memory, so the sub-blocks' FMAs take them as broadcast memory
+// operands (computed per sub-block, GCC moved them lane by lane out of a register: one more
+// shuffle and broadcast per row).
+template <size_t RL>
+constexpr size_t kMinFactors = RL >= 4 ? 8 * RL : 1;
+template <size_t RL>
+inline void super_block_min_factors(const uint8_t* a, float* nb) {
+  if constexpr (RL >= 4) {
+    for (size_t j = 0; j < 8; ++j) min_factors<RL>(a + j * RL * x86lhs::kBlockBytes, nb + j * RL);
+  }
+}
+
 // VNNI blocks (V::dpbusd). Q4_0, weights as stored (u = w + 8): the sums start at −8·Σa
 // (the LHS's int16 pair times 1) and vpdpbusd adds u·a for the low and high nibbles.
 template <class V>
@@ -254,17 +285,20 @@ struct VnniQ4K {
       d[c] = V::load_f16(w + c * stride + 144 * kNr);
       dmin8[c] = V::mul(V::load_f16(w + c * stride + 146 * kNr), V::set1(0.125f));
     }
+    float nb[kMinFactors<RL>];
+    super_block_min_factors<RL>(a, nb);
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, acc, pf);
-      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, acc, pf);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, nb + 2 * pair * RL, acc, pf);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, nb + (2 * pair + 1) * RL, acc,
+                                pf);
     }
   }
 
   template <bool kHigh, size_t R, size_t C, size_t RL>
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
-                        const typename V::F dmin8[C], typename V::F acc[C][R], size_t pf) {
+                        const typename V::F dmin8[C], const float* nb, typename V::F acc[C][R], size_t pf) {
     if (pf != 0) {  // an eighth of the next group's super-block per sub-block
       for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
     }
@@ -283,13 +317,14 @@ struct VnniQ4K {
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
       }
     }
-    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, d, dmin8, s, acc);
+    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, d, dmin8, nb, s, acc);
   }
 
-  // Sub-block j's scales on its int32 sums s, and its min term, into acc (Q5K uses it too).
+  // Sub-block j's scales on its int32 sums s, and its min term, into acc (Q5K uses it too);
+  // nb: the sub-block's min factors (super_block_min_factors) where RL >= 4.
   template <size_t R, size_t C, size_t RL>
   static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const typename V::F d[C],
-                     const typename V::F dmin8[C], typename V::I s[C][R], typename V::F acc[C][R]) {
+                     const typename V::F dmin8[C], const float* nb, typename V::I s[C][R], typename V::F acc[C][R]) {
     typename V::F sc[C], mn[C];
     for (size_t c = 0; c < C; ++c) {
       const uint8_t* sm = w + c * stride + 128 * kNr + 2 * kNr * j;
@@ -298,8 +333,13 @@ struct VnniQ4K {
     }
     for (size_t r = 0; r < R; ++r) {
       const typename V::F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
-      const typename V::F nb = V::mul(V::to_f32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1)), sa);
-      for (size_t c = 0; c < C; ++c) acc[c][r] = V::fmadd(mn[c], nb, V::add_scaled(acc[c][r], s[c][r], sc[c], sa));
+      typename V::F nbr;
+      if constexpr (RL >= 4) {
+        nbr = V::broadcast_f32(reinterpret_cast<const uint8_t*>(nb + r));
+      } else {
+        nbr = V::mul(V::to_f32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1)), sa);
+      }
+      for (size_t c = 0; c < C; ++c) acc[c][r] = V::fmadd(mn[c], nbr, V::add_scaled(acc[c][r], s[c][r], sc[c], sa));
     }
   }
 };
