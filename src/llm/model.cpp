@@ -356,7 +356,8 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   // file is truncated while the model runs), rows dequantized on lookup.
   m.tok_embd_ = &f.tensor("token_embd.weight");
   m.tok_row_bytes_ = gguf::ggml_row_bytes(m.tok_embd_->type, c.n_embd);
-  m.tok_embd_bytes_.assign(m.tok_embd_->data, m.tok_embd_->data + m.tok_embd_->bytes);
+  m.tok_embd_bytes_.resize(m.tok_embd_->bytes);
+  std::memcpy(m.tok_embd_bytes_.data(), m.tok_embd_->data, m.tok_embd_->bytes);
   release_pages(m.tok_embd_->data, m.tok_embd_->bytes);
   if (opt.trace) {
     opt.trace("  token_embd.weight  " + std::string(gguf::ggml_type_name(m.tok_embd_->type)) + " [n=" +

@@ -115,7 +115,7 @@ class Model {
   Config cfg_;
   LoadStats stats_;
   const gguf::TensorInfo* tok_embd_ = nullptr;
-  std::vector<uint8_t> tok_embd_bytes_;  // a copy: the mapping may be truncated under us
+  AlignedBuffer tok_embd_bytes_;  // a copy: the mapping may be truncated under us
   size_t tok_row_bytes_ = 0;
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
