@@ -119,17 +119,16 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
           reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
   };
   if (m_tiles == 1 && threads > 1) {
-    // One row tile (decode, small batches): guided chunks of columns. Each thread takes
-    // 1/(2·threads) of the columns still left, so chunks start long (the weight streams and
-    // the kernel's prefetch restart at every chunk) and shrink to at least ~64 KiB of weights,
-    // so the threads finish within one small chunk of each other (equal tiles of 1/(4·threads)
-    // left one thread waiting for up to a whole tile: ~5% of a 2-thread decode).
+    // One row tile (decode, small batches): guided chunks of columns. Each grab takes
+    // 1/threads of the columns still left, down to ~256 KiB of weights: the first chunks are
+    // as long as they can be (every chunk restarts the weight streams and the kernel's
+    // prefetch) and the last ones short, so the threads finish close together.
     const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(n, p.nr));
-    const size_t min_cols = round_up(std::max<size_t>(m > p.m_step ? 64 : 1, ceil_div(size_t{64} << 10, col_bytes)), p.n_step);
+    const size_t min_cols = round_up(std::max<size_t>(m > p.m_step ? 64 : 1, ceil_div(size_t{256} << 10, col_bytes)), p.n_step);
     std::atomic<size_t> next{0};
     pool.parallel_for(threads, [&](size_t, int) {
       for (size_t n0 = next.load(std::memory_order_relaxed); n0 < n;) {
-        const size_t cols = std::min(n - n0, std::max(min_cols, round_up((n - n0) / (2 * threads), p.n_step)));
+        const size_t cols = std::min(n - n0, std::max(min_cols, round_up((n - n0) / threads, p.n_step)));
         if (next.compare_exchange_weak(n0, n0 + cols, std::memory_order_relaxed)) {
           run_tile(0, n0, m, cols);
           n0 = next.load(std::memory_order_relaxed);
