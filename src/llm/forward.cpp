@@ -203,7 +203,9 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   for (size_t l = 0; l < c.n_layer; ++l) {
     const Layer& L = model.layers()[l];
     const bool local = c.is_local(l);  // attends to the last n_swa positions only
-    // Sequence q's cache of this layer: a ring of `slots` positions at q·seq_kv + layer_kv, position p in slot p % slots.
+    // Sequence q's cache of this layer at q·seq_kv + layer_kv: per K/V head a ring of `slots`
+    // positions of head_dim values (position p in slot p % slots), so one head's keys and values
+    // are each one contiguous stream for attention.
     const size_t layer_kv = s.layer_kv_[l], slots = local ? s.ring_ : s.n_ctx_;
     const float* rope_cs = s.rope_.data() + (local ? s.n_batch_ * c.n_rot : 0);
 
@@ -223,12 +225,13 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
           head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
           head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
         }
-        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots * kv_dim;
-        float* k_row = s.key_cache_.data() + at;
-        std::copy(row + q_dim, row + q_dim + kv_dim, k_row);
-        std::copy(row + q_dim + kv_dim, row + qkv_dim, s.value_cache_.data() + at);
         rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
-        rope(k_row, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
+        rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
+        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots * hd;
+        for (size_t g = 0; g < c.n_head_kv; ++g) {
+          std::copy_n(row + q_dim + g * hd, hd, s.key_cache_.data() + at + g * slots * hd);
+          std::copy_n(row + q_dim + kv_dim + g * hd, hd, s.value_cache_.data() + at + g * slots * hd);
+        }
       }
     });
 
@@ -240,7 +243,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       size_t piece = t / head_tasks, si = 0;  // the span and the piece's first row
       for (size_t p; piece >= (p = (s.spans_[si].rows + rows_per_task - 1) / rows_per_task); ++si) piece -= p;
       const State::Span& sp = s.spans_[si];
-      const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * hd;
+      const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * slots * hd;
       const size_t heads = std::min(kAttendHeads, (g + 1) * group - h), rows_here = std::min(rows_per_task, sp.rows - r0);
       float* att = s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_;
       // A window that starts after position 0 starts at a different position for every row.
@@ -248,13 +251,14 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       for (size_t r = 0; r < (windowed ? rows_here : 1); ++r) {
         const size_t first = windowed ? std::max(sp.pos + r0 + r + 1, c.n_swa) - c.n_swa : 0;  // first position attended
         const size_t i = i0 + r;
-        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv0, s.value_cache_.data() + kv0, kv_dim, hd,
+        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv0, s.value_cache_.data() + kv0, hd, hd,
                      sp.pos + r0 + r - first, windowed ? 1 : rows_here, c.attn_scale, att, xb + i * q_dim + h * hd, q_dim,
                      c.attn_softcap, KvRing{first % slots, slots});
       }
     };
-    // Small work (short contexts, tiny models) is not worth waking the pool for.
-    if (work < (size_t{1} << 20)) {
+    // Tiny work (the first positions, tiny models) is not worth waking the pool for; a decode
+    // step's attention is worth it early, since the cache it reads comes from DRAM.
+    if (work < (size_t{1} << 13)) {
       for (size_t t = 0; t < head_tasks * row_tasks; ++t) attend(t, 0);
     } else {
       pool.parallel_for(head_tasks * row_tasks, attend);

@@ -84,14 +84,18 @@ using v8i = int32_t __attribute__((vector_size(32)));
 
 // att[h·att_stride + p] = scale · q_h·k_p for H heads (q_h at q + h·hd) and p < len. A pass
 // takes 8/H keys: eight independent FMA chains (head x key), each K vector loaded once for the
-// H heads, reduced together by hsum8. head_dim % 8 == 0.
+// H heads, reduced together by hsum8. head_dim % 8 == 0. Unless v is null, the V rows of the
+// same positions (at v + p·kv_stride) are prefetched meanwhile: a decode step finds the cache
+// evicted by the weights, and one stream of K rows alone leaves the core waiting on DRAM.
 template <size_t H>
-[[gnu::always_inline]] inline void scores(const float* q, const float* k, size_t kv_stride, size_t hd, size_t len, float scale, float* att,
-                   size_t att_stride) {
+[[gnu::always_inline]] inline void scores(const float* q, const float* k, const float* v, size_t kv_stride, size_t hd, size_t len,
+                                          float scale, float* att, size_t att_stride) {
   constexpr size_t K = 8 / H;
   size_t p = 0;
   for (; p + K <= len; p += K) {
     const float* kp = k + p * kv_stride;
+    for (size_t j = 0; v && j < K; ++j)
+      for (size_t d = 0; d < hd; d += 64 / sizeof(float)) __builtin_prefetch(v + (p + j) * kv_stride + d);
     v8 a[8] = {};
     for (size_t d = 0; d < hd; d += 8) {
       for (size_t h = 0; h < H; ++h) {
@@ -215,8 +219,9 @@ template <size_t H>
     const size_t len = pos0 + r + 1, n0 = std::min(len, ring.slots - ring.start);  // positions before the ring wraps
     const float *k0 = k + ring.start * kv_stride, *v0 = v + ring.start * kv_stride;
     // Scores: att_h[p] = scale · q_h·k_p
-    scores<H>(q + r * q_stride, k0, kv_stride, hd, n0, scale, att, att_stride);
-    scores<H>(q + r * q_stride, k, kv_stride, hd, len - n0, scale, att + n0, att_stride);
+    // (the first row brings the V rows in; the others find them in cache)
+    scores<H>(q + r * q_stride, k0, r == 0 ? v0 : nullptr, kv_stride, hd, n0, scale, att, att_stride);
+    scores<H>(q + r * q_stride, k, r == 0 ? v : nullptr, kv_stride, hd, len - n0, scale, att + n0, att_stride);
     for (size_t h = 0; softcap > 0 && h < H; ++h) cap_scores(att + h * att_stride, len, softcap);
     // Softmax numerators (the 1/sum is applied to the output)
     float inv[H];

@@ -1,6 +1,7 @@
 #include "matmul/matmul.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/channels.h"
 #include "core/cpu.h"
@@ -109,26 +110,46 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
                lhs_stride, lhs_packed + lhs_packed_offset(u, p, m0, k));
   });
 
-  // 2. Output tiles aligned to m_step / n_step, several per thread, handed out dynamically.
-  //    A tile's result does not depend on the tiling, so any thread count gives the same bits.
+  // 2. Output tiles aligned to m_step / n_step, handed out dynamically. A tile's result does
+  //    not depend on the tiling, so any thread count gives the same bits.
   const size_t m_tile = std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, 64), p.m_step));
   const size_t m_tiles = ceil_div(m, m_tile);
-  //    GEMV tiles are as long as 4 per thread allow: each tile restarts the weight streams
-  //    (and the kernel's prefetch, which stays inside its tile), and 64-column GEMV tiles
-  //    cost 2 threads 15-25% of their decode speed (docs/performance.md).
+  auto run_tile = [&](size_t m0, size_t n0, size_t rows, size_t cols) {
+    u.run(rows, cols, k, lhs_packed + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
+          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
+  };
+  if (m_tiles == 1 && threads > 1) {
+    // One row tile (decode, small batches): guided chunks of columns. Each thread takes
+    // 1/(2·threads) of the columns still left, so chunks start long (the weight streams and
+    // the kernel's prefetch restart at every chunk) and shrink to at least ~64 KiB of weights,
+    // so the threads finish within one small chunk of each other (equal tiles of 1/(4·threads)
+    // left one thread waiting for up to a whole tile: ~5% of a 2-thread decode).
+    const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(n, p.nr));
+    const size_t min_cols = round_up(std::max<size_t>(m > p.m_step ? 64 : 1, ceil_div(size_t{64} << 10, col_bytes)), p.n_step);
+    std::atomic<size_t> next{0};
+    pool.parallel_for(threads, [&](size_t, int) {
+      for (size_t n0 = next.load(std::memory_order_relaxed); n0 < n;) {
+        const size_t cols = std::min(n - n0, std::max(min_cols, round_up((n - n0) / (2 * threads), p.n_step)));
+        if (next.compare_exchange_weak(n0, n0 + cols, std::memory_order_relaxed)) {
+          run_tile(0, n0, m, cols);
+          n0 = next.load(std::memory_order_relaxed);
+        }
+      }
+    });
+    return;
+  }
+  //    Several row tiles (prefill), or one thread: tiles of m_tile rows by 64 columns (fewer,
+  //    longer ones when 4 per thread would not fill the pool).
   size_t n_tile = round_up(n, p.n_step);
   if (threads > 1) {
     const size_t want = threads * 4;  // tiles wanted in all
-    const size_t n_tiles_wanted = ceil_div(want, m_tiles);
-    if (m > p.m_step) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);  // one row tile: long tiles as the GEMV
-    n_tile = std::min(n_tile, round_up(ceil_div(n, n_tiles_wanted), p.n_step));
+    n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
+    n_tile = std::min(n_tile, round_up(ceil_div(n, ceil_div(want, m_tiles)), p.n_step));
   }
   const size_t n_tiles = ceil_div(n, n_tile);
   pool.parallel_for(m_tiles * n_tiles, [&](size_t t, int) {
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
-    u.run(std::min(m_tile, m - m0), std::min(n_tile, n - n0), k, lhs_packed + lhs_packed_offset(u, p, m0, k),
-          w.data() + rhs_packed_offset(u, p, n0, k),
-          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
+    run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0));
   });
 }
 
