@@ -293,7 +293,9 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
   }
   if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx);
-  if (c.final_softcap > 0) softcap_logits(s.logits_.data(), n_out * c.n_vocab, c.final_softcap);  // Gemma 2
+  if (c.final_softcap > 0) {  // Gemma 2
+    parallel_range(pool, n_out * c.n_vocab, 1 << 15, [&](size_t b, size_t e) { softcap_logits(s.logits_.data() + b, e - b, c.final_softcap); });
+  }
 
   // The rings now hold the last ring_ positions of each sequence (all of them from position 0
   // when the sequence started over).
