@@ -60,19 +60,20 @@ inline void norm_rows(ThreadPool& pool, float* out, const float* x, const float*
   });
 }
 
-// dst[m, w.n()] = src[m, w.k()] · Wᵀ (row strides in floats).
+// dst[m, w.n()] = src[m, w.k()] · Wᵀ (row strides in floats). `next`: the weights multiplied
+// next (their start is prefetched by idle threads in between).
 inline void linear(const PackedWeights& w, size_t m, const float* src, size_t src_stride, float* dst, size_t dst_stride,
-                   Context& ctx) {
-  matmul(w, m, src, src_stride * sizeof(float), dst, dst_stride * sizeof(float), -INFINITY, INFINITY, ctx);
+                   Context& ctx, const PackedWeights* next) {
+  matmul(w, m, src, src_stride * sizeof(float), dst, dst_stride * sizeof(float), -INFINITY, INFINITY, ctx, next);
 }
 
 // The same for weights side by side: each part writes its columns of dst.
 inline void linear(const Fused& w, size_t m, const float* src, size_t src_stride, float* dst, size_t dst_stride,
-                   Context& ctx) {
+                   Context& ctx, const PackedWeights* next) {
   size_t col = 0;
-  for (const PackedWeights& part : w.parts) {
-    linear(part, m, src, src_stride, dst + col, dst_stride, ctx);
-    col += part.n();
+  for (size_t i = 0; i < w.parts.size(); ++i) {
+    linear(w.parts[i], m, src, src_stride, dst + col, dst_stride, ctx, i + 1 < w.parts.size() ? &w.parts[i + 1] : next);
+    col += w.parts[i].n();
   }
 }
 
@@ -213,7 +214,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     norm_rows(pool, xb, x, L.attn_norm.data(), m, dim, c.norm_eps);
 
     // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i
-    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx);
+    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx, &L.wo);
 
     // Biases (Qwen 2), per-head RMSNorm of queries and keys (Qwen 3, Gemma 3), then RoPE on the
     // queries and keys; each row's key and value go to its sequence's cache at its position.
@@ -264,7 +265,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       pool.parallel_for(head_tasks * row_tasks, attend);
     }
     // Output projection (then its RMSNorm for Gemma) and residual: x += xb · Woᵀ
-    linear(L.wo, m, xb, q_dim, xb2, dim, ctx);
+    linear(L.wo, m, xb, q_dim, xb2, dim, ctx, &L.gate_up.parts[0]);
     if (!L.post_attn_norm.empty()) norm_rows(pool, xb2, xb2, L.post_attn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb2 + b, e - b); });
 
@@ -272,7 +273,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     norm_rows(pool, xb, x, L.ffn_norm.data(), m, dim, c.norm_eps);
 
     // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
-    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx);
+    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
     parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
       for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
         const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
@@ -283,7 +284,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     });
 
     // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
-    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx);
+    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
     if (!L.post_ffn_norm.empty()) norm_rows(pool, xb, xb, L.post_ffn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
@@ -292,8 +293,10 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   for (size_t i = 0, j = 0; i < m; ++i) {
     if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
   }
-  if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx);
-  if (c.final_softcap > 0) softcap_logits(s.logits_.data(), n_out * c.n_vocab, c.final_softcap);  // Gemma 2
+  if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx, nullptr);
+  if (c.final_softcap > 0) {  // Gemma 2
+    parallel_range(pool, n_out * c.n_vocab, 1 << 15, [&](size_t b, size_t e) { softcap_logits(s.logits_.data() + b, e - b, c.final_softcap); });
+  }
 
   // The rings now hold the last ring_ positions of each sequence (all of them from position 0
   // when the sequence started over).

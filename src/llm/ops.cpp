@@ -199,9 +199,22 @@ template <size_t H>
   }
 }
 
-// a[p] = cap · tanh(a[p] / cap)
+// cap · tanh(x / cap) for eight floats, as cap − 2·cap / (e^(2x/cap) + 1) (absolute error
+// ~1e-7·cap; e^ clamps at ±88, so ±Inf give ±cap and NaN stays NaN).
+[[gnu::always_inline]] inline v8 cap8(v8 x, float cap) { return cap - (2.0f * cap) / (exp8(x * (2.0f / cap)) + 1.0f); }
+
+// a[p] = cap · tanh(a[p] / cap), eight at a time; the tail through the same vector code, so a
+// value gets the same bits wherever it sits (a 256k-entry vocabulary took ~5 ms per token with
+// std::tanh).
 inline void cap_scores(float* a, size_t n, float cap) {
-  for (size_t p = 0; p < n; ++p) a[p] = cap * std::tanh(a[p] / cap);
+  size_t p = 0;
+  for (; p + 8 <= n; p += 8) store8(a + p, cap8(load8(a + p), cap));
+  if (p < n) {
+    float tail[8] = {};
+    std::memcpy(tail, a + p, (n - p) * sizeof(float));
+    store8(tail, cap8(load8(tail), cap));
+    std::memcpy(a + p, tail, (n - p) * sizeof(float));
+  }
 }
 
 }  // namespace
@@ -287,6 +300,7 @@ void swiglu(float* gate, const float* up, size_t n) { silu_mul(gate, up, n); }
 QMM_VECTOR_CLONES
 void geglu(float* gate, const float* up, size_t n) { gelu_mul(gate, up, n); }
 
+QMM_VECTOR_CLONES
 void softcap_logits(float* x, size_t n, float cap) { cap_scores(x, n, cap); }
 
 }  // namespace qmm::llm
