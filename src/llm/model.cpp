@@ -40,6 +40,19 @@ std::optional<WeightType> native_type(uint32_t ggml) {
   }
 }
 
+// Maps the file's pages of [p, p + bytes) in one call before a weight is read (advice only):
+// reading them through page faults took one fault per 16 pages or fewer.
+void populate(const void* p, size_t bytes) {
+#ifdef MADV_POPULATE_READ  // Linux 5.14
+  static const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(p) / page * page;
+  const auto end = reinterpret_cast<uintptr_t>(p) + bytes;
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 // Gives the mapped pages of [p, p + bytes) back to the kernel (they are reread from the page
 // cache if touched again), so the packed copy is the only one the process holds.
 void release_pages(const void* p, size_t bytes) {
@@ -166,6 +179,7 @@ class Loader {
   // packers read f16 / f32 / block fields in place).
   PackedWeights pack_rows(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
     trace_tensor(t, target, n, k);
+    populate(t.data, t.bytes);
     PackedWeights w;
     if (native_type(t.type) == target && reinterpret_cast<uintptr_t>(t.data) % 4 == 0) {
       w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
@@ -181,6 +195,7 @@ class Loader {
   // The rows of t as rows of `target` at dst: copied when the type is the same, else
   // dequantized and requantized in chunks of rows across the pool.
   void rows_into(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k, uint8_t* dst) {
+    populate(t.data, t.bytes);
     if (native_type(t.type) == target) {
       std::memcpy(dst, t.data, n * row_bytes(target, k));
       return;
