@@ -165,9 +165,12 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 // ahead across group boundaries: the hardware prefetcher stops at the end of each panel and
 // restarts on the next one, which cost 10-25% of the DRAM bandwidth at k = 2048 on Zen 3
 // (docs/performance.md; 2 or 3 groups ahead, T0 / NTA hints, prefetches within the panel and
-// groups of 2 or 8 panels were measured worse). The prefetch stays inside the call's own
-// columns (under threads, another thread owns the next ones).
-constexpr size_t kGemvGroup = 4;
+// groups of 2 or 8 ymm panels were measured worse). The prefetch stays inside the call's own
+// columns (under threads, another thread owns the next ones). A group is 32 columns: 4 ymm
+// panels or 2 zmm ones (4 zmm panels read 5-8 points slower from DRAM, 1 or 2 threads, on the
+// Xeon of docs/performance.md).
+template <class V>
+constexpr size_t kGemvGroup = 32 / V::kLanes;
 
 // P column panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b of each
 // panel is prefetched at +pf.
@@ -190,17 +193,17 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
 // dst[0, n) = clamp(x · Wᵀ) for one row.
 template <class V, class K>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  constexpr size_t nr = V::kLanes, group = kGemvGroup * nr;
+  constexpr size_t nr = V::kLanes, group = kGemvGroup<V> * nr;
   const size_t blocks = k / (kBlock * step_blocks<K>()), rhs_panel = blocks * K::kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
   const size_t groups = n / group;
   for (size_t g = 0; g < groups; ++g) {
-    const size_t pf = g + 1 < groups ? kGemvGroup * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
-    typename V::F acc[kGemvGroup][1];
-    gemv_panels<V, K, kGemvGroup>(rp + g * kGemvGroup * rhs_panel, rhs_panel, pf, lp, blocks, acc);
-    for (size_t p = 0; p < kGemvGroup; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
+    const size_t pf = g + 1 < groups ? kGemvGroup<V> * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
+    typename V::F acc[kGemvGroup<V>][1];
+    gemv_panels<V, K, kGemvGroup<V>>(rp + g * kGemvGroup<V> * rhs_panel, rhs_panel, pf, lp, blocks, acc);
+    for (size_t p = 0; p < kGemvGroup<V>; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
   }
   for (size_t j0 = groups * group; j0 < n; j0 += nr) {
     typename V::F acc[1][1];
