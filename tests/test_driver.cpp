@@ -127,5 +127,23 @@ TEST(ThreadPool, RunAndParallelForInterleaved) {
   }
 }
 
+// Idle-prefetch hints are only hints: any range (unmapped, huge, stale, out of range of the
+// workers) leaves the jobs' results alone and the pool responsive.
+TEST(ThreadPool, IdlePrefetchHintsNeverChangeJobs) {
+  std::vector<uint8_t> buf(1 << 20, 1);
+  for (int t : {1, 2, 3}) {
+    ThreadPool pool(t);
+    std::vector<std::atomic<int>> tasks(16);
+    for (int rep = 0; rep < 200; ++rep) {
+      for (int w = -1; w <= t; ++w) {
+        pool.prefetch_while_idle(w, rep % 2 ? buf.data() : reinterpret_cast<const void*>(uintptr_t{64}), rep % 3 ? buf.size() : size_t{1} << 40,
+                                 buf.data() + rep, static_cast<size_t>(rep) << 12);
+      }
+      pool.parallel_for(tasks.size(), [&](size_t i, int) { tasks[i]++; });
+    }
+    for (auto& c : tasks) EXPECT_EQ(c.load(), 200);
+  }
+}
+
 }  // namespace
 }  // namespace qmm

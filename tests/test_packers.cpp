@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include "core/fp16.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
+#include "kernels/ref/rhs_pack_nxk_kquants.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 #include "test_util.h"
@@ -103,6 +105,32 @@ TEST(RefPackers, Q8LayoutDecodesToGguf) {
   }
 }
 
+// The K-quant / IQ4_NL packers against their plain reference twins at every preset any
+// architecture uses (kr 4: x86 and SME2, kr 8: NEON; nr up to SME2's 4·SVL at 512 bits), also
+// the ones the kernel list of this CPU lacks. Random bytes as blocks: every f16 d pattern,
+// ±Inf and NaN included, goes through the NaN policy of both.
+TEST(RefPackers, KQuantPackersMatchTheirReferenceAtEveryPreset) {
+  std::mt19937 rng(14);
+  for (const RhsPacker* p : {&rhs_pack_nxk_q4kp_q4k, &rhs_pack_nxk_q5kp_q5k, &rhs_pack_nxk_q6kp_q6k,
+                             &rhs_pack_nxk_iq4nlp_iq4nl}) {
+    ASSERT_NE(p->reference, nullptr) << p->name;
+    const size_t k = 3 * block_len(p->src_type);
+    for (size_t kr : {4, 8}) {
+      for (size_t nr : {4, 8, 16, 64}) {
+        for (size_t n : {size_t{1}, nr + 3}) {
+          std::vector<uint8_t> rows(n * row_bytes(p->src_type, k));
+          for (uint8_t& b : rows) b = static_cast<uint8_t>(rng());
+          const size_t size = p->packed_size(n, k, nr, kr, 2);
+          std::vector<uint8_t> a(size, 0), b(size, 0);
+          p->run(n, k, nr, kr, 2, rows.data(), a.data());
+          p->reference->run(n, k, nr, kr, 2, rows.data(), b.data());
+          ASSERT_EQ(a, b) << p->name << " kr=" << kr << " nr=" << nr << " n=" << n;
+        }
+      }
+    }
+  }
+}
+
 class PackerTest : public ::testing::TestWithParam<const Ukernel*> {};
 
 // Packed size, panel offsets and the reference twin, for the LHS packer of every kernel.
@@ -111,7 +139,8 @@ TEST_P(PackerTest, LhsSizesOffsetsAndReference) {
   if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
   const TileParams p = kernel_params(u);
   const size_t kb = std::max<size_t>(kBlock, block_len(u.type));  // k must suit the weight type
-  for (size_t k : {kb, 3 * kb, 5 * kb}) {
+  const size_t k_long = (65 * kBlock + kb - 1) / kb * kb;          // > 64 blocks: packers that go in pieces
+  for (size_t k : {kb, 3 * kb, 5 * kb, k_long}) {
     for (size_t m : {size_t{1}, p.mr - 1, p.mr, p.mr + 1, 2 * p.mr + 3}) {
       if (m == 0 || (u.gemv && m != 1)) continue;
       const std::vector<float> x = test::random_floats(m * k, m * 31 + k);

@@ -205,16 +205,6 @@ bool all_finite(const float* x, size_t n) {
 
 }  // namespace
 
-void kscale_min(const uint8_t scales[12], int j, uint8_t* sc, uint8_t* m) {
-  if (j < 4) {
-    *sc = scales[j] & 63;
-    *m = scales[j + 4] & 63;
-  } else {
-    *sc = static_cast<uint8_t>((scales[j + 4] & 0xf) | ((scales[j - 4] >> 6) << 4));
-    *m = static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4));
-  }
-}
-
 void quantize_row_q4_k(const float* x, BlockQ4_K* y, size_t k) {
   for (size_t i = 0; i < k / kSuperBlock; ++i, x += kSuperBlock) {
     uint8_t levels[256];

@@ -52,8 +52,17 @@ static_assert(sizeof(BlockIQ4_NL) == 18);
 // IQ4_NL's fixed non-linear code book (ggml's kvalues_iq4nl).
 inline constexpr int8_t kIq4nlValues[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
 
-// The 6-bit scale and min of sub-block j (0..7) of Q4_K / Q5_K.
-void kscale_min(const uint8_t scales[12], int j, uint8_t* sc, uint8_t* m);
+// The 6-bit scale and min of sub-block j (0..7) of Q4_K / Q5_K (inline: the packers run it
+// for every sub-block of a model at load).
+inline void kscale_min(const uint8_t scales[12], int j, uint8_t* sc, uint8_t* m) {
+  if (j < 4) {
+    *sc = scales[j] & 63;
+    *m = scales[j + 4] & 63;
+  } else {
+    *sc = static_cast<uint8_t>((scales[j + 4] & 0xf) | ((scales[j - 4] >> 6) << 4));
+    *m = static_cast<uint8_t>((scales[j + 4] >> 4) | ((scales[j] >> 6) << 4));
+  }
+}
 
 void quantize_row_q4_k(const float* x, BlockQ4_K* y, size_t k);  // k % 256 == 0
 void quantize_row_q5_k(const float* x, BlockQ5_K* y, size_t k);

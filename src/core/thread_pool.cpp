@@ -20,6 +20,7 @@ constexpr int kSpinRounds = 1 << 14;
 
 ThreadPool::ThreadPool(int threads) {
   check_arg(threads >= 1 && threads <= 1024, "thread count must be in 1..1024, got " + std::to_string(threads));
+  idle_ = std::make_unique<IdlePrefetch[]>(static_cast<size_t>(threads));
   workers_.reserve(static_cast<size_t>(threads - 1));
   for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });
 }
@@ -60,11 +61,37 @@ void ThreadPool::run_impl(void (*fn)(void*, int), void* ctx, bool every) {
   }
 }
 
+void ThreadPool::prefetch_while_idle(int thread, const void* a, size_t a_bytes, const void* b, size_t b_bytes) {
+  if (thread < 1 || thread >= threads()) return;
+  IdlePrefetch& h = idle_[static_cast<size_t>(thread)];
+  h.begin[0].store(reinterpret_cast<uintptr_t>(a), std::memory_order_relaxed);
+  h.end[0].store(reinterpret_cast<uintptr_t>(a) + a_bytes, std::memory_order_relaxed);
+  h.begin[1].store(reinterpret_cast<uintptr_t>(b), std::memory_order_relaxed);
+  h.end[1].store(reinterpret_cast<uintptr_t>(b) + b_bytes, std::memory_order_relaxed);
+  h.seq.fetch_add(1, std::memory_order_release);
+}
+
 void ThreadPool::worker(int index) {
   uint32_t seen = 0;
+  IdlePrefetch& hint = idle_[static_cast<size_t>(index)];
+  uint64_t hint_seen = 0;
+  uintptr_t next[2] = {}, end[2] = {};  // the parts of the hint still to prefetch
   for (;;) {
     uint32_t gen;
     for (int spins = 0; (gen = generation_.load(std::memory_order_acquire)) == seen; ++spins) {
+      if (const uint64_t s = hint.seq.load(std::memory_order_acquire); s != hint_seen) {
+        hint_seen = s;
+        for (int r = 0; r < 2; ++r) {
+          next[r] = hint.begin[r].load(std::memory_order_relaxed);
+          end[r] = hint.end[r].load(std::memory_order_relaxed);
+        }
+      }
+      if (const int r = next[0] < end[0] ? 0 : 1; next[r] < end[r]) {
+        __builtin_prefetch(reinterpret_cast<const void*>(next[r]), 0, 2);
+        next[r] += 64;
+        spins = 0;
+        continue;
+      }
       if (spins < kSpinRounds) {
         cpu_relax();
       } else {

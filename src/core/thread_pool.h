@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -17,6 +18,13 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+  // A hint for worker `thread` (1..threads()-1): while it waits for the next job, prefetch
+  // [a, a + a_bytes) and then [b, b + b_bytes) into L2, a cache line at a time between checks
+  // for the job (what the next job will read first: a decode step's DRAM otherwise idles
+  // between matmuls). A newer hint replaces an older one; prefetches never fault, so a stale
+  // range costs only bandwidth.
+  void prefetch_while_idle(int thread, const void* a, size_t a_bytes, const void* b = nullptr, size_t b_bytes = 0);
 
   // Calls f(thread_index) once on every thread, returns when all have finished.
   template <class F>
@@ -53,6 +61,11 @@ class ThreadPool {
   // workers still to finish in pending_.
   static constexpr uint64_t kClosed = uint64_t{1} << 31, kEvery = uint64_t{1} << 30, kCount = kEvery - 1;
 
+  struct alignas(64) IdlePrefetch {  // written by the caller, read by one worker
+    std::atomic<uint64_t> seq{0};
+    std::atomic<uintptr_t> begin[2]{}, end[2]{};
+  };
+  std::unique_ptr<IdlePrefetch[]> idle_;  // [threads]
   std::vector<std::thread> workers_;
   void (*fn_)(void*, int) = nullptr;
   void* ctx_ = nullptr;

@@ -60,19 +60,20 @@ inline void norm_rows(ThreadPool& pool, float* out, const float* x, const float*
   });
 }
 
-// dst[m, w.n()] = src[m, w.k()] · Wᵀ (row strides in floats).
+// dst[m, w.n()] = src[m, w.k()] · Wᵀ (row strides in floats). `next`: the weights multiplied
+// next (their start is prefetched by idle threads in between).
 inline void linear(const PackedWeights& w, size_t m, const float* src, size_t src_stride, float* dst, size_t dst_stride,
-                   Context& ctx) {
-  matmul(w, m, src, src_stride * sizeof(float), dst, dst_stride * sizeof(float), -INFINITY, INFINITY, ctx);
+                   Context& ctx, const PackedWeights* next) {
+  matmul(w, m, src, src_stride * sizeof(float), dst, dst_stride * sizeof(float), -INFINITY, INFINITY, ctx, next);
 }
 
 // The same for weights side by side: each part writes its columns of dst.
 inline void linear(const Fused& w, size_t m, const float* src, size_t src_stride, float* dst, size_t dst_stride,
-                   Context& ctx) {
+                   Context& ctx, const PackedWeights* next) {
   size_t col = 0;
-  for (const PackedWeights& part : w.parts) {
-    linear(part, m, src, src_stride, dst + col, dst_stride, ctx);
-    col += part.n();
+  for (size_t i = 0; i < w.parts.size(); ++i) {
+    linear(w.parts[i], m, src, src_stride, dst + col, dst_stride, ctx, i + 1 < w.parts.size() ? &w.parts[i + 1] : next);
+    col += w.parts[i].n();
   }
 }
 
@@ -203,7 +204,9 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   for (size_t l = 0; l < c.n_layer; ++l) {
     const Layer& L = model.layers()[l];
     const bool local = c.is_local(l);  // attends to the last n_swa positions only
-    // Sequence q's cache of this layer: a ring of `slots` positions at q·seq_kv + layer_kv, position p in slot p % slots.
+    // Sequence q's cache of this layer at q·seq_kv + layer_kv: per K/V head a ring of `slots`
+    // positions of head_dim values (position p in slot p % slots), so one head's keys and values
+    // are each one contiguous stream for attention.
     const size_t layer_kv = s.layer_kv_[l], slots = local ? s.ring_ : s.n_ctx_;
     const float* rope_cs = s.rope_.data() + (local ? s.n_batch_ * c.n_rot : 0);
 
@@ -211,7 +214,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     norm_rows(pool, xb, x, L.attn_norm.data(), m, dim, c.norm_eps);
 
     // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i
-    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx);
+    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx, &L.wo);
 
     // Biases (Qwen 2), per-head RMSNorm of queries and keys (Qwen 3, Gemma 3), then RoPE on the
     // queries and keys; each row's key and value go to its sequence's cache at its position.
@@ -223,12 +226,13 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
           head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
           head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
         }
-        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots * kv_dim;
-        float* k_row = s.key_cache_.data() + at;
-        std::copy(row + q_dim, row + q_dim + kv_dim, k_row);
-        std::copy(row + q_dim + kv_dim, row + qkv_dim, s.value_cache_.data() + at);
         rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
-        rope(k_row, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
+        rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
+        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots * hd;
+        for (size_t g = 0; g < c.n_head_kv; ++g) {
+          std::copy_n(row + q_dim + g * hd, hd, s.key_cache_.data() + at + g * slots * hd);
+          std::copy_n(row + q_dim + kv_dim + g * hd, hd, s.value_cache_.data() + at + g * slots * hd);
+        }
       }
     });
 
@@ -240,7 +244,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       size_t piece = t / head_tasks, si = 0;  // the span and the piece's first row
       for (size_t p; piece >= (p = (s.spans_[si].rows + rows_per_task - 1) / rows_per_task); ++si) piece -= p;
       const State::Span& sp = s.spans_[si];
-      const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * hd;
+      const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * slots * hd;
       const size_t heads = std::min(kAttendHeads, (g + 1) * group - h), rows_here = std::min(rows_per_task, sp.rows - r0);
       float* att = s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_;
       // A window that starts after position 0 starts at a different position for every row.
@@ -248,19 +252,20 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       for (size_t r = 0; r < (windowed ? rows_here : 1); ++r) {
         const size_t first = windowed ? std::max(sp.pos + r0 + r + 1, c.n_swa) - c.n_swa : 0;  // first position attended
         const size_t i = i0 + r;
-        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv0, s.value_cache_.data() + kv0, kv_dim, hd,
+        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv0, s.value_cache_.data() + kv0, hd, hd,
                      sp.pos + r0 + r - first, windowed ? 1 : rows_here, c.attn_scale, att, xb + i * q_dim + h * hd, q_dim,
                      c.attn_softcap, KvRing{first % slots, slots});
       }
     };
-    // Small work (short contexts, tiny models) is not worth waking the pool for.
-    if (work < (size_t{1} << 20)) {
+    // Tiny work (the first positions, tiny models) is not worth waking the pool for; a decode
+    // step's attention is worth it early, since the cache it reads comes from DRAM.
+    if (work < (size_t{1} << 13)) {
       for (size_t t = 0; t < head_tasks * row_tasks; ++t) attend(t, 0);
     } else {
       pool.parallel_for(head_tasks * row_tasks, attend);
     }
     // Output projection (then its RMSNorm for Gemma) and residual: x += xb · Woᵀ
-    linear(L.wo, m, xb, q_dim, xb2, dim, ctx);
+    linear(L.wo, m, xb, q_dim, xb2, dim, ctx, &L.gate_up.parts[0]);
     if (!L.post_attn_norm.empty()) norm_rows(pool, xb2, xb2, L.post_attn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb2 + b, e - b); });
 
@@ -268,7 +273,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     norm_rows(pool, xb, x, L.ffn_norm.data(), m, dim, c.norm_eps);
 
     // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
-    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx);
+    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
     parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
       for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
         const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
@@ -279,7 +284,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     });
 
     // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
-    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx);
+    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
     if (!L.post_ffn_norm.empty()) norm_rows(pool, xb, xb, L.post_ffn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
@@ -288,8 +293,10 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   for (size_t i = 0, j = 0; i < m; ++i) {
     if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
   }
-  if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx);
-  if (c.final_softcap > 0) softcap_logits(s.logits_.data(), n_out * c.n_vocab, c.final_softcap);  // Gemma 2
+  if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx, nullptr);
+  if (c.final_softcap > 0) {  // Gemma 2
+    parallel_range(pool, n_out * c.n_vocab, 1 << 15, [&](size_t b, size_t e) { softcap_logits(s.logits_.data() + b, e - b, c.final_softcap); });
+  }
 
   // The rings now hold the last ring_ positions of each sequence (all of them from position 0
   // when the sequence started over).

@@ -115,7 +115,7 @@ class Model {
   Config cfg_;
   LoadStats stats_;
   const gguf::TensorInfo* tok_embd_ = nullptr;
-  std::vector<uint8_t> tok_embd_bytes_;  // a copy: the mapping may be truncated under us
+  AlignedBuffer tok_embd_bytes_;  // a copy: the mapping may be truncated under us
   size_t tok_row_bytes_ = 0;
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
@@ -177,7 +177,7 @@ class State {
   std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [2 (global, local), n_batch, n_rot]
   std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
-  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: where layer l's [slots, kv_dim] starts in a sequence's cache
+  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: where layer l's [n_head_kv, slots, head_dim] starts in a sequence's cache
   std::vector<float> key_cache_, value_cache_;      // [n_seq, layer_kv_.back()]
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch

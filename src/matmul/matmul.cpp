@@ -1,6 +1,7 @@
 #include "matmul/matmul.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "core/channels.h"
 #include "core/cpu.h"
@@ -15,6 +16,42 @@ void* g_trace_user = nullptr;
 
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 size_t round_up(size_t a, size_t b) { return ceil_div(a, b) * b; }
+
+// Rows per row tile of an m-row matmul.
+size_t row_tile(const TileParams& p, size_t m) {
+  return std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, 64), p.m_step));
+}
+
+// The guided column chunks of a matmul whose rows fit one row tile: each grab takes 1/threads
+// of the columns still left, down to ~256 KiB of weights.
+struct GuidedChunks {
+  size_t n, n_step, threads, min_cols;
+  GuidedChunks(const PackedWeights& w, const TileParams& p, size_t m, size_t threads_)
+      : n(w.n()), n_step(p.n_step), threads(threads_) {
+    const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(n, p.nr));
+    min_cols = round_up(std::max<size_t>(m > p.m_step ? 64 : 1, ceil_div(size_t{256} << 10, col_bytes)), n_step);
+  }
+  size_t cols(size_t n0) const { return std::min(n - n0, std::max(min_cols, round_up((n - n0) / threads, n_step))); }
+};
+
+// Points each idle worker at the first 128 KiB of the chunk it will likely grab in the next
+// matmul, m rows times `w` (grab t for worker t; the last worker also takes the caller's grab
+// 0), to prefetch while the caller works between the two matmuls.
+void prefetch_next(const PackedWeights& w, size_t m, ThreadPool& pool) {
+  const Ukernel& u = w.kernel_for(m);
+  const TileParams& p = w.params_for(m);
+  const size_t threads = static_cast<size_t>(pool.threads());
+  if (threads == 1 || m > row_tile(p, m)) return;
+  constexpr size_t kAhead = size_t{128} << 10;
+  const GuidedChunks chunks(w, p, m, threads);
+  auto at = [&](size_t n0) { return w.data() + rhs_packed_offset(u, p, n0, w.k()); };
+  auto ahead = [&](size_t n0) { return std::min(kAhead, w.bytes() - rhs_packed_offset(u, p, n0, w.k())); };
+  size_t n0 = chunks.cols(0);  // grab 1
+  for (size_t t = 1; t < threads && n0 < w.n(); n0 += chunks.cols(n0), ++t) {
+    const bool last = t + 1 == threads;
+    pool.prefetch_while_idle(static_cast<int>(t), at(n0), ahead(n0), last ? at(0) : nullptr, last ? ahead(0) : 0);
+  }
+}
 
 }  // namespace
 
@@ -84,7 +121,7 @@ PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv,
 }
 
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
-            float lo, float hi, Context& ctx) {
+            float lo, float hi, Context& ctx, const PackedWeights* next) {
   if (m == 0) return;
   check_shape(w.type(), m, w.k(), "activations");
   const Ukernel& u = w.kernel_for(m);
@@ -109,26 +146,45 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
                lhs_stride, lhs_packed + lhs_packed_offset(u, p, m0, k));
   });
 
-  // 2. Output tiles aligned to m_step / n_step, several per thread, handed out dynamically.
-  //    A tile's result does not depend on the tiling, so any thread count gives the same bits.
-  const size_t m_tile = std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, 64), p.m_step));
+  // 2. Output tiles aligned to m_step / n_step, handed out dynamically. A tile's result does
+  //    not depend on the tiling, so any thread count gives the same bits.
+  const size_t m_tile = row_tile(p, m);
   const size_t m_tiles = ceil_div(m, m_tile);
-  //    GEMV tiles are as long as 4 per thread allow: each tile restarts the weight streams
-  //    (and the kernel's prefetch, which stays inside its tile), and 64-column GEMV tiles
-  //    cost 2 threads 15-25% of their decode speed (docs/performance.md).
+  auto run_tile = [&](size_t m0, size_t n0, size_t rows, size_t cols) {
+    u.run(rows, cols, k, lhs_packed + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
+          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
+  };
+  if (m_tiles == 1 && threads > 1) {
+    // One row tile (decode, small batches): guided chunks of columns. Each grab takes
+    // 1/threads of the columns still left, down to ~256 KiB of weights: the first chunks are
+    // as long as they can be (every chunk restarts the weight streams and the kernel's
+    // prefetch) and the last ones short, so the threads finish close together.
+    const GuidedChunks chunks(w, p, m, threads);
+    std::atomic<size_t> free_col{0};
+    pool.parallel_for(threads, [&](size_t, int) {
+      for (size_t n0 = free_col.load(std::memory_order_relaxed); n0 < n;) {
+        const size_t cols = chunks.cols(n0);
+        if (free_col.compare_exchange_weak(n0, n0 + cols, std::memory_order_relaxed)) {
+          run_tile(0, n0, m, cols);
+          n0 = free_col.load(std::memory_order_relaxed);
+        }
+      }
+    });
+    if (next) prefetch_next(*next, m, pool);
+    return;
+  }
+  //    Several row tiles (prefill), or one thread: tiles of m_tile rows by 64 columns (fewer,
+  //    longer ones when 4 per thread would not fill the pool).
   size_t n_tile = round_up(n, p.n_step);
   if (threads > 1) {
     const size_t want = threads * 4;  // tiles wanted in all
-    const size_t n_tiles_wanted = ceil_div(want, m_tiles);
-    if (m > p.m_step) n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);  // one row tile: long tiles as the GEMV
-    n_tile = std::min(n_tile, round_up(ceil_div(n, n_tiles_wanted), p.n_step));
+    n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
+    n_tile = std::min(n_tile, round_up(ceil_div(n, ceil_div(want, m_tiles)), p.n_step));
   }
   const size_t n_tiles = ceil_div(n, n_tile);
   pool.parallel_for(m_tiles * n_tiles, [&](size_t t, int) {
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
-    u.run(std::min(m_tile, m - m0), std::min(n_tile, n - n0), k, lhs_packed + lhs_packed_offset(u, p, m0, k),
-          w.data() + rhs_packed_offset(u, p, n0, k),
-          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
+    run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0));
   });
 }
 

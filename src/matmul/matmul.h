@@ -67,9 +67,10 @@ inline void check_weight_shape(WeightType type, size_t n, size_t k) { check_shap
 void check_panel_start(size_t idx, size_t k);
 
 // dst[m, n] = clamp(lhs[m, k] · Wᵀ, lo, hi). Strides in bytes. Bitwise identical for any
-// thread count of `ctx`.
+// thread count of `ctx`. `next` (optional): the weights the caller multiplies next with as many
+// rows; idle workers prefetch the start of their part of it meanwhile (decode steps).
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
-            float lo, float hi, Context& ctx);
+            float lo, float hi, Context& ctx, const PackedWeights* next = nullptr);
 
 // Observer for `--trace`: called once per matmul with the packer and kernel that ran.
 using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m);
