@@ -139,7 +139,8 @@ TEST_P(PackerTest, LhsSizesOffsetsAndReference) {
   if (auto why = test::why_unavailable(u); !why.empty()) GTEST_SKIP() << u.name << ": " << why;
   const TileParams p = kernel_params(u);
   const size_t kb = std::max<size_t>(kBlock, block_len(u.type));  // k must suit the weight type
-  for (size_t k : {kb, 3 * kb, 5 * kb}) {
+  const size_t k_long = (65 * kBlock + kb - 1) / kb * kb;          // > 64 blocks: packers that go in pieces
+  for (size_t k : {kb, 3 * kb, 5 * kb, k_long}) {
     for (size_t m : {size_t{1}, p.mr - 1, p.mr, p.mr + 1, 2 * p.mr + 3}) {
       if (m == 0 || (u.gemv && m != 1)) continue;
       const std::vector<float> x = test::random_floats(m * k, m * 31 + k);

@@ -3,6 +3,7 @@
 #include "kernels/ref/rhs_pack_nxk_kquants.h"
 #include "kernels/x86/avx2_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
+#include "kernels/x86/x86_kblocks.h"
 #include "kernels/x86/x86_qloops.h"
 
 namespace qmm {
@@ -48,13 +49,15 @@ struct Q6K {
     __m256 t[C][R];  // Σ over the 32-blocks of int32 sums × s_a; d is applied once at the end
     for (size_t c = 0; c < C; ++c)
       for (size_t r = 0; r < R; ++r) t[c][r] = _mm256_setzero_ps();
+    int32_t z[16 * RL];  // the sums start at −32·Σa (int16 pairs), so they end at Σ(u − 32)·a
+    x86q::q6k_super_block_zero_points<RL, false>(a, z);
 #pragma GCC unroll 1
     for (size_t h = 0; h < 2; ++h) {
       const uint8_t* ah = a + 4 * h * RL * x86lhs::kBlockBytes;
-      block<0, R, C, RL>(w, stride, h, ah, t, pf);
-      block<1, R, C, RL>(w, stride, h, ah + RL * x86lhs::kBlockBytes, t, pf);
-      block<2, R, C, RL>(w, stride, h, ah + 2 * RL * x86lhs::kBlockBytes, t, pf);
-      block<3, R, C, RL>(w, stride, h, ah + 3 * RL * x86lhs::kBlockBytes, t, pf);
+      block<0, R, C, RL>(w, stride, h, ah, z, t, pf);
+      block<1, R, C, RL>(w, stride, h, ah + RL * x86lhs::kBlockBytes, z, t, pf);
+      block<2, R, C, RL>(w, stride, h, ah + 2 * RL * x86lhs::kBlockBytes, z, t, pf);
+      block<3, R, C, RL>(w, stride, h, ah + 3 * RL * x86lhs::kBlockBytes, z, t, pf);
     }
     for (size_t c = 0; c < C; ++c) {
       const __m256 d = avx2::load_f16x8(w + c * stride + 208 * kNr);
@@ -62,21 +65,26 @@ struct Q6K {
     }
   }
 
-  // 32-block j = 4h + T (activations aj): per 16-weight sub-block, Σ(u − 32)·a in int16,
-  // vpmaddwd by its scale, to F32, one FMA with s_a. With pf != 0, part j of 8 of each
+  // 32-block j = 4h + T (activations aj): per 16-weight sub-block, Σ(u − 32)·a in int16
+  // (wrapping adds from the zero points on: each lane's final value fits), vpmaddwd by its
+  // scale, to F32, one FMA with s_a. With pf != 0, part j of 8 of each
   // panel's super-block at +pf is prefetched into L2.
   template <size_t T, size_t R, size_t C, size_t RL>
-  static void block(const uint8_t* w, size_t stride, size_t h, const uint8_t* aj, __m256 t[C][R], size_t pf) {
+  static void block(const uint8_t* w, size_t stride, size_t h, const uint8_t* aj, const int32_t* z, __m256 t[C][R],
+                    size_t pf) {
     if (pf != 0) {
       for (size_t c = 0; c < C; ++c) x86q::prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 4 * h + T);
     }
-    const __m256i k32 = _mm256_set1_epi8(32);
     const uint8_t* ql = w + (2 * h + T % 2) * 32 * kNr;
     const uint8_t* qh = w + 128 * kNr + h * 32 * kNr;
-#pragma GCC unroll 2
+#pragma GCC unroll 1
     for (size_t half = 0; half < 2; ++half) {
-      __m256i s[C][R] = {}, z[R] = {};
-#pragma GCC unroll 4
+      __m256i s[C][R];
+      for (size_t r = 0; r < R; ++r) {
+        const __m256i zr = _mm256_set1_epi32(z[(2 * (4 * h + T) + half) * RL + r]);
+        for (size_t c = 0; c < C; ++c) s[c][r] = zr;
+      }
+#pragma GCC unroll 1
       for (size_t i = 0; i < 4; ++i) {
         const size_t v = 4 * half + i;
         __m256i u[C];
@@ -86,7 +94,6 @@ struct Q6K {
         }
         for (size_t r = 0; r < R; ++r) {
           const __m256i av = avx2::broadcast4(aj + 4 * RL * v + 4 * r);
-          z[r] = _mm256_add_epi16(z[r], _mm256_maddubs_epi16(k32, av));
           for (size_t c = 0; c < C; ++c) s[c][r] = _mm256_add_epi16(s[c][r], _mm256_maddubs_epi16(u[c], av));
         }
       }
@@ -94,7 +101,7 @@ struct Q6K {
       for (size_t c = 0; c < C; ++c) {
         const __m256i sc = scale_pairs(w + c * stride + 192 * kNr + g * kNr);
         for (size_t r = 0; r < R; ++r) {
-          const __m256i part = _mm256_madd_epi16(_mm256_sub_epi16(s[c][r], z[r]), sc);
+          const __m256i part = _mm256_madd_epi16(s[c][r], sc);
           t[c][r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(part), avx2::broadcast_f32(aj + 32 * RL + 4 * r), t[c][r]);
         }
       }

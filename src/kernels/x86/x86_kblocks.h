@@ -71,15 +71,18 @@ struct Q5K {
       d[c] = V::load_f16(w + c * stride + 176 * kNr);
       dmin8[c] = V::mul(V::load_f16(w + c * stride + 178 * kNr), V::set1(0.125f));
     }
-    pair<0, R, C, RL>(w, stride, a, d, dmin8, acc);
-    pair<1, R, C, RL>(w, stride, a, d, dmin8, acc);
-    pair<2, R, C, RL>(w, stride, a, d, dmin8, acc);
-    pair<3, R, C, RL>(w, stride, a, d, dmin8, acc);
+    float nb[kMinFactors<RL>];
+    super_block_min_factors<RL>(a, nb);
+    pair<0, R, C, RL>(w, stride, a, d, dmin8, nb, acc);
+    pair<1, R, C, RL>(w, stride, a, d, dmin8, nb, acc);
+    pair<2, R, C, RL>(w, stride, a, d, dmin8, nb, acc);
+    pair<3, R, C, RL>(w, stride, a, d, dmin8, nb, acc);
   }
 
   // Sub-blocks 2P and 2P + 1.
   template <int P, size_t R, size_t C, size_t RL>
-  static void pair(const uint8_t* w, size_t stride, const uint8_t* a, const F d[C], const F dmin8[C], F acc[C][R]) {
+  static void pair(const uint8_t* w, size_t stride, const uint8_t* a, const F d[C], const F dmin8[C], const float* nb,
+                   F acc[C][R]) {
     const uint8_t* a0 = a + 2 * P * RL * x86lhs::kBlockBytes;
     const uint8_t* a1 = a0 + RL * x86lhs::kBlockBytes;
     I s0[C][R], s1[C][R];
@@ -97,10 +100,57 @@ struct Q5K {
         }
       }
     }
-    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P, a0, d, dmin8, s0, acc);
-    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P + 1, a1, d, dmin8, s1, acc);
+    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P, a0, d, dmin8, nb + 2 * P * RL, s0, acc);
+    VnniQ4K<V>::template finish<R, C, RL>(w + 32 * kNr, stride, 2 * P + 1, a1, d, dmin8, nb + (2 * P + 1) * RL, s1,
+                                         acc);
   }
 };
+
+// Q6_K's zero points: for 16-weight half H of a 32-block (chunks 4H .. 4H + 3) of the RL rows
+// of an LHS block aj, z[r] = −32·Σa of row r, once per row tile instead of once per row and
+// column panel (a 4-byte broadcast dot product per chunk and row cost the GEMMs a third more
+// dot products). kInt32: z as int32 (the start of a vpdpbusd sum); else as the int16 pair
+// vpmaddubsw fills (−32·Σ over chunk positions 0-1, 2-3; each |.| <= 32·8·127), the start of
+// an int16 sum whose lanes then hold Σ(u − 32)·a exactly. Chunk v of the block is 4·RL bytes,
+// row r at 4r: a 32-bit lane i of a load is row i % RL, so the loads' lanes are summed by
+// row and then folded to RL lanes.
+template <size_t RL, size_t H, bool kInt32>
+inline void q6k_zero_points(const uint8_t* aj, int32_t z[RL]) {
+  static_assert(RL == 1 || RL == 2 || RL == 4 || RL == 8);
+  const uint8_t* p = aj + 16 * RL * H;
+  __m128i x;
+  if constexpr (RL == 1) {
+    x = _mm_maddubs_epi16(_mm_set1_epi8(32), _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  } else {
+    __m256i s = _mm256_setzero_si256();
+    for (size_t o = 0; o < 16 * RL; o += 32)
+      s = _mm256_add_epi16(s, _mm256_maddubs_epi16(_mm256_set1_epi8(32), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + o))));
+    if constexpr (RL == 8) {
+      if constexpr (kInt32) s = _mm256_madd_epi16(s, _mm256_set1_epi16(-1));
+      if constexpr (!kInt32) s = _mm256_sub_epi16(_mm256_setzero_si256(), s);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(z), s);
+      return;
+    }
+    x = _mm_add_epi16(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+  }
+  if constexpr (RL <= 2) x = _mm_add_epi16(x, _mm_shuffle_epi32(x, 0x4e));
+  if constexpr (RL == 1) x = _mm_add_epi16(x, _mm_shuffle_epi32(x, 0xb1));
+  x = kInt32 ? _mm_madd_epi16(x, _mm_set1_epi16(-1)) : _mm_sub_epi16(_mm_setzero_si128(), x);
+  int32_t lanes[4];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(lanes), x);
+  for (size_t r = 0; r < RL; ++r) z[r] = lanes[r];
+}
+
+// The zero points of a whole super-block (LHS blocks a ..): z[(2j + H)·RL + r] for 32-block j,
+// computed ahead into memory, so the sums start from broadcast loads (computed per 32-block,
+// GCC moved them lane by lane out of a register: one more shuffle and broadcast per row).
+template <size_t RL, bool kInt32>
+inline void q6k_super_block_zero_points(const uint8_t* a, int32_t z[16 * RL]) {
+  for (size_t j = 0; j < 8; ++j) {
+    q6k_zero_points<RL, 0, kInt32>(a + j * RL * x86lhs::kBlockBytes, z + 2 * j * RL);
+    q6k_zero_points<RL, 1, kInt32>(a + j * RL * x86lhs::kBlockBytes, z + (2 * j + 1) * RL);
+  }
+}
 
 // Q6_K (q6kp): the 6-bit levels u = q + 32 (0..63) of chunk vector v of 32-block 4h + T:
 // 4 low bits from ql group 2h + T%2 (low nibbles for T < 2), bits 4-5 from bits 2T, 2T+1 of
@@ -119,9 +169,8 @@ inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
 // AVX2 kernel's (matmul_clamp_f32_qsi8d32p_q6kp_avx2.cpp): the four 32-blocks of each
 // 128-weight half unrolled (the qh shifts are immediates), d applied once per super-block,
 // the L2 prefetches of the next super-block spread over the 32-blocks. Per 16-weight
-// sub-block, S = Σu·a (int32) minus the zero point Z = Σ32·a (vpdpbusd per row over the first
-// sub-block, shared by the column panels; the second's is 32·Σa of the 32-block, the LHS's
-// int16 pair times −4, minus the first's). The int8 scales are applied in F32 without vpmulld:
+// sub-block, S = Σu·a (int32) minus the zero point Z = Σ32·a (the sums start at −Z, computed
+// once per super-block for all rows of the tile by q6k_super_block_zero_points). The int8 scales are applied in F32 without vpmulld:
 // |S − Z| ≤ 16·32·127 and |sc| ≤ 128, so each product is below 2^23 and the sum of the two
 // sub-blocks' below 2^24: exact, as the int32 products were. The GEMM tiles take
 // kSpreadPrefetch = false (the loop's prefetch per super-block): the in-step prefetches, only
@@ -138,12 +187,14 @@ struct VnniQ6K {
     F t[C][R];  // Σ over the 32-blocks of the exact per-block sums × s_a
     for (size_t c = 0; c < C; ++c)
       for (size_t r = 0; r < R; ++r) t[c][r] = V::zero();
+    int32_t z[16 * RL];
+    q6k_super_block_zero_points<RL, true>(a, z);
 #pragma GCC unroll 1
     for (size_t h = 0; h < 2; ++h) {  // 32-blocks 4h .. 4h + 3
-      block<0, R, C, RL>(w, stride, a, h, t, pf);
-      block<1, R, C, RL>(w, stride, a, h, t, pf);
-      block<2, R, C, RL>(w, stride, a, h, t, pf);
-      block<3, R, C, RL>(w, stride, a, h, t, pf);
+      block<0, R, C, RL>(w, stride, a, h, z, t, pf);
+      block<1, R, C, RL>(w, stride, a, h, z, t, pf);
+      block<2, R, C, RL>(w, stride, a, h, z, t, pf);
+      block<3, R, C, RL>(w, stride, a, h, z, t, pf);
     }
     for (size_t c = 0; c < C; ++c) {
       const F d = V::load_f16(w + c * stride + 208 * kNr);
@@ -154,16 +205,16 @@ struct VnniQ6K {
   // 32-block j = 4h + T; with pf != 0, part j of 8 of each panel's super-block at +pf is
   // prefetched into L2.
   template <size_t T, size_t R, size_t C, size_t RL>
-  static void block(const uint8_t* w, size_t stride, const uint8_t* a, size_t h, F t[C][R], size_t pf) {
+  static void block(const uint8_t* w, size_t stride, const uint8_t* a, size_t h, const int32_t* z, F t[C][R],
+                    size_t pf) {
     const size_t j = 4 * h + T;
     if (pf != 0) {
       for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, j);
     }
     const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
-    I z0[R];
     F sum[C][R];
-    sub_block<T, 0, R, C, RL>(w, stride, h, j, aj, z0, sum);
-    sub_block<T, 1, R, C, RL>(w, stride, h, j, aj, z0, sum);
+    sub_block<T, 0, R, C, RL>(w, stride, h, j, aj, z + 2 * j * RL, sum);
+    sub_block<T, 1, R, C, RL>(w, stride, h, j, aj, z + (2 * j + 1) * RL, sum);
     for (size_t r = 0; r < R; ++r) {
       const F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
       for (size_t c = 0; c < C; ++c) t[c][r] = V::fmadd(sum[c][r], sa, t[c][r]);
@@ -171,31 +222,29 @@ struct VnniQ6K {
   }
 
   // Sub-block H of 32-block j (chunk vectors 4H .. 4H + 3), one at a time (fewer live
-  // registers: AVX-VNNI has 16): sum = (S − Z)·sc, plus the first sub-block's for H = 1.
+  // registers: AVX-VNNI has 16): the sums start at the zero points z, so they end at
+  // S − Z; sum = (S − Z)·sc, plus the first sub-block's for H = 1.
   template <size_t T, size_t H, size_t R, size_t C, size_t RL>
-  static void sub_block(const uint8_t* w, size_t stride, size_t h, size_t j, const uint8_t* aj, I z0[R],
+  static void sub_block(const uint8_t* w, size_t stride, size_t h, size_t j, const uint8_t* aj, const int32_t z[RL],
                         F sum[C][R]) {
     I s[C][R];
-    for (size_t c = 0; c < C; ++c)
-      for (size_t r = 0; r < R; ++r) s[c][r] = V::set1_i8(0);
-    if constexpr (H == 0) {
-      for (size_t r = 0; r < R; ++r) z0[r] = V::set1_i8(0);
+    for (size_t r = 0; r < R; ++r) {
+      const I zr = V::broadcast4(reinterpret_cast<const uint8_t*>(z + r));
+      for (size_t c = 0; c < C; ++c) s[c][r] = zr;
     }
     for (size_t v = 4 * H; v < 4 * H + 4; ++v) {
       I u[C];
       for (size_t c = 0; c < C; ++c) u[c] = q6k_levels<V, T>(w + c * stride, h, v);
       for (size_t r = 0; r < R; ++r) {
         const I av = V::broadcast4(aj + 4 * RL * v + 4 * r);
-        if constexpr (H == 0) z0[r] = V::dpbusd(z0[r], V::set1_i8(32), av);
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
       }
     }
     F sc[C];
     for (size_t c = 0; c < C; ++c) sc[c] = V::to_f32(V::load_i8_i32(w + c * stride + (192 + 2 * j + H) * kNr));
     for (size_t r = 0; r < R; ++r) {
-      const I z = H == 0 ? z0[r] : V::sub_i32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), -4), z0[r]);
       for (size_t c = 0; c < C; ++c) {
-        const F x = V::to_f32(V::sub_i32(s[c][r], z));
+        const F x = V::to_f32(s[c][r]);
         sum[c][r] = H == 0 ? V::mul(x, sc[c]) : V::fmadd(x, sc[c], sum[c][r]);
       }
     }

@@ -165,9 +165,12 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 // ahead across group boundaries: the hardware prefetcher stops at the end of each panel and
 // restarts on the next one, which cost 10-25% of the DRAM bandwidth at k = 2048 on Zen 3
 // (docs/performance.md; 2 or 3 groups ahead, T0 / NTA hints, prefetches within the panel and
-// groups of 2 or 8 panels were measured worse). The prefetch stays inside the call's own
-// columns (under threads, another thread owns the next ones).
-constexpr size_t kGemvGroup = 4;
+// groups of 2 or 8 ymm panels were measured worse). The prefetch stays inside the call's own
+// columns (under threads, another thread owns the next ones). A group is 32 columns: 4 ymm
+// panels or 2 zmm ones (4 zmm panels read 5-8 points slower from DRAM, 1 or 2 threads, on the
+// Xeon of docs/performance.md).
+template <class V>
+constexpr size_t kGemvGroup = 32 / V::kLanes;
 
 // P column panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b of each
 // panel is prefetched at +pf.
@@ -190,22 +193,53 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
 // dst[0, n) = clamp(x · Wᵀ) for one row.
 template <class V, class K>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  constexpr size_t nr = V::kLanes, group = kGemvGroup * nr;
+  constexpr size_t nr = V::kLanes, group = kGemvGroup<V> * nr;
   const size_t blocks = k / (kBlock * step_blocks<K>()), rhs_panel = blocks * K::kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
   const size_t groups = n / group;
   for (size_t g = 0; g < groups; ++g) {
-    const size_t pf = g + 1 < groups ? kGemvGroup * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
-    typename V::F acc[kGemvGroup][1];
-    gemv_panels<V, K, kGemvGroup>(rp + g * kGemvGroup * rhs_panel, rhs_panel, pf, lp, blocks, acc);
-    for (size_t p = 0; p < kGemvGroup; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
+    const size_t pf = g + 1 < groups ? kGemvGroup<V> * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
+    typename V::F acc[kGemvGroup<V>][1];
+    gemv_panels<V, K, kGemvGroup<V>>(rp + g * kGemvGroup<V> * rhs_panel, rhs_panel, pf, lp, blocks, acc);
+    for (size_t p = 0; p < kGemvGroup<V>; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
   }
   for (size_t j0 = groups * group; j0 < n; j0 += nr) {
     typename V::F acc[1][1];
     gemv_panels<V, K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, 0, lp, blocks, acc);
     V::store_clamped(dst + j0, acc[0][0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
+  }
+}
+
+// The min-term factors nb[r] = s_a·(−8·Σa) (F32) of the RL rows of an LHS block a, once per
+// row tile instead of once per row and column panel (3 instructions per row and sub-block,
+// which the K kernels' tiles with one column panel paid per 8 dot products). RL >= 4: the
+// block's F32 scales and int16 pairs are RL contiguous 32-bit values each (x86lhs layout);
+// the same operations as per row, so the results are the same bits.
+template <size_t RL>
+inline void min_factors(const uint8_t* a, float nb[RL]) {
+  static_assert(RL == 4 || RL == 8);
+  const auto* sa = reinterpret_cast<const float*>(a + 32 * RL);
+  if constexpr (RL == 8) {
+    const __m256i pairs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 36 * RL));
+    _mm256_storeu_ps(nb, _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))), _mm256_loadu_ps(sa)));
+  } else {
+    const __m128i pairs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 36 * RL));
+    _mm_storeu_ps(nb, _mm_mul_ps(_mm_cvtepi32_ps(_mm_madd_epi16(pairs, _mm_set1_epi16(1))), _mm_loadu_ps(sa)));
+  }
+}
+
+// The min factors of a super-block's 8 sub-blocks (LHS blocks a ..), nb[j·RL + r], where
+// RL >= 4; computed ahead into memory, so the sub-blocks' FMAs take them as broadcast memory
+// operands (computed per sub-block, GCC moved them lane by lane out of a register: one more
+// shuffle and broadcast per row).
+template <size_t RL>
+constexpr size_t kMinFactors = RL >= 4 ? 8 * RL : 1;
+template <size_t RL>
+inline void super_block_min_factors(const uint8_t* a, float* nb) {
+  if constexpr (RL >= 4) {
+    for (size_t j = 0; j < 8; ++j) min_factors<RL>(a + j * RL * x86lhs::kBlockBytes, nb + j * RL);
   }
 }
 
@@ -254,17 +288,20 @@ struct VnniQ4K {
       d[c] = V::load_f16(w + c * stride + 144 * kNr);
       dmin8[c] = V::mul(V::load_f16(w + c * stride + 146 * kNr), V::set1(0.125f));
     }
+    float nb[kMinFactors<RL>];
+    super_block_min_factors<RL>(a, nb);
 #pragma GCC unroll 1
     for (size_t pair = 0; pair < 4; ++pair) {  // sub-blocks 2·pair (low nibbles) and 2·pair + 1
       const uint8_t* a0 = a + 2 * pair * RL * x86lhs::kBlockBytes;
-      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, acc, pf);
-      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, acc, pf);
+      sub_block<false, R, C, RL>(w, stride, pair, a0, d, dmin8, nb + 2 * pair * RL, acc, pf);
+      sub_block<true, R, C, RL>(w, stride, pair, a0 + RL * x86lhs::kBlockBytes, d, dmin8, nb + (2 * pair + 1) * RL, acc,
+                                pf);
     }
   }
 
   template <bool kHigh, size_t R, size_t C, size_t RL>
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
-                        const typename V::F dmin8[C], typename V::F acc[C][R], size_t pf) {
+                        const typename V::F dmin8[C], const float* nb, typename V::F acc[C][R], size_t pf) {
     if (pf != 0) {  // an eighth of the next group's super-block per sub-block
       for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
     }
@@ -283,13 +320,14 @@ struct VnniQ4K {
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
       }
     }
-    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, d, dmin8, s, acc);
+    finish<R, C, RL>(w, stride, 2 * pair + kHigh, aj, d, dmin8, nb, s, acc);
   }
 
-  // Sub-block j's scales on its int32 sums s, and its min term, into acc (Q5K uses it too).
+  // Sub-block j's scales on its int32 sums s, and its min term, into acc (Q5K uses it too);
+  // nb: the sub-block's min factors (super_block_min_factors) where RL >= 4.
   template <size_t R, size_t C, size_t RL>
   static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const typename V::F d[C],
-                     const typename V::F dmin8[C], typename V::I s[C][R], typename V::F acc[C][R]) {
+                     const typename V::F dmin8[C], const float* nb, typename V::I s[C][R], typename V::F acc[C][R]) {
     typename V::F sc[C], mn[C];
     for (size_t c = 0; c < C; ++c) {
       const uint8_t* sm = w + c * stride + 128 * kNr + 2 * kNr * j;
@@ -298,8 +336,13 @@ struct VnniQ4K {
     }
     for (size_t r = 0; r < R; ++r) {
       const typename V::F sa = V::broadcast_f32(aj + 32 * RL + 4 * r);
-      const typename V::F nb = V::mul(V::to_f32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1)), sa);
-      for (size_t c = 0; c < C; ++c) acc[c][r] = V::fmadd(mn[c], nb, V::add_scaled(acc[c][r], s[c][r], sc[c], sa));
+      typename V::F nbr;
+      if constexpr (RL >= 4) {
+        nbr = V::broadcast_f32(reinterpret_cast<const uint8_t*>(nb + r));
+      } else {
+        nbr = V::mul(V::to_f32(V::madd_i16(V::broadcast4(aj + 36 * RL + 4 * r), 1)), sa);
+      }
+      for (size_t c = 0; c < C; ++c) acc[c][r] = V::fmadd(mn[c], nbr, V::add_scaled(acc[c][r], s[c][r], sc[c], sa));
     }
   }
 };
