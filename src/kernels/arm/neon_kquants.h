@@ -277,7 +277,7 @@ void tile_dotprod_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float
     for_blocks<W::kBlocks>([&](auto bc) {
       constexpr size_t b = bc;
       const uint8_t* lb = lhs + b * kQLhsBlock;
-      const uint8_t* rb = opaque(rhs);
+      const uint8_t* rb = W::kBlocks > 1 ? opaque(rhs) : rhs;  // IQ4_NL: one block, nothing to merge
       int32x4_t isum[8], as = vdupq_n_s32(0);
       auto add = [&](int32x4_t ia[8], size_t v) {  // groups 2v, 2v+1 of the 4 rows
         const int8x16_t a0 = load_s8(lb + 8 + 32 * v), a1 = load_s8(lb + 24 + 32 * v);
@@ -322,7 +322,7 @@ void tile_i8mm_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x
     for_blocks<W::kBlocks>([&](auto bc) {
       constexpr size_t b = bc;
       const uint8_t* lb = lhs + b * kQLhsBlock;
-      const uint8_t* rb = opaque(rhs);
+      const uint8_t* rb = W::kBlocks > 1 ? opaque(rhs) : rhs;  // IQ4_NL: one block, nothing to merge
       int32x4_t isum[8], as[2] = {vdupq_n_s32(0), vdupq_n_s32(0)};
       auto add = [&](int32x4_t ia[8], size_t v) {  // elements 8v..8v+7: x[h] = rows 2h, 2h+1
         const int32x4_t g0 = vreinterpretq_s32_u8(vld1q_u8(lb + 8 + 32 * v));
