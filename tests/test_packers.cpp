@@ -7,6 +7,8 @@
 #include <random>
 
 #include "core/fp16.h"
+#include "core/kquants.h"
+#include "kernels/ref/layouts_k.h"
 #include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/rhs_pack_nxk_kquants.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
@@ -129,6 +131,65 @@ TEST(RefPackers, KQuantPackersMatchTheirReferenceAtEveryPreset) {
       }
     }
   }
+}
+
+// The K layout accessors at kr 8 (the NEON preset) read what the packer wrote: a few bytes at
+// positions worked out by hand (chunk_offset(nr 8, r, B, kr 8) = (B/8)·64 + 8r + B%8), then
+// every element and scale against the kr 4 accessors on the kr 4 packing (which the scalar
+// kernels, and so every kernel test, check).
+template <class A4, class A8>
+void expect_same_elements(const RhsPacker& p, size_t n, size_t k, const std::vector<uint8_t>& rows) {
+  constexpr size_t nr = 8;
+  std::vector<uint8_t> a4(p.packed_size(n, k, nr, 4, 2)), a8(p.packed_size(n, k, nr, 8, 2));
+  p.run(n, k, nr, 4, 2, rows.data(), a4.data());
+  p.run(n, k, nr, 8, 2, rows.data(), a8.data());
+  for (size_t r = 0; r < n; ++r) {
+    const uint8_t* p4 = a4.data() + r / nr * A4::panel_bytes(nr, k);
+    const uint8_t* p8 = a8.data() + r / nr * A8::panel_bytes(nr, k);
+    for (size_t c = 0; c < k; ++c) {
+      ASSERT_EQ(A8::value(p8, nr, r % nr, c), A4::value(p4, nr, r % nr, c)) << p.name << " row " << r << " c " << c;
+    }
+    for (size_t g = 0; g < k / A4::kGroup; ++g) {
+      ASSERT_EQ(A8::scale(p8, nr, k, r % nr, g), A4::scale(p4, nr, k, r % nr, g)) << p.name << " row " << r;
+    }
+    for (size_t b = 0; b < k / kBlock; ++b) ASSERT_EQ(A8::min(p8, nr, k, r % nr, b), A4::min(p4, nr, k, r % nr, b));
+  }
+}
+
+TEST(RefPackers, KQuantLayoutAccessorsAtKr8) {
+  const size_t n = 11, k = 512;  // two panels of nr 8, the second partial; two super-blocks
+  const auto q4 = test::random_weights(WeightType::q4_k, n, k, 41);
+  const auto q5 = test::random_weights(WeightType::q5_k, n, k, 42);
+  const auto q6 = test::random_weights(WeightType::q6_k, n, k, 43);
+  const auto nl = test::random_weights(WeightType::iq4_nl, n, k, 44);
+  {  // By hand, first panel, first super-block (block).
+    std::vector<uint8_t> a(rhs_pack_nxk_q4kp_q4k.packed_size(n, k, 8, 8, 2));
+    rhs_pack_nxk_q4kp_q4k.run(n, k, 8, 8, 2, q4.data(), a.data());
+    const auto* b3 = reinterpret_cast<const BlockQ4_K*>(q4.data() + 3 * row_bytes(WeightType::q4_k, k));
+    EXPECT_EQ(a[8 * 3 + 5], b3->qs[5]);           // qs byte 5 of row 3: chunk 0
+    EXPECT_EQ(a[64 * 2 + 8 * 3 + 1], b3->qs[17]);  // qs byte 17: chunk 2
+    // Element 37 = sub-block 1, l 5: the high nibble of qs byte 5.
+    EXPECT_EQ(layout::Q4kp8::value(a.data(), 8, 3, 37), b3->qs[5] >> 4);
+  }
+  {
+    std::vector<uint8_t> a(rhs_pack_nxk_q6kp_q6k.packed_size(n, k, 8, 8, 2));
+    rhs_pack_nxk_q6kp_q6k.run(n, k, 8, 8, 2, q6.data(), a.data());
+    const auto* b2 = reinterpret_cast<const BlockQ6_K*>(q6.data() + 2 * row_bytes(WeightType::q6_k, k));
+    EXPECT_EQ(a[128 * 8 + 64 * 1 + 8 * 2 + 2], b2->qh[10]);  // qh byte 10 of row 2: qh chunk 1
+    // Element 138 = h 1, t 0, l 10: low nibble of ql byte 74, bits 0-1 of qh byte 42, minus 32.
+    EXPECT_EQ(layout::Q6kp8::value(a.data(), 8, 2, 138), ((b2->ql[74] & 0xf) | ((b2->qh[42] & 3) << 4)) - 32);
+  }
+  {
+    std::vector<uint8_t> a(rhs_pack_nxk_iq4nlp_iq4nl.packed_size(n, k, 8, 8, 2));
+    rhs_pack_nxk_iq4nlp_iq4nl.run(n, k, 8, 8, 2, nl.data(), a.data());
+    const auto* b5 = reinterpret_cast<const BlockIQ4_NL*>(nl.data() + 5 * row_bytes(WeightType::iq4_nl, k));
+    EXPECT_EQ(a[64 + 8 * 5 + 4], b5->qs[12]);  // qs byte 12 of row 5: chunk 1
+    EXPECT_EQ(layout::Iq4nlp8::value(a.data(), 8, 5, 28), kIq4nlValues[b5->qs[12] >> 4]);
+  }
+  expect_same_elements<layout::Q4kp, layout::Q4kp8>(rhs_pack_nxk_q4kp_q4k, n, k, q4);
+  expect_same_elements<layout::Q5kp, layout::Q5kp8>(rhs_pack_nxk_q5kp_q5k, n, k, q5);
+  expect_same_elements<layout::Q6kp, layout::Q6kp8>(rhs_pack_nxk_q6kp_q6k, n, k, q6);
+  expect_same_elements<layout::Iq4nlp, layout::Iq4nlp8>(rhs_pack_nxk_iq4nlp_iq4nl, n, k, nl);
 }
 
 class PackerTest : public ::testing::TestWithParam<const Ukernel*> {};

@@ -50,6 +50,14 @@ inline void for_blocks(F f) {
   [&]<size_t... B>(std::index_sequence<B...>) { (f(std::integral_constant<size_t, B>{}), ...); }(std::make_index_sequence<N>{});
 }
 
+// p, hidden from the optimizer: the GEMM tiles read each 32-block's weights through it, so the
+// loads of one block are not merged with the next block's (the other nibble of the same bytes),
+// which would keep 16 raw vectors live across blocks and spill the accumulators.
+inline const uint8_t* opaque(const uint8_t* p) {
+  asm volatile("" : "+r"(p));
+  return p;
+}
+
 inline uint8x16_t kchunk(const uint8_t* sb, size_t c, size_t p) { return vld1q_u8(sb + c * kKKr * kKNr + p * 16); }
 inline int8x16_t low4(uint8x16_t v) { return vreinterpretq_s8_u8(vandq_u8(v, vdupq_n_u8(0x0f))); }
 inline int8x16_t high4(uint8x16_t v) { return vreinterpretq_s8_u8(vshrq_n_u8(v, 4)); }
@@ -269,11 +277,12 @@ void tile_dotprod_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float
     for_blocks<W::kBlocks>([&](auto bc) {
       constexpr size_t b = bc;
       const uint8_t* lb = lhs + b * kQLhsBlock;
+      const uint8_t* rb = W::kBlocks > 1 ? opaque(rhs) : rhs;  // IQ4_NL: one block, nothing to merge
       int32x4_t isum[8], as = vdupq_n_s32(0);
       auto add = [&](int32x4_t ia[8], size_t v) {  // groups 2v, 2v+1 of the 4 rows
         const int8x16_t a0 = load_s8(lb + 8 + 32 * v), a1 = load_s8(lb + 24 + 32 * v);
         for (size_t p = 0; p < 4; ++p) {
-          const int8x16_t w = W::weights(rhs, b, v, p);
+          const int8x16_t w = W::weights(rb, b, v, p);
           ia[2 * p] = vdotq_laneq_s32(ia[2 * p], a0, w, 0);
           ia[2 * p] = vdotq_laneq_s32(ia[2 * p], a1, w, 1);
           ia[2 * p + 1] = vdotq_laneq_s32(ia[2 * p + 1], a0, w, 2);
@@ -282,15 +291,15 @@ void tile_dotprod_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float
         if constexpr (W::kMin) as = vdotq_s32(vdotq_s32(as, a0, vdupq_n_s8(1)), a1, vdupq_n_s8(1));
       };
       auto fold = [&](int32x4_t is[8], const int32x4_t ia[8], size_t h) {
-        const int32x4_t sc[2] = {W::isc(rhs, b, h, 0), W::isc(rhs, b, h, 1)};
+        const int32x4_t sc[2] = {W::isc(rb, b, h, 0), W::isc(rb, b, h, 1)};
         mla_by_column(is, ia, sc);
       };
       block_isums<W>(isum, add, fold);
       const float32x4_t s_a = f16x4_to_f32(lb);
-      const float32x4_t sc[2] = {col_scale<W>(rhs, b, 0), col_scale<W>(rhs, b, 1)};
+      const float32x4_t sc[2] = {col_scale<W>(rb, b, 0), col_scale<W>(rb, b, 1)};
       scale_columns(acc, isum, s_a, sc);
       if constexpr (W::kMin) {
-        const float32x4_t mn[2] = {col_min<W>(rhs, b, 0), col_min<W>(rhs, b, 1)};
+        const float32x4_t mn[2] = {col_min<W>(rb, b, 0), col_min<W>(rb, b, 1)};
         subtract_columns(acc, vmulq_f32(vcvtq_f32_s32(as), s_a), mn);
       }
     });
@@ -313,13 +322,14 @@ void tile_i8mm_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x
     for_blocks<W::kBlocks>([&](auto bc) {
       constexpr size_t b = bc;
       const uint8_t* lb = lhs + b * kQLhsBlock;
+      const uint8_t* rb = W::kBlocks > 1 ? opaque(rhs) : rhs;  // IQ4_NL: one block, nothing to merge
       int32x4_t isum[8], as[2] = {vdupq_n_s32(0), vdupq_n_s32(0)};
       auto add = [&](int32x4_t ia[8], size_t v) {  // elements 8v..8v+7: x[h] = rows 2h, 2h+1
         const int32x4_t g0 = vreinterpretq_s32_u8(vld1q_u8(lb + 8 + 32 * v));
         const int32x4_t g1 = vreinterpretq_s32_u8(vld1q_u8(lb + 24 + 32 * v));
         const int8x16_t x[2] = {vreinterpretq_s8_s32(vzip1q_s32(g0, g1)), vreinterpretq_s8_s32(vzip2q_s32(g0, g1))};
         for (size_t p = 0; p < 4; ++p) {
-          const int8x16_t w = W::weights(rhs, b, v, p);
+          const int8x16_t w = W::weights(rb, b, v, p);
           ia[p] = vmmlaq_s32(ia[p], x[0], w);
           ia[4 + p] = vmmlaq_s32(ia[4 + p], x[1], w);
         }
@@ -328,18 +338,18 @@ void tile_i8mm_k(size_t blocks, const uint8_t* lhs, const uint8_t* rhs, float32x
         }
       };
       auto fold = [&](int32x4_t is[8], const int32x4_t ia[8], size_t h) {
-        const int32x4_t sc[2] = {W::isc(rhs, b, h, 0), W::isc(rhs, b, h, 1)};
+        const int32x4_t sc[2] = {W::isc(rb, b, h, 0), W::isc(rb, b, h, 1)};
         for (size_t j = 0; j < 8; ++j) is[j] = vmlaq_s32(is[j], ia[j], dup_pair_s32(sc[j % 4 / 2], j % 2));
       };
       block_isums<W>(isum, add, fold);
       const float32x4_t s_a = f16x4_to_f32(lb);
       const float32x4_t sl[2] = {vzip1q_f32(s_a, s_a), vzip2q_f32(s_a, s_a)};
-      const float32x4_t sc[2] = {col_scale<W>(rhs, b, 0), col_scale<W>(rhs, b, 1)};
+      const float32x4_t sc[2] = {col_scale<W>(rb, b, 0), col_scale<W>(rb, b, 1)};
       for (size_t j = 0; j < 8; ++j) {
         acc[j] = vfmaq_f32(acc[j], vcvtq_f32_s32(isum[j]), vmulq_f32(sl[j / 4], dup_pair(sc[j % 4 / 2], j % 2)));
       }
       if constexpr (W::kMin) {
-        const float32x4_t mn[2] = {col_min<W>(rhs, b, 0), col_min<W>(rhs, b, 1)};
+        const float32x4_t mn[2] = {col_min<W>(rb, b, 0), col_min<W>(rb, b, 1)};
         for (size_t j = 0; j < 8; ++j) {
           const float32x4_t t = vmulq_f32(vcvtq_f32_s32(as[j / 4]), sl[j / 4]);
           acc[j] = vfmsq_f32(acc[j], t, dup_pair(mn[j % 4 / 2], j % 2));

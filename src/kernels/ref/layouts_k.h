@@ -40,15 +40,18 @@ inline void interleave_chunks(const uint8_t* src, size_t bytes, size_t nr, size_
 constexpr size_t kQ4kpBytes = 148, kQ5kpBytes = 180, kQ6kpBytes = 210, kIq4nlpBytes = 18;
 
 // Q4_K / Q5_K element e (0..255) of a super-block: its 4 low bits (qs chunk layout).
-inline int q4k_low(const uint8_t* sb, size_t nr, size_t r, size_t e) {
+inline int q4k_low(const uint8_t* sb, size_t nr, size_t r, size_t e, size_t kr = 4) {
   const size_t j = e / 32, l = e % 32;
-  const uint8_t b = sb[chunk_offset(nr, r, 32 * (j / 2) + l)];
+  const uint8_t b = sb[chunk_offset(nr, r, 32 * (j / 2) + l, kr)];
   return j % 2 ? b >> 4 : b & 0xf;
 }
 
+// The accessors below read chunks of kKr bytes: 4 (x86, SME2, the scalar kernels) or 8 (the
+// NEON preset); only the quant bytes move with kr, the scales sit where they are at kr 4.
+
 // Q4_K (q4kp) and Q5_K (q5kp): the same but for the high bits and where the scales sit.
 // kScales: offset of the scale/min bytes, kD: of d (dmin follows at kD + 2nr), per nr.
-template <size_t kBytes, size_t kScales, size_t kD>
+template <size_t kBytes, size_t kScales, size_t kD, size_t kKr = 4>
 struct AsymK {
   static constexpr size_t kGroup = 32;  // elements per scale
   static size_t panel_bytes(size_t nr, size_t k) { return nr * (k / kSuperBlock) * kBytes; }
@@ -56,11 +59,11 @@ struct AsymK {
   static int value(const uint8_t* p, size_t nr, size_t r, size_t c) {
     const uint8_t* sb = super(p, nr, c);
     const size_t e = c % kSuperBlock;
-    const int low = q4k_low(sb, nr, r, e);
+    const int low = q4k_low(sb, nr, r, e, kKr);
     if constexpr (kBytes == kQ4kpBytes) {
       return low;
     } else {  // qh after qs: bit j of byte l is bit 4 of element 32j + l
-      return low + 16 * ((sb[chunk_offset(nr, r, 128 + e % 32)] >> (e / 32)) & 1);
+      return low + 16 * ((sb[chunk_offset(nr, r, 128 + e % 32, kKr)] >> (e / 32)) & 1);
     }
   }
   static float scale(const uint8_t* p, size_t nr, size_t, size_t r, size_t g) { return factor(p, nr, r, g, 0); }
@@ -73,8 +76,11 @@ struct AsymK {
 };
 using Q4kp = AsymK<kQ4kpBytes, 128, 144>;
 using Q5kp = AsymK<kQ5kpBytes, 160, 176>;
+using Q4kp8 = AsymK<kQ4kpBytes, 128, 144, 8>;
+using Q5kp8 = AsymK<kQ5kpBytes, 160, 176, 8>;
 
-struct Q6kp {
+template <size_t kKr>
+struct Q6kpAt {
   static constexpr size_t kGroup = 16;
   static size_t panel_bytes(size_t nr, size_t k) { return nr * (k / kSuperBlock) * kQ6kpBytes; }
   static const uint8_t* super(const uint8_t* p, size_t nr, size_t c) { return p + c / kSuperBlock * nr * kQ6kpBytes; }
@@ -83,8 +89,8 @@ struct Q6kp {
   static int value(const uint8_t* p, size_t nr, size_t r, size_t c) {
     const uint8_t* sb = super(p, nr, c);
     const size_t e = c % kSuperBlock, h = e / 128, t = e % 128 / 32, l = e % 32;
-    const uint8_t ql = sb[chunk_offset(nr, r, 64 * h + 32 * (t % 2) + l)];
-    const uint8_t qh = sb[chunk_offset(nr, r, 128 + 32 * h + l)];
+    const uint8_t ql = sb[chunk_offset(nr, r, 64 * h + 32 * (t % 2) + l, kKr)];
+    const uint8_t qh = sb[chunk_offset(nr, r, 128 + 32 * h + l, kKr)];
     return ((t < 2 ? ql & 0xf : ql >> 4) | (((qh >> (2 * t)) & 3) << 4)) - 32;
   }
   static float scale(const uint8_t* p, size_t nr, size_t, size_t r, size_t g) {
@@ -93,13 +99,16 @@ struct Q6kp {
   }
   static float min(const uint8_t*, size_t, size_t, size_t, size_t) { return 0.0f; }
 };
+using Q6kp = Q6kpAt<4>;
+using Q6kp8 = Q6kpAt<8>;
 
-struct Iq4nlp {
+template <size_t kKr>
+struct Iq4nlpAt {
   static constexpr size_t kGroup = 32;
   static size_t panel_bytes(size_t nr, size_t k) { return nr * (k / kBlock) * kIq4nlpBytes; }
   static int value(const uint8_t* p, size_t nr, size_t r, size_t c) {
     const size_t j = c % kBlock;
-    const uint8_t b = p[c / kBlock * nr * kIq4nlpBytes + chunk_offset(nr, r, j % 16)];
+    const uint8_t b = p[c / kBlock * nr * kIq4nlpBytes + chunk_offset(nr, r, j % 16, kKr)];
     return kIq4nlValues[j < 16 ? b & 0xf : b >> 4];
   }
   static float scale(const uint8_t* p, size_t nr, size_t, size_t r, size_t g) {
@@ -107,5 +116,7 @@ struct Iq4nlp {
   }
   static float min(const uint8_t*, size_t, size_t, size_t, size_t) { return 0.0f; }
 };
+using Iq4nlp = Iq4nlpAt<4>;
+using Iq4nlp8 = Iq4nlpAt<8>;
 
 }  // namespace qmm::layout

@@ -233,9 +233,10 @@ inline void min_factors(const uint8_t* a, float nb[RL]) {
 // The min factors of a super-block's 8 sub-blocks (LHS blocks a ..), nb[j·RL + r], where
 // RL >= 4; computed ahead into memory, so the sub-blocks' FMAs take them as broadcast memory
 // operands (computed per sub-block, GCC moved them lane by lane out of a register: one more
-// shuffle and broadcast per row).
+// shuffle and broadcast per row). Below 4 rows nb is left unset and unread, but sized for all
+// sub-blocks all the same: the callers step a pointer through it per sub-block.
 template <size_t RL>
-constexpr size_t kMinFactors = RL >= 4 ? 8 * RL : 1;
+constexpr size_t kMinFactors = 8 * RL;
 template <size_t RL>
 inline void super_block_min_factors(const uint8_t* a, float* nb) {
   if constexpr (RL >= 4) {
