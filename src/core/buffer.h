@@ -10,8 +10,7 @@
 namespace qmm {
 
 // Large buffers come straight from the OS (buffer.cpp: mmap on Linux), so freeing one gives
-// its memory back at once and its pages arrive zeroed, in transparent huge pages where the
-// system offers them (madvise); small ones from aligned_alloc.
+// its memory back at once and its pages arrive zeroed; small ones from aligned_alloc.
 void* alloc_large(size_t bytes);            // nullptr on failure; zeroed; 64-byte aligned
 void free_large(void* p, size_t bytes);
 

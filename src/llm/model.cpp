@@ -214,7 +214,7 @@ class Loader {
 
   // The rows of a fused or converted weight before packing: one buffer reused by every
   // weight, so that its pages are faulted in (and zeroed by the kernel) once per load, not
-  // once per weight (a third of a Llama 1B's bytes pass through it).
+  // once per weight (52–63% of a Llama 1B's bytes pass through it).
   uint8_t* scratch(size_t bytes) {
     scratch_.reserve(bytes);
     return scratch_.data();

@@ -144,11 +144,28 @@ inline void q6k_zero_points(const uint8_t* aj, int32_t z[RL]) {
 // The zero points of a whole super-block (LHS blocks a ..): z[(2j + H)·RL + r] for 32-block j,
 // computed ahead into memory, so the sums start from broadcast loads (computed per 32-block,
 // GCC moved them lane by lane out of a register: one more shuffle and broadcast per row).
+// The second half's are the whole 32-block's (4 times the LHS's int16 pair −8·Σa) minus the
+// first's: exact in int32, and in int16 lanes modulo 2^16 (each lane's value fits).
 template <size_t RL, bool kInt32>
 inline void q6k_super_block_zero_points(const uint8_t* a, int32_t z[16 * RL]) {
   for (size_t j = 0; j < 8; ++j) {
-    q6k_zero_points<RL, 0, kInt32>(a + j * RL * x86lhs::kBlockBytes, z + 2 * j * RL);
-    q6k_zero_points<RL, 1, kInt32>(a + j * RL * x86lhs::kBlockBytes, z + (2 * j + 1) * RL);
+    const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
+    int32_t* z0 = z + 2 * j * RL;
+    int32_t* z1 = z0 + RL;
+    q6k_zero_points<RL, 0, kInt32>(aj, z0);
+    if constexpr (RL == 8) {
+      const __m256i pairs = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(aj + 36 * RL));
+      const __m256i all = kInt32 ? _mm256_madd_epi16(pairs, _mm256_set1_epi16(4)) : _mm256_slli_epi16(pairs, 2);
+      const __m256i first = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(z0));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(z1), kInt32 ? _mm256_sub_epi32(all, first) : _mm256_sub_epi16(all, first));
+    } else if constexpr (RL == 4) {
+      const __m128i pairs = _mm_loadu_si128(reinterpret_cast<const __m128i*>(aj + 36 * RL));
+      const __m128i all = kInt32 ? _mm_madd_epi16(pairs, _mm_set1_epi16(4)) : _mm_slli_epi16(pairs, 2);
+      const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(z0));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(z1), kInt32 ? _mm_sub_epi32(all, first) : _mm_sub_epi16(all, first));
+    } else {
+      q6k_zero_points<RL, 1, kInt32>(aj, z1);
+    }
   }
 }
 
