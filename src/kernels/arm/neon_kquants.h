@@ -230,7 +230,10 @@ inline void block_isums(int32x4_t isum[8], Add add, Fold fold) {
   for (size_t h = 0; h < W::kHalves; ++h) {
     int32x4_t ia[8];
     for (size_t j = 0; j < 8; ++j) ia[j] = vdupq_n_s32(0);
-    for (size_t v = 4 / W::kHalves * h; v < 4 / W::kHalves * (h + 1); ++v) add(ia, v);
+    for (size_t i = 4 / W::kHalves * h; i < 4 / W::kHalves * (h + 1); ++i) {
+      // IQ4_NL: chunk v % 2 holds v (low nibbles) and v + 2 (high): 0, 2, 1, 3 uses each load at once.
+      add(ia, W::kBlocks == 1 ? i % 2 * 2 + i / 2 : i);
+    }
     if constexpr (W::kHalves == 1) {
       for (size_t j = 0; j < 8; ++j) isum[j] = ia[j];
     } else {
