@@ -179,9 +179,9 @@ class Loader {
   // packers read f16 / f32 / block fields in place).
   PackedWeights pack_rows(const gguf::TensorInfo& t, WeightType target, size_t n, size_t k) {
     trace_tensor(t, target, n, k);
-    populate(t.data, t.bytes);
     PackedWeights w;
     if (native_type(t.type) == target && reinterpret_cast<uintptr_t>(t.data) % 4 == 0) {
+      populate(t.data, t.bytes);  // (rows_into populates what it reads)
       w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
     } else {
       uint8_t* rows = scratch(checked_mul(n, row_bytes(target, k), "converted weight"));

@@ -175,12 +175,10 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   }
   //    Several row tiles (prefill), or one thread: tiles of m_tile rows by 64 columns (fewer,
   //    longer ones when 4 per thread would not fill the pool).
-  size_t n_tile = round_up(n, p.n_step);
-  if (threads > 1) {
-    const size_t want = threads * 4;  // tiles wanted in all
-    n_tile = round_up(std::max<size_t>(p.n_step, 64), p.n_step);
-    n_tile = std::min(n_tile, round_up(ceil_div(n, ceil_div(want, m_tiles)), p.n_step));
-  }
+  const size_t want = threads * 4;  // tiles wanted in all
+  const size_t n_tile = threads == 1 ? round_up(n, p.n_step)
+                                     : std::min(round_up(std::max<size_t>(p.n_step, 64), p.n_step),
+                                                round_up(ceil_div(n, ceil_div(want, m_tiles)), p.n_step));
   const size_t n_tiles = ceil_div(n, n_tile);
   pool.parallel_for(m_tiles * n_tiles, [&](size_t t, int) {
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
