@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # qmm against llama.cpp on each model family's 1B-class synthetic model (issue 13). One row per
 # shape, weight type and thread count, made of paired measurements: each round runs `qmm bench
-# model` and llama.cpp (node-llama-cpp's prebuilt CPU build, scripts/llamacpp_bench.mjs) on the
-# same file with the same threads, one right after the other, alternating which goes first; a
-# row reports the median of its rounds. qmm's decode is also given as its share of a plain read
+# model` and llama.cpp built for this CPU (Debian's llama-bench, whose ggml CPU backend picks its
+# ISA variant at run time: scripts/llamacpp_native.sh) on the same file with the same threads, one
+# right after the other, alternating which goes first; a row reports the median of its rounds. qmm's decode is also given as its share of a plain read
 # of its packed weights timed right after each token (the "paired" column of `qmm bench model`):
 # 100 % decodes as fast as the machine streams the weights from DRAM at that moment, so the share
 # holds up under load where a bound measured once would not.
@@ -46,7 +46,6 @@ for v in PP TG ROUNDS; do
 done
 CACHE=${CACHE:-$HOME/.cache/qmm-bench}
 OUT=${OUT:-$ROOT/bench-results/families-$(date -u +%Y%m%d-%H%M%S)}
-LLAMACPP=${QMM_LLAMACPP_DIR:-$HOME/.cache/qmm-llamacpp}
 
 if [ -z "${QMM:-}" ]; then
   scripts/deps.sh
@@ -58,9 +57,8 @@ fi
 for s in "${SHAPES[@]}"; do
   "$QMM" synth --help | grep -q "^  $s:" || { echo "bench_families.sh: no synth shape '$s' (qmm synth --help lists them)" >&2; exit 2; }
 done
-command -v node >/dev/null || { echo "bench_families.sh: needs node (apt-get install nodejs npm)" >&2; exit 1; }
-QMM_LLAMACPP_DIR=$LLAMACPP scripts/llamacpp_setup.sh
-cp scripts/llamacpp_bench.mjs "$LLAMACPP/bench.mjs"  # node resolves node-llama-cpp from there
+command -v node >/dev/null || { echo "bench_families.sh: needs node for its table (apt-get install nodejs)" >&2; exit 1; }
+LLAMA_BENCH=$(scripts/llamacpp_native.sh --print-bin)/llama-bench
 mkdir -p "$OUT" "$CACHE"
 RAW=$OUT/raw.jsonl
 : >"$RAW"
@@ -87,13 +85,18 @@ round() {
       "$QMM" bench model -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 --no-limits -o jsonl |
         sed "s/^{/{\"system\": \"qmm\", $tag, /" >>"$RAW"
     else
-      (cd "$LLAMACPP" && node bench.mjs "$f" "$PP" "$TG" "$t" 1) |
+      "$LLAMA_BENCH" -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 -o jsonl 2>/dev/null |
         sed "s/^{/{\"system\": \"llamacpp\", $tag, /" >>"$RAW"
     fi
   done
 }
 
-echo "qmm: $("$QMM" --version | head -1); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/machine.txt"
+{
+  echo "CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "qmm: $("$QMM" --version | head -1)"
+  echo "llama.cpp: $(scripts/llamacpp_native.sh | sed -n 's/^  CPU variant ggml picks here: \([^ ]*\).*/Debian build, CPU variant \1/p')"
+  echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$OUT/machine.txt"
 for SHAPE in "${SHAPES[@]}"; do
   for TYPE in $TYPES; do
     f=$(model "$SHAPE" "$TYPE")
@@ -115,12 +118,12 @@ const rows = new Map();
 for (const line of fs.readFileSync(raw, "utf8").split("\n")) {
   if (!line.trim()) continue;
   const j = JSON.parse(line);
+  j.threads ??= j.n_threads;  // llama-bench's name
   const key = `${j.shape}|${j.type}|${j.threads}`;
   if (!rows.has(key)) rows.set(key, {shape: j.shape, type: j.type, threads: j.threads, q_pp: [], q_tg: [], paired: [], l_pp: [], l_tg: [], gemv: ""});
   const r = rows.get(key);
   if (j.system === "llamacpp") {
-    r.l_pp.push(j.pp_tok_s);
-    r.l_tg.push(j.tg_tok_s);
+    (j.n_gen > 0 ? r.l_tg : r.l_pp).push(j.avg_ts);
   } else if (j.n_gen > 0) {
     r.q_tg.push(j.avg_ts);
     if (j.paired_ratio != null) r.paired.push(j.paired_ratio);
