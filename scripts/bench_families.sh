@@ -57,7 +57,6 @@ fi
 for s in "${SHAPES[@]}"; do
   "$QMM" synth --help | grep -q "^  $s:" || { echo "bench_families.sh: no synth shape '$s' (qmm synth --help lists them)" >&2; exit 2; }
 done
-command -v node >/dev/null || { echo "bench_families.sh: needs node for its table (apt-get install nodejs)" >&2; exit 1; }
 LLAMA_BENCH=$(scripts/llamacpp_native.sh --print-bin)/llama-bench
 mkdir -p "$OUT" "$CACHE"
 RAW=$OUT/raw.jsonl
@@ -110,46 +109,12 @@ for SHAPE in "${SHAPES[@]}"; do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 
-# The table: medians over the rounds of each row.
-node - "$RAW" "$PP" "$TG" >"$OUT/table.md" <<'EOF'
-const fs = require("fs");
-const [raw, pp, tg] = process.argv.slice(2);
-const rows = new Map();
-for (const line of fs.readFileSync(raw, "utf8").split("\n")) {
-  if (!line.trim()) continue;
-  const j = JSON.parse(line);
-  j.threads ??= j.n_threads;  // llama-bench's name
-  const key = `${j.shape}|${j.type}|${j.threads}`;
-  if (!rows.has(key)) rows.set(key, {shape: j.shape, type: j.type, threads: j.threads, q_pp: [], q_tg: [], paired: [], l_pp: [], l_tg: [], gemv: ""});
-  const r = rows.get(key);
-  if (j.system === "llamacpp") {
-    (j.n_gen > 0 ? r.l_tg : r.l_pp).push(j.avg_ts);
-  } else if (j.n_gen > 0) {
-    r.q_tg.push(j.avg_ts);
-    if (j.paired_ratio != null) r.paired.push(j.paired_ratio);
-    r.gemv = j.gemv;
-  } else {
-    r.q_pp.push(j.avg_ts);
-  }
-}
-const median = (v) => {
-  if (!v.length) return NaN;
-  const s = [...v].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "-");
-const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "x" : "-");
-console.log(`| model | type | threads | qmm pp${pp} | llama.cpp pp${pp} | qmm / llama.cpp | qmm tg${tg} | llama.cpp tg${tg} | qmm / llama.cpp | qmm tg % of paired read |`);
-console.log("|---|---|---|---|---|---|---|---|---|---|");
-for (const r of rows.values()) {
-  const [qp, lp, qt, lt, pr] = [r.q_pp, r.l_pp, r.q_tg, r.l_tg, r.paired].map(median);
-  console.log(`| ${r.shape} | ${r.type} | ${r.threads} | ${f(qp)} | ${f(lp)} | ${ratio(qp, lp)} | ${f(qt, 2)} | ${f(lt, 2)} | ${ratio(qt, lt)} | ${f(100 * pr, 0)}% |`);
-}
-const kernels = new Map();  // weight type -> the decode kernels of its first weight, over the models
-for (const r of rows.values()) kernels.set(r.type, new Set([...(kernels.get(r.type) ?? []), r.gemv]));
-const gemv = [...kernels].map(([type, k]) => `${type}: ${[...k].join(" or ")}`).join("; ");
-console.log(`\ntok/s, median of ${Math.max(...[...rows.values()].map((r) => r.q_tg.length))} paired round(s) per row; qmm's decode kernel (of the first weight): ${gemv}.`);
-EOF
+# The table: medians (and ranges) over the rounds of each row.
+if command -v node >/dev/null; then
+  node scripts/bench_table.mjs "$RAW" >"$OUT/table.md"
+else
+  echo "(no node here: the raw results are in $RAW; scripts/bench_table.mjs makes the table elsewhere)" >"$OUT/table.md"
+fi
 echo
 cat "$OUT/table.md"
 echo
