@@ -265,6 +265,9 @@ qmm_status qmm_ukernel_find(const char* name, size_t* index) {
         return;
       }
     }
+    if (const char* why = qmm::retired_kernel_name(name)) {
+      qmm::fail(qmm::Status::invalid_argument, std::string("qmm_ukernel_find: '") + name + "' " + why);
+    }
     qmm::fail(qmm::Status::invalid_argument, std::string("qmm_ukernel_find: no kernel named '") + name + "'");
   });
 }

@@ -1,5 +1,8 @@
 // matmul_clamp_f32_qai8dxp1vlx4_qsi4cxp4vlx4_1vlx4vl_sme2_mopa: per-channel int4 (QC4) GEMM with SME2
-// SMOPA, KleidiAI's kernel of the same name on the same packed operands.
+// SMOPA on the packed operands of KleidiAI's SME (v1) kernel
+// kai_matmul_clamp_f32_qai8dxp1vlx4_qsi4cxp4vlx4_1vlx4vl_sme_mopa (same mr nr kr sr, same packers).
+// KleidiAI has no kernel of this name; its SME2 QC4 GEMM, ..._qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa,
+// reads another layout (kr 4, sr 1; tests/data/kleidiai_kernels.txt).
 //
 // Packers (mr nr kr sr = VL 4·VL 8 2; VL = SVL/32, 16 at SVL 512):
 //   LHS lhs_quant_pack_qai8dxp_f32     4-value chunks of VL rows = one SMOPA operand vector;
