@@ -13,7 +13,7 @@
 // Loop (kernels/arm/sme2_channel.h): ZA0..ZA3.S accumulate the whole of K in int32; per 32-block
 // LD1B×4 ×2 (8 LHS vectors), 4 × { LD1B×4, SRSHL×4 (16·low nibble), 4 AND 0xF0 (16·high
 // nibble), 8 SMOPA }: 58 instructions for 32 SMOPA = 32768 MACs at SVL 512 (565 MACs per
-// instruction). Then once per output row: MOVA×4, 4 MLA (zero point), SCVTF×4, 4 FMUL + 4 FMLA
+// instruction). Then once per output row: MOVA×4, 4 MLA (zero point), SCVTF×4, 8 FMUL + 4 FADD
 // (scales, bias), FMAX + FMIN ×4, ST1W×4. Executed (scripts/count_instructions.py, m 64 n 256
 // k 512, SVL 512): 0.00309 instructions per MAC, 4.1× fewer than the Q4_0 SME2 GEMM (docs/arm.md).
 #pragma once

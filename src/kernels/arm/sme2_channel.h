@@ -40,11 +40,14 @@ template <int T>
 __attribute__((always_inline)) inline svfloat32_t out_vector(svfloat32x4_t f, svfloat32x4_t scales, svfloat32x4_t biases,
                                                              float s_lhs) __arm_streaming {
   const svbool_t all = svptrue_b32();
-  return svmla_f32_x(all, svget4(biases, T), svget4(f, T), svmul_n_f32_x(all, svget4(scales, T), s_lhs));
+  // The product rounded, then the bias added (FMUL, FADD: KleidiAI's bits; one FMLA differs where
+  // the bias cancels the product).
+  const svfloat32_t product = svmul_f32_x(all, svget4(f, T), svmul_n_f32_x(all, svget4(scales, T), s_lhs));
+  return svadd_f32_x(all, product, svget4(biases, T));
 }
 
-// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (4 FMUL + 4
-// FMLA), FMAX + FMIN, one store.
+// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (8 FMUL + 4
+// FADD), FMAX + FMIN, one store.
 __attribute__((always_inline)) inline void store_row(svint32x4_t acc, const uint8_t* tail, size_t nr, int32_t neg_zp,
                                                      float s_lhs, svcount_t cols, float* out, svfloat32_t lo,
                                                      svfloat32_t hi) __arm_streaming {
