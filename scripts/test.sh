@@ -2,7 +2,7 @@
 # The README's test command: installs what it needs (Debian 12), builds and runs every test:
 #   1. native build (g++-12, warnings as errors): unit, kernel, driver, C API, CLI, LLM tests;
 #   2. the same suite built with clang-19 + AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. the AVX-512 / AVX-VNNI kernels compiled over SIMDe (no AVX-512 on this CPU or in QEMU);
+#   3. the AVX-512 / AVX-VNNI kernels this CPU lacks, compiled over SIMDe (QEMU has neither);
 #   4. the Arm build (clang-19 cross) under qemu-aarch64 at several SME vector lengths and
 #      feature sets;
 #   5. bounded libFuzzer runs on the GGUF reader and on model loading.
@@ -68,7 +68,7 @@ for s in $STAGES; do
       cmake --build build-arm -j "$JOBS"
       QMM_TEST_SHAPES=small run_ctest build-arm || failed_stages+=(arm) ;;
     x86emu)
-      stage "AVX-512 / AVX-VNNI kernels over SIMDe (this CPU and QEMU cannot run them natively)"
+      stage "AVX-512 / AVX-VNNI kernels over SIMDe, those this CPU cannot run natively (nor can QEMU)"
       set +e; out=$(scripts/test-x86emu.sh "$JOBS"); rc=$?; set -e
       echo "$out" | grep -v '^STAGE-RESULT '
       read -r _ p f k < <(echo "$out" | grep '^STAGE-RESULT ' || echo "STAGE-RESULT 0 1 0")
