@@ -151,7 +151,10 @@ int cmd_run(int argc, char** argv) {
   bool first = true;
   size_t shown = 0;
   auto print_prompt = [&] {
-    if (!no_display_prompt) std::fprintf(stdout, "%s%s%s", colored ? kPromptColor : "", prompt.c_str(), colored ? kReset : "");
+    if (no_display_prompt) return;
+    std::fputs(colored ? kPromptColor : "", stdout);
+    std::fwrite(prompt.data(), 1, prompt.size(), stdout);  // all of it: -p 'a\x00b' holds a NUL
+    std::fputs(colored ? kReset : "", stdout);
   };
   // -r: the generation stops once the text ends with a reverse prompt (shown, as llama-cli).
   std::string tail;
