@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "args.h"
+#include "chat_file.h"
 #include "core/error.h"
 #include "line_reader.h"
 #include "llm/chat.h"
@@ -99,6 +100,8 @@ constexpr const char* kHelp =
     "  /clear         a new conversation (the system prompt stays)\n"
     "  /regen         a new reply to the last message\n"
     "  /stats         the session's token counts and speeds so far\n"
+    "  /save FILE     write the conversation to FILE (JSON: OpenAI's messages)\n"
+    "  /load FILE     continue the conversation in FILE (as /save writes it)\n"
     "  /exit, /quit   end the session (as Ctrl-D)\n"
     "  //TEXT         send /TEXT as a message\n"
     "a line ending in \\ goes on with the next line; \"\"\" starts and ends a block of lines\n";
@@ -241,11 +244,30 @@ int cmd_chat(int argc, char** argv) {
       if (cmd == "/help") {
         std::fputs(kHelp, stdout);
       } else if (cmd == "/clear") {
-        messages.resize(system.empty() ? 0 : 1);
+        messages.clear();
+        if (!system.empty()) messages.push_back({"system", system});
         std::printf("[a new conversation]\n");
       } else if (cmd == "/stats") {
         std::fflush(stdout);
         st.print();
+      } else if (cmd == "/save" || cmd == "/load") {
+        const size_t at = msg->find_first_not_of(' ', cmd.size());
+        if (at == std::string::npos) {
+          std::printf("[%s needs a file name: %s FILE]\n", cmd.c_str(), cmd.c_str());
+        } else {
+          const std::string path = msg->substr(at);
+          try {
+            if (cmd == "/save") {
+              save_conversation(path, messages);
+              std::printf("[%zu messages saved to %s]\n", messages.size(), path.c_str());
+            } else {
+              messages = load_conversation(path);
+              std::printf("[%zu messages loaded from %s]\n", messages.size(), path.c_str());
+            }
+          } catch (const Error& e) {
+            std::printf("[%s]\n", e.what());
+          }
+        }
       } else if (cmd == "/regen") {
         if (messages.empty() || messages.back().role != "assistant") {
           std::printf("[no reply to regenerate]\n");
