@@ -182,6 +182,9 @@ int bench_model(int argc, char** argv) {
       .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")
+      .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
+      .no_effect("-mmp,--mmap", "0|1", "it maps the file only to pack the weights, then releases it")
       .flag("--json", &json, "the same as -o json");
   args.parse();
   if (json) format = "json";
