@@ -185,6 +185,8 @@ qmm_status qmm_weights_pack_f32(int type, size_t n, size_t k, const float* weigh
     require(out != nullptr, "qmm_weights_pack_f32: out is null");
     *out = nullptr;
     require(weights != nullptr, "qmm_weights_pack_f32: weights are null");
+    require(aligned_for_float(weights, 0) && aligned_for_float(bias, 0),
+            "qmm_weights_pack_f32: weights and bias must be aligned to 4 bytes");
     const qmm::WeightType t = to_type(type);
     if (!qmm::is_channel_type(t)) {
       qmm::fail(qmm::Status::unsupported, std::string("qmm_weights_pack_f32 takes QMM_TYPE_QC8 or QMM_TYPE_QC4, not ") +
