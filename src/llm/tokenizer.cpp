@@ -406,6 +406,9 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     t.kind_ = Kind::spm;
   } else if (model == "gpt2") {
     t.kind_ = Kind::bpe;
+  } else if (model == "no_vocab") {  // (llama.cpp's converter writes it for models without one)
+    fail(Status::unsupported, f.path() + ": the model has no vocabulary (tokenizer.ggml.model = no_vocab), so qmm cannot "
+                                         "turn text into its tokens; `qmm gguf` shows what the file holds");
   } else {
     fail(Status::unsupported, f.path() + ": tokenizer '" + model + "' is not supported (llama = SentencePiece, gpt2 = BPE)");
   }
