@@ -23,9 +23,20 @@ bool parse_quant_target(const std::string& name, QuantTarget* out) {
   return true;
 }
 
+namespace {
+
+// llama.cpp's attention-V-like tensors (llama-quant.cpp's category_is_attn_v): attn_v, and the
+// fused attn_qkv (Phi-3) and attn_kv_b that hold V. They count the layers of the mix and get
+// its extra bits.
+bool attn_v_like(const std::string& name) {
+  return name.ends_with(".attn_v.weight") || name.ends_with(".attn_qkv.weight") || name.ends_with(".attn_kv_b.weight");
+}
+
+}  // namespace
+
 QuantTarget for_file(const File& f, QuantTarget target) {
   target.n_layer = 0;
-  for (const TensorInfo& t : f.tensors()) target.n_layer += t.name.ends_with(".attn_v.weight");
+  for (const TensorInfo& t : f.tensors()) target.n_layer += attn_v_like(t.name);
   target.has_output = f.find_tensor("output.weight") != nullptr;
   return target;
 }
@@ -65,7 +76,7 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
     const long layer = layer_of(name);
     const bool more = layer >= 0 && use_more_bits(static_cast<uint32_t>(layer), target.n_layer);
     if (name == "output.weight" || (!target.has_output && name == "token_embd.weight")) want = kQ6_K;
-    if (more && (name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
+    if (more && (attn_v_like(name) || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
   }
   if (row_len % ggml_block_size(want) == 0) return want;
   if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) {  // llama.cpp's fallbacks
