@@ -9,11 +9,11 @@
 #include <string>
 
 #include "core/error.h"
-#include "llm/chat.h"
-#include "llm/gguf.h"
-#include "llm/gguf_writer.h"
-#include "llm/jinja/template.h"
-#include "llm/tokenizer.h"
+#include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
+#include "text/chat.h"
+#include "text/jinja/template.h"
+#include "text/tokenizer.h"
 
 namespace qmm::test {
 namespace {

@@ -14,7 +14,7 @@
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/synth.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 #include "model_copy.h"
 #include "test_models.h"
 

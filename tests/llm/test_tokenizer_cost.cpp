@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "llm/synth_vocab.h"
-#include "llm/tokenizer.h"
+#include "text/synth_vocab.h"
+#include "text/tokenizer.h"
 
 namespace qmm::llm {
 namespace {

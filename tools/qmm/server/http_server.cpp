@@ -4,6 +4,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -79,8 +80,19 @@ bool HttpServer::authorized(const httplib::Request& req) const {
   if (opt_.api_key.empty()) return true;
   const std::string h = req.get_header_value("Authorization");
   const std::string prefix = "Bearer ";
-  return h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0 &&
-         same_key(h.substr(prefix.size()), opt_.api_key);
+  if (h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0) return same_key(h.substr(prefix.size()), opt_.api_key);
+  return req.has_header("X-Api-Key") && same_key(req.get_header_value("X-Api-Key"), opt_.api_key);  // llama-server's too
+}
+
+bool HttpServer::cors_allows(const std::string& origin) const {
+  if (origin.empty() || opt_.cors.empty()) return false;
+  if (opt_.cors == "*") return true;
+  for (size_t at = 0; at <= opt_.cors.size();) {
+    const size_t comma = std::min(opt_.cors.find(',', at), opt_.cors.size());
+    if (opt_.cors.compare(at, comma - at, origin) == 0 && comma - at == origin.size()) return true;
+    at = comma + 1;
+  }
+  return false;
 }
 
 void HttpServer::routes() {
@@ -95,7 +107,8 @@ void HttpServer::routes() {
       try {
         const std::string body = read_body(req, res, reader);
         if (needs_key && !authorized(req)) {
-          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY')", {}, "invalid_api_key");
+          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY' or 'X-Api-Key: KEY')", {},
+                         "invalid_api_key");
         }
         fn(req, res, body);
       } catch (const ApiError& e) {
@@ -152,10 +165,18 @@ void HttpServer::routes() {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
   }
 
-  // A request whose length is ambiguous is refused, and its connection closed (whatever follows
-  // could be read as a request): more than one Content-Length, one that is not a number, or one
-  // with Transfer-Encoding (request smuggling).
+  // CORS as llama-server: an allowed Origin is echoed on every answer; a preflight OPTIONS
+  // request is answered at once (no key: browsers send none with it). A request whose length
+  // is ambiguous is refused, and its connection closed (whatever follows could be read as a
+  // request): more than one Content-Length, one that is not a number, or one with
+  // Transfer-Encoding (request smuggling).
   svr_->set_pre_routing_handler([this](const Request& req, Response& res) {
+    const std::string origin = req.get_header_value("Origin");
+    const bool allowed = cors_allows(origin);
+    if (allowed) {
+      res.set_header("Access-Control-Allow-Origin", origin);
+      res.set_header("Vary", "Origin");
+    }
     const size_t lengths = req.get_header_value_count("Content-Length");
     const std::string len = req.get_header_value("Content-Length");
     std::string bad;
@@ -163,10 +184,20 @@ void HttpServer::routes() {
     else if (lengths == 1 && (len.empty() || len.size() > 19 || len.find_first_not_of("0123456789") != std::string::npos))
       bad = "Content-Length is not a number: '" + len.substr(0, 40) + "'";
     else if (lengths == 1 && req.has_header("Transfer-Encoding")) bad = "both Content-Length and Transfer-Encoding";
-    if (bad.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    ConnectionServer::close_after_response();
-    res.set_header("Connection", "close");
-    reply_error(res, ApiError(400, "malformed HTTP request: " + bad));
+    if (!bad.empty()) {
+      ConnectionServer::close_after_response();
+      res.set_header("Connection", "close");
+      reply_error(res, ApiError(400, "malformed HTTP request: " + bad));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.method != "OPTIONS") return httplib::Server::HandlerResponse::Unhandled;
+    if (allowed) {
+      res.set_header("Access-Control-Allow-Credentials", "true");
+      res.set_header("Access-Control-Allow-Methods", "GET, POST");
+      res.set_header("Access-Control-Allow-Headers", "*");
+      res.set_header("Access-Control-Max-Age", "86400");
+    }
+    res.status = 204;
     return httplib::Server::HandlerResponse::Handled;
   });
 
