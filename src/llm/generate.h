@@ -42,7 +42,7 @@
 
 #include "llm/model.h"
 #include "llm/sampler.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace qmm::llm {
 

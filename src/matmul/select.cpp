@@ -95,6 +95,8 @@ std::vector<std::string> check_names(const std::vector<std::string>& tokens, con
   for (const auto& t : tokens) {
     if (is_local_isa(t) || find_kernel(t)) {
       kept.push_back(t);
+    } else if (const char* why = retired_kernel_name(t)) {
+      fail(Status::invalid_argument, what + ": '" + t + "' " + why);
     } else if (is_foreign(t)) {
       ignored->push_back(t);
     } else {

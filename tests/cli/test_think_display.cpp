@@ -2,7 +2,7 @@
 // anywhere across the streamed pieces.
 #include <gtest/gtest.h>
 
-#include "qmm/think_display.h"
+#include "qmm/cli/think_display.h"
 
 namespace qmm::cli {
 namespace {

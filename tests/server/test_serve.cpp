@@ -12,7 +12,7 @@
 #include <random>
 
 #include "llm/model.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 #include "qmm/server/engine_backend.h"
 #include "server_test_util.h"
 #include "../llm/test_models.h"
