@@ -116,7 +116,8 @@ int cmd_chat(int argc, char** argv) {
   SamplingFlags sf;
   std::string system, chat_template, in_prefix, in_suffix;
   std::vector<std::string> reverse_prompts;
-  std::string think = "auto";
+  std::string think = "auto", color = "auto";
+  bool conversation = false;
   bool verbose = false;
   ContextFlags cf;
   long long n_predict = -1;
@@ -133,7 +134,10 @@ int cmd_chat(int argc, char** argv) {
       .str("--in-prefix", &in_prefix, "TEXT", "text added before each of your messages")
       .str("--in-suffix", &in_suffix, "TEXT", "text added after each of your messages")
       .choice("--think", &think, {"auto", "show", "dim", "hide"},
-              "a reasoning model's <think> block: shown, dimmed or hidden (default auto: dimmed on a colour terminal)")
+              "a reasoning model's <think> block: shown, dimmed or hidden (default auto: dimmed where -co is on)")
+      .optional_choice("-co,--color", &color, {"on", "off", "auto"}, "on",
+                       "colour (the dimmed thinking; default auto: on a terminal, unless NO_COLOR is set)")
+      .flag("-cnv,--conversation", &conversation, "conversation mode: what qmm chat always is (llama-cli's flag)")
       .flag("-v,--verbose", &verbose, "print the token counts and speeds of each reply (as /stats for the session)")
       .no_effect("--keep", "N", "old turns are dropped whole when the context is full (the system prompt stays)");
   cf.add_to(args);
@@ -145,7 +149,7 @@ int cmd_chat(int argc, char** argv) {
   }
   llm::SamplerParams sampling = sf.params();
   const ThinkDisplay::Mode think_mode = think == "hide"                                        ? ThinkDisplay::Mode::hide
-                                        : think == "dim" || (think == "auto" && use_color("auto", isatty(STDOUT_FILENO)))
+                                        : think == "dim" || (think == "auto" && use_color(color, isatty(STDOUT_FILENO)))
                                             ? ThinkDisplay::Mode::dim
                                             : ThinkDisplay::Mode::show;
   const LoadedModel lm = LoadedModel::load(mf);
