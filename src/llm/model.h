@@ -17,7 +17,7 @@
 
 #include "core/buffer.h"
 #include "llm/arch.h"
-#include "llm/gguf.h"
+#include "gguf/gguf.h"
 #include "matmul/matmul.h"
 
 namespace qmm::llm {

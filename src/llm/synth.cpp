@@ -7,10 +7,10 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
-#include "llm/chat_template.h"
-#include "llm/gguf_writer.h"
-#include "llm/quantize.h"
-#include "llm/synth_vocab.h"
+#include "text/chat_template.h"
+#include "gguf/gguf_writer.h"
+#include "gguf/quantize.h"
+#include "text/synth_vocab.h"
 
 namespace qmm::gguf {
 

@@ -22,7 +22,7 @@
 #include <iterator>
 #include <limits>
 
-#include "llm/gguf_writer.h"
+#include "gguf/gguf_writer.h"
 #include "llm/synth.h"
 #include "model_copy.h"
 #include "qmm_child.h"

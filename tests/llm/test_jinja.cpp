@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "jinja_oracle.h"
-#include "llm/jinja/template.h"
+#include "text/jinja/template.h"
 
 namespace qmm::test {
 namespace {

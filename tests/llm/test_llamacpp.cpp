@@ -23,7 +23,7 @@
 
 #include "llm/model.h"
 #include "llm/synth.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace qmm::llm {
 namespace {

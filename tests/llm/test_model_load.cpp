@@ -12,11 +12,11 @@
 #include <string>
 
 #include "core/error.h"
-#include "llm/dequant.h"
+#include "gguf/dequant.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/synth.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 #include "model_copy.h"
 #include "test_models.h"
 

@@ -1,4 +1,4 @@
-// qmm quantize (src/llm/quantize.h): stories260K to q8_0 / q4_0 / f16 / f32, re-read with the
+// qmm quantize (src/gguf/quantize.h): stories260K to q8_0 / q4_0 / f16 / f32, re-read with the
 // reader; types follow the rules, metadata is copied, the bytes are exactly quantize_rows of
 // the originals and the values are close to them.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 
 #include "core/blocks.h"
 #include "gguf_test_util.h"
-#include "llm/gguf.h"
-#include "llm/quantize.h"
+#include "gguf/gguf.h"
+#include "gguf/quantize.h"
 #include "llm/synth.h"
 
 namespace qmm {

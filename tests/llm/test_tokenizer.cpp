@@ -3,8 +3,8 @@
 // pre-tokenizers, and streaming UTF-8 decoding.
 #include <gtest/gtest.h>
 
-#include "llm/gguf.h"
-#include "llm/tokenizer.h"
+#include "gguf/gguf.h"
+#include "text/tokenizer.h"
 #include "test_models.h"
 
 namespace qmm::llm {
