@@ -29,9 +29,20 @@ bool parse_quant_target(const std::string& name, QuantTarget* out) {
   return true;
 }
 
+namespace {
+
+// llama.cpp's attention-V-like tensors (llama-quant.cpp's category_is_attn_v): attn_v, and the
+// fused attn_qkv (Phi-3) and attn_kv_b that hold V. They count the layers of the mix and get
+// its extra bits.
+bool attn_v_like(const std::string& name) {
+  return name.ends_with(".attn_v.weight") || name.ends_with(".attn_qkv.weight") || name.ends_with(".attn_kv_b.weight");
+}
+
+}  // namespace
+
 QuantTarget for_file(const File& f, QuantTarget target) {
   target.n_layer = 0;
-  for (const TensorInfo& t : f.tensors()) target.n_layer += t.name.ends_with(".attn_v.weight");
+  for (const TensorInfo& t : f.tensors()) target.n_layer += attn_v_like(t.name);
   target.has_output = f.find_tensor("output.weight") != nullptr;
   return target;
 }
@@ -61,7 +72,7 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
     const long layer = layer_of(name);
     const bool more = layer >= 0 && use_more_bits(static_cast<uint32_t>(layer), target.n_layer);
     if (name == "output.weight" || (!target.has_output && name == "token_embd.weight")) want = kQ6_K;
-    if (more && (name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
+    if (more && (attn_v_like(name) || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
   }
   if (row_len % ggml_block_size(want) == 0) return want;
   if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) {  // llama.cpp's fallbacks
@@ -96,12 +107,19 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, const Q
   // longest row of the file times the thread count).
   constexpr size_t kGroupValues = size_t{1} << 16, kMaxGroup = 16;
   std::vector<std::vector<float>> scratch(static_cast<size_t>(pool.threads()));
+  // The input rows are read from the file (File::read), not the mapping: a file truncated while
+  // quantize runs is then an error, not SIGBUS. A worker's error is raised after its job.
+  std::vector<std::vector<uint8_t>> raw(static_cast<size_t>(pool.threads()));
+  std::vector<std::string> errors(static_cast<size_t>(pool.threads()));
 
   for (const TensorInfo& t : in.tensors()) {
     const uint32_t type = quantized_type(t, target);
     stats.in_bytes += t.bytes;
     if (type == t.type) {
-      w.add_tensor(t.name, t.type, t.shape, t.data, t.bytes);
+      const size_t rb = ggml_row_bytes(t.type, t.shape[0]);
+      w.add_tensor(t.name, t.type, t.shape, [&in, rb, src = t.data](uint8_t* dst, size_t first, size_t rows) {
+        in.read(src + first * rb, rows * rb, dst);
+      });
       stats.kept++;
       stats.out_bytes += t.bytes;
       continue;
@@ -116,10 +134,21 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, const Q
       pool.parallel_for((rows + group - 1) / group, [&](size_t g, int tid) {
         const size_t r0 = g * group, n = std::min(group, rows - r0);
         std::vector<float>& f = scratch[static_cast<size_t>(tid)];
+        std::vector<uint8_t>& b = raw[static_cast<size_t>(tid)];
         if (f.size() < n * k) f.resize(n * k);
-        dequantize_rows(src_type, src + (first + r0) * in_rb, f.data(), n, k);
+        if (b.size() < n * in_rb) b.resize(n * in_rb);
+        try {
+          in.read(src + (first + r0) * in_rb, n * in_rb, b.data());
+        } catch (const Error& e) {
+          errors[static_cast<size_t>(tid)] = e.what();
+          return;
+        }
+        dequantize_rows(src_type, b.data(), f.data(), n, k);
         quantize_ggml_rows(type, f.data(), dst + r0 * out_rb, n, k);
       });
+      for (const std::string& e : errors) {
+        if (!e.empty()) fail(Status::io, e);
+      }
     });
   }
   WriteOptions o = opt;

@@ -32,6 +32,7 @@ struct Expr {
   };
   Kind kind;
   int line = 0;
+  int depth = 1;  // of the tree below this node, this node included (the parser bounds it)
   Value value;
   std::string name;
   bool negate = false;
@@ -57,6 +58,7 @@ struct Node {
     break_,
     continue_,
     block,      // body as is ({% generation %})
+    filter,     // body rendered, then through expr: filters applied to a placeholder literal ({% filter %})
   };
   Kind kind;
   int line = 0;

@@ -1,6 +1,7 @@
 // Jinja's filters (the subset in builtins.h), with jinja2 3.1's behaviour.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -11,7 +12,7 @@ namespace qmm::llm::jinja {
 namespace {
 
 const char* const kFilters[] = {"abs", "attr", "capitalize", "count", "d", "default", "dictsort", "e", "escape",
-                                "first", "float", "int", "items", "join", "last", "length", "list", "lower", "map",
+                                "first", "float", "indent", "int", "items", "join", "last", "length", "list", "lower", "map",
                                 "max", "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
                                 "selectattr", "sort", "string", "sum", "title", "tojson", "trim", "unique", "upper"};
 
@@ -22,8 +23,10 @@ Value attribute(const Value& v, const std::string& path) {
   while (true) {
     size_t dot = path.find('.', start);
     std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    cur = digits ? get_item(cur, Value(static_cast<int64_t>(std::stoll(part)))) : get_item(cur, Value(part));
+    int64_t index = 0;  // an all-digits part within int64 is an index
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+    bool digits = !part.empty() && part[0] != '-' && ec == std::errc() && end == part.data() + part.size();
+    cur = digits ? get_item(cur, Value(index)) : get_item(cur, Value(part));
     if (dot == std::string::npos) return cur;
     start = dot + 1;
   }
@@ -175,6 +178,56 @@ Value min_max(const Value& v, CallArgs& a, bool is_max) {
   return s.items().front();
 }
 
+// Python's str.splitlines(): lines end at \n, \r, \r\n, \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029.
+std::vector<std::string> splitlines(const std::string& s) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t end = 0;  // the length of a line boundary at i
+    if (c == '\r') {
+      end = i + 1 < s.size() && s[i + 1] == '\n' ? 2 : 1;
+    } else if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) {
+      end = 1;
+    } else if (s.compare(i, 2, "\xC2\x85") == 0) {
+      end = 2;
+    } else if (s.compare(i, 3, "\xE2\x80\xA8") == 0 || s.compare(i, 3, "\xE2\x80\xA9") == 0) {
+      end = 3;
+    }
+    if (end == 0) {
+      line += s[i++];
+      continue;
+    }
+    lines.push_back(std::move(line));
+    line.clear();
+    i += end;
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+// jinja2's indent(width=4, first=False, blank=False): every line after the first (and the first
+// too with `first`) gets `width` spaces (or the string `width`); empty lines only with `blank`.
+Value indent(const Value& v, CallArgs& a) {
+  check_args(a, 3, {"width", "first", "blank"}, "filter 'indent'");
+  const Value width = arg(a, 0, "width", Value(int64_t{4}));
+  const std::string pad = width.is_string() ? width.str()
+                                            : std::string(static_cast<size_t>(std::clamp<int64_t>(
+                                                              int_arg(width, "filter 'indent'"), 0, static_cast<int64_t>(kMaxSize))), ' ');
+  if (!v.is_string()) throw Failure(std::string("unsupported operand type(s) for +=: '") + v.type_name() + "' and 'str'");
+  const std::vector<std::string> lines = splitlines(v.str() + "\n");
+  const bool blank = arg(a, 2, "blank", Value(false)).truthy();
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += '\n';
+    if (i > 0 && (blank || !lines[i].empty())) out += pad;
+    out += lines[i];
+    if (out.size() > kMaxSize) throw Failure("the string is too large");
+  }
+  if (arg(a, 1, "first", Value(false)).truthy()) out = pad + out;
+  return Value(std::move(out));
+}
+
 }  // namespace
 
 bool has_filter(const std::string& name) {
@@ -184,6 +237,7 @@ bool has_filter(const std::string& name) {
 }
 
 Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
+  if (!has_filter(name)) throw Failure("no filter named '" + name + "'");  // (where the parser let it pass: check_names)
   const std::string what = "filter '" + name + "'";
   if (name == "default" || name == "d") {
     check_args(a, 2, {"default_value", "boolean"}, what);
@@ -200,6 +254,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     if (arg(a, 9, "ensure_ascii", Value(false)).truthy()) throw Failure("tojson(ensure_ascii=True) is not supported");
     return Value(v.to_json(indent.is_none() || indent.is_undefined() ? -1 : static_cast<int>(int_arg(indent, what))));
   }
+  if (name == "indent") return indent(v, a);
   if (name == "trim") {
     check_args(a, 1, {"chars"}, what);
     return Value(py_strip(v.to_string(), arg(a, 0, "chars"), true, true));
@@ -265,8 +320,13 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     for (const Value& x : iterate(v)) {
       Value y = attr.is_undefined() ? x : attribute(x, attr.to_string());
       if (!total.is_number() || !y.is_number()) throw Failure(what + " needs numbers");
-      total = (total.is_int() || total.is_bool()) && (y.is_int() || y.is_bool()) ? Value(total.as_int() + y.as_int())
-                                                                               : Value(total.as_double() + y.as_double());
+      int64_t r = 0;
+      if (!(total.is_int() || total.is_bool()) || !(y.is_int() || y.is_bool()))
+        total = Value(total.as_double() + y.as_double());
+      else if (__builtin_add_overflow(total.as_int(), y.as_int(), &r))
+        throw Failure(what + ": integer overflow");
+      else
+        total = Value(r);
     }
     return total;
   }
@@ -288,6 +348,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     return Value::list(std::move(out));
   }
   if (name == "abs") {
+    if ((v.is_int() || v.is_bool()) && v.as_int() == INT64_MIN) throw Failure("abs(): integer overflow");
     if (v.is_int() || v.is_bool()) return Value(static_cast<int64_t>(std::llabs(v.as_int())));
     if (v.is_number()) return Value(std::fabs(v.as_double()));
     throw Failure(std::string("bad operand type for abs(): '") + v.type_name() + "'");

@@ -171,7 +171,9 @@ int bench_matmul(int argc, char** argv) {
     o.raw("limits", no_limits ? "null" : limits_json(lim)).raw("results", results + "]");
     o.measured("lhs_pack_seconds", lhs_pack_seconds, lhs_pack_seconds > 0, 9);
     o.measured("speedup_vs_scalar", t_scalar / t_sel, t_scalar > 0, 2);
-    o.measured("dram_paired_ratio", dram_ratio, dram_pairs > 0).measured("dram_paired_read_gbs", dram_read_gbs, dram_pairs > 0, 2);
+    const bool paired_ok = dram_pairs > 0 && paired_plausible(dram_ratio);
+    o.measured("dram_paired_ratio", dram_ratio, paired_ok).measured("dram_paired_read_gbs", dram_read_gbs, dram_pairs > 0, 2);
+    if (dram_pairs > 0 && !paired_ok) o.str("dram_paired_problem", kPairedProblem).num("dram_paired_measured", dram_ratio, 4);
     std::printf("%s\n", o.text().c_str());
     return 0;
   }
@@ -186,7 +188,10 @@ int bench_matmul(int argc, char** argv) {
       std::printf("  %6.1f%%  of %s\n", r.pct_limit, r.limit_name);
     }
   }
-  if (dram_pairs > 0) {
+  if (dram_pairs > 0 && !paired_plausible(dram_ratio)) {
+    std::printf("  dram, paired: no result: %.1f%% is %s (--rotate-mib sets the copies' size)\n", 100.0 * dram_ratio,
+                kPairedProblem);
+  } else if (dram_pairs > 0) {
     std::printf("  dram, paired: %.1f%% of a plain read of the same weight copies (median of %zu alternating\n"
                 "    kernel/read passes; the read ran at %.2f GB/s)\n",
                 100.0 * dram_ratio, dram_pairs, dram_read_gbs);

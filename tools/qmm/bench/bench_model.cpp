@@ -76,7 +76,9 @@ std::string result_json(const ModelInfo& mi, const Result& r) {
   for (double v : r.tokens_per_s) samples += (samples.size() > 1 ? ", " : "") + json_number(v, 3);
   o.raw("samples_ts", samples + "]");
   o.measured("bound_ts", r.bound, r.bound > 0, 3).measured("of_bound", avg / r.bound, r.bound > 0);
-  o.measured("paired_ratio", r.paired, r.paired >= 0).measured("paired_read_gbs", r.paired_read_gbs, r.paired >= 0, 2);
+  const bool paired_ok = r.paired >= 0 && paired_plausible(r.paired);
+  o.measured("paired_ratio", r.paired, paired_ok).measured("paired_read_gbs", r.paired_read_gbs, r.paired >= 0, 2);
+  if (r.paired >= 0 && !paired_ok) o.str("paired_problem", kPairedProblem).num("paired_measured", r.paired, 4);
   o.num("load_seconds", mi.load_seconds, 3).num("pack_seconds", mi.pack_seconds, 3);
   o.integer("peak_rss", static_cast<long long>(mi.peak_rss));
   o.raw("limits", r.limits && r.limits->dram_read_gbs > 0 ? limits_json(*r.limits) : "null");
@@ -121,7 +123,8 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
       std::printf("%s,%s,%zu,%s,%zu,%s,%zu,%zu,%zu,%s,%s,%s,%s\n", csv_field(mi.path).c_str(), csv_field(mi.arch).c_str(),
                   mi.packed_bytes, mi.gemm.c_str(), r.threads, test_name(r).c_str(), r.prefill ? r.n : 0,
                   r.prefill ? 0 : r.n, mi.reps, fmt("%.3f", avg).c_str(), fmt("%.3f", stddev(r.tokens_per_s)).c_str(),
-                  r.bound > 0 ? fmt("%.3f", r.bound).c_str() : "", r.paired >= 0 ? fmt("%.4f", r.paired).c_str() : "");
+                  r.bound > 0 ? fmt("%.3f", r.bound).c_str() : "",
+                  r.paired >= 0 && paired_plausible(r.paired) ? fmt("%.4f", r.paired).c_str() : "");
     }
     return;
   }
@@ -135,13 +138,20 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
               mi.load_seconds, mi.pack_seconds, mib(mi.peak_rss).c_str(), mi.gemm.c_str(), mi.gemv.c_str());
   std::printf("| threads | test | t/s | bound t/s | of bound | paired |\n");
   std::printf("| ------: | ---: | --: | --------: | -------: | -----: |\n");
+  std::string problems;
   for (const Result& r : results) {
     const double avg = mean(r.tokens_per_s), sd = stddev(r.tokens_per_s);
     const std::string ts = std::isfinite(sd) ? fmt("%.2f", avg) + " ± " + fmt("%.2f", sd) : fmt("%.2f", avg);
+    const bool implausible = r.paired >= 0 && !paired_plausible(r.paired);
+    if (implausible) {
+      problems += "  " + test_name(r) + ", " + std::to_string(r.threads) + " thread(s): paired " +
+                  fmt("%.1f%%", 100.0 * r.paired) + " is " + kPairedProblem + "\n";
+    }
     std::printf("| %7zu | %4s | %s | %s | %s | %s |\n", r.threads, test_name(r).c_str(), ts.c_str(),
                 r.bound > 0 ? fmt("%.2f", r.bound).c_str() : "-", r.bound > 0 ? fmt("%.1f%%", 100.0 * avg / r.bound).c_str() : "-",
-                r.paired >= 0 ? fmt("%.1f%%", 100.0 * r.paired).c_str() : "-");
+                implausible ? "no result*" : r.paired >= 0 ? fmt("%.1f%%", 100.0 * r.paired).c_str() : "-");
   }
+  if (!problems.empty()) std::printf("\n* a measurement problem, not a result:\n%s", problems.c_str());
   std::printf("\n%zu repetition%s per test (t/s: mean ± standard deviation). bound: the limits above; paired: the\n"
               "decode's share of a plain read of the packed weights timed right after each token (median).\n",
               mi.reps, mi.reps == 1 ? "" : "s");
@@ -160,7 +170,8 @@ int bench_model(int argc, char** argv) {
             "machine limits measured in this run (decode: DRAM bandwidth / weight bytes per token; prefill:\n"
             "int8 / FP32 peak / matmul ops per token). Tokens are random ids; the KV cache starts empty.",
             argc - 1, argv + 1);
-  args.str("-m,--model", &model_path, "FILE", "GGUF model (required)")
+  std::vector<std::string> models;
+  args.strs("-m,--model", &models, "FILE", "GGUF model (required; one per run)")
       .counts("-p,--n-prompt", &n_prompt, 0, "prompt tokens of the prefill tests (default 512; 0 skips it)")
       .counts("-n,--n-gen", &n_gen, 0, "tokens of the decode tests (default 128; 0 skips it)")
       .counts("-t,--threads", &threads, 1, "thread counts (default: as qmm run, all cores; one for models under 16 MiB)")
@@ -168,13 +179,20 @@ int bench_model(int argc, char** argv) {
       .choice("-o,--output", &format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
-      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
+      .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")
+      .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
+      .no_effect("-mmp,--mmap", "0|1", "it maps the file only to pack the weights, then releases it")
       .flag("--json", &json, "the same as -o json");
   args.parse();
   if (json) format = "json";
-  if (model_path.empty()) throw UsageError("-m/--model is required");
+  if (models.empty()) throw UsageError("-m/--model is required");
+  if (models.size() > 1) {  // llama-bench measures each; refused rather than measuring only the last
+    throw UsageError("one -m per run (" + std::to_string(models.size()) + " given): run qmm bench model once for each model");
+  }
+  model_path = models[0];
   if (threads.empty()) threads.push_back(default_threads(model_path));
   std::vector<size_t> distinct;  // -t 1,2,1: each count once, in the order given
   for (size_t t : threads) {

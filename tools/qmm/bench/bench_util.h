@@ -27,6 +27,15 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// A paired ratio (a plain read of the weights' bytes ÷ the kernel's time over the same bytes)
+// above 1 says the kernel beat a plain read of its own weights: they came from cache (a model
+// or copies small enough to stay there), or the machine's load changed between the two halves
+// of the pairs. Either way it is no bandwidth result, and it is reported as a problem instead.
+inline bool paired_plausible(double ratio) { return ratio <= 1.0; }
+constexpr const char* kPairedProblem =
+    "above 100%: faster than a plain read of the same bytes, so the weights came from cache or the load changed; "
+    "not a DRAM result";
+
 // Calls f() repeatedly for at least `min_time` seconds and `min_reps` calls; returns the
 // median seconds per call, as read from `clock`.
 template <class F>

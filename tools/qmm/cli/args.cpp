@@ -1,11 +1,14 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+
+#include "qmm/qmm.h"
 
 namespace qmm::cli {
 namespace {
@@ -31,17 +34,22 @@ Args::Args(std::string verb, std::string summary, int argc, char** argv)
     : verb_(std::move(verb)), summary_(std::move(summary)), argv_(argv, argv + argc) {}
 
 Args& Args::flag(const char* names, bool* out, const char* help) {
-  opts_.push_back({split_names(names), "", help, false, [out](const std::string&, const std::string&) { *out = true; }});
+  opts_.push_back({split_names(names), "", help, false, {}, [out](const std::string&, const std::string&) { *out = true; }});
   return *this;
 }
 
 Args& Args::str(const char* names, std::string* out, const char* value, const char* help) {
-  opts_.push_back({split_names(names), value, help, true, [out](const std::string&, const std::string& v) { *out = v; }});
+  opts_.push_back({split_names(names), value, help, true, {}, [out](const std::string&, const std::string& v) { *out = v; }});
+  return *this;
+}
+
+Args& Args::strs(const char* names, std::vector<std::string>* out, const char* value, const char* help) {
+  opts_.push_back({split_names(names), value, help, true, {}, [out](const std::string&, const std::string& v) { out->push_back(v); }});
   return *this;
 }
 
 Args& Args::size(const char* names, size_t* out, const char* help) {
-  opts_.push_back({split_names(names), "N", help, true, [out](const std::string& f, const std::string& v) {
+  opts_.push_back({split_names(names), "N", help, true, {}, [out](const std::string& f, const std::string& v) {
                      const long long x = to_integer(f, v);
                      if (x <= 0) throw UsageError(f + " expects a positive integer, got '" + v + "'");
                      *out = static_cast<size_t>(x);
@@ -50,7 +58,7 @@ Args& Args::size(const char* names, size_t* out, const char* help) {
 }
 
 Args& Args::count(const char* names, size_t* out, const char* help) {
-  opts_.push_back({split_names(names), "N", help, true, [out](const std::string& f, const std::string& v) {
+  opts_.push_back({split_names(names), "N", help, true, {}, [out](const std::string& f, const std::string& v) {
                      const long long x = to_integer(f, v);
                      if (x < 0) throw UsageError(f + " expects a non-negative integer, got '" + v + "'");
                      *out = static_cast<size_t>(x);
@@ -59,7 +67,7 @@ Args& Args::count(const char* names, size_t* out, const char* help) {
 }
 
 Args& Args::counts(const char* names, std::vector<size_t>* out, size_t min, const char* help) {
-  opts_.push_back({split_names(names), "N[,N...]", help, true, [out, min](const std::string& f, const std::string& v) {
+  opts_.push_back({split_names(names), "N[,N...]", help, true, {}, [out, min](const std::string& f, const std::string& v) {
                      out->clear();
                      std::stringstream ss(v);
                      for (std::string item; std::getline(ss, item, ',');) {
@@ -75,13 +83,13 @@ Args& Args::counts(const char* names, std::vector<size_t>* out, size_t min, cons
 }
 
 Args& Args::integer(const char* names, long long* out, const char* help) {
-  opts_.push_back({split_names(names), "N", help, true,
+  opts_.push_back({split_names(names), "N", help, true, {},
                    [out](const std::string& f, const std::string& v) { *out = to_integer(f, v); }});
   return *this;
 }
 
 Args& Args::real(const char* names, double* out, const char* help) {
-  opts_.push_back({split_names(names), "X", help, true, [out](const std::string& f, const std::string& v) {
+  opts_.push_back({split_names(names), "X", help, true, {}, [out](const std::string& f, const std::string& v) {
                      char* end = nullptr;
                      const double x = std::strtod(v.c_str(), &end);
                      if (v.empty() || *end != '\0' || !std::isfinite(x)) {
@@ -95,7 +103,7 @@ Args& Args::real(const char* names, double* out, const char* help) {
 Args& Args::choice(const char* names, std::string* out, std::vector<std::string> choices, const char* help) {
   std::string value;
   for (const auto& c : choices) value += (value.empty() ? "" : "|") + c;
-  opts_.push_back({split_names(names), value, help, true, [out, choices](const std::string& f, const std::string& v) {
+  opts_.push_back({split_names(names), value, help, true, {}, [out, choices](const std::string& f, const std::string& v) {
                      for (const auto& c : choices) {
                        if (c == v) {
                          *out = v;
@@ -105,6 +113,27 @@ Args& Args::choice(const char* names, std::string* out, std::vector<std::string>
                      std::string all;
                      for (const auto& c : choices) all += (all.empty() ? "" : ", ") + c;
                      throw UsageError(f + ": '" + v + "' is not one of " + all);
+                   }});
+  return *this;
+}
+
+Args& Args::optional_choice(const char* names, std::string* out, std::vector<std::string> choices, std::string bare,
+                            const char* help) {
+  std::string value;
+  for (const auto& c : choices) value += (value.empty() ? "[" : "|") + c;
+  opts_.push_back({split_names(names), value + "]", help, false, choices,
+                   [out, bare](const std::string&, const std::string& v) { *out = v.empty() ? bare : v; }});
+  return *this;
+}
+
+Args& Args::no_effect(const char* names, const char* value, const char* why, std::vector<std::string> optional_values) {
+  const bool takes = *value != '\0';
+  std::string shown = value;
+  for (const auto& c : optional_values) shown += (shown.empty() ? "[" : "|") + c;
+  if (!optional_values.empty()) shown += "]";
+  opts_.push_back({split_names(names), shown, std::string("no effect in qmm (llama.cpp's): ") + why, takes, optional_values,
+                   [why](const std::string& f, const std::string&) {
+                     std::fprintf(stderr, "%s has no effect in qmm: %s\n", f.c_str(), why);
                    }});
   return *this;
 }
@@ -131,6 +160,10 @@ void Args::parse() {
       std::fputs(usage().c_str(), stdout);
       throw HelpShown{};
     }
+    if (a == "--version") {  // llama.cpp's tools take it after any flags
+      std::printf("qmm %s\n", qmm_version());
+      throw HelpShown{};
+    }
     if (a.size() > 1 && a[0] == '-' && !(a[1] >= '0' && a[1] <= '9')) {
       std::string value;
       bool inline_value = false;
@@ -144,8 +177,12 @@ void Args::parse() {
       if (o->takes_value && !inline_value) {
         if (i + 1 >= argv_.size()) throw UsageError(a + " needs a value");
         value = argv_[++i];
-      } else if (!o->takes_value && inline_value) {
-        throw UsageError(a + " takes no value");
+      } else if (!o->takes_value && !inline_value && i + 1 < argv_.size() &&
+                 std::find(o->optional_values.begin(), o->optional_values.end(), argv_[i + 1]) != o->optional_values.end()) {
+        value = argv_[++i];
+      } else if (!o->takes_value && inline_value &&
+                 std::find(o->optional_values.begin(), o->optional_values.end(), value) == o->optional_values.end()) {
+        throw UsageError(o->optional_values.empty() ? a + " takes no value" : a + ": '" + value + "' is not one of its values");
       }
       o->set(a, value);
       continue;
@@ -169,10 +206,11 @@ std::string Args::usage() const {
   for (const auto& o : opts_) {
     std::string left;
     for (const auto& n : o.names) left += (left.empty() ? "" : ", ") + n;
-    if (o.takes_value) left += " " + o.value;
+    if (!o.value.empty()) left += " " + o.value;
     u += "  " + left + std::string(left.size() < 22 ? 22 - left.size() : 1, ' ') + o.help + "\n";
   }
   u += "  -h, --help            show this help\n";
+  u += "  --version             print qmm's version\n";
   return u;
 }
 

@@ -22,6 +22,7 @@ class Args {
   // `names` is "-m,--model" style; `value` is shown in the usage ("N", "FILE").
   Args& flag(const char* names, bool* out, const char* help);
   Args& str(const char* names, std::string* out, const char* value, const char* help);
+  Args& strs(const char* names, std::vector<std::string>* out, const char* value, const char* help);  // repeatable
   Args& size(const char* names, size_t* out, const char* help);  // positive integer
   Args& count(const char* names, size_t* out, const char* help);  // integer >= 0
   Args& integer(const char* names, long long* out, const char* help);
@@ -29,6 +30,13 @@ class Args {
   Args& counts(const char* names, std::vector<size_t>* out, size_t min, const char* help);
   Args& real(const char* names, double* out, const char* help);
   Args& choice(const char* names, std::string* out, std::vector<std::string> choices, const char* help);
+  // A choice whose value may be left out (then `bare`): "--color" or "--color off".
+  Args& optional_choice(const char* names, std::string* out, std::vector<std::string> choices, std::string bare,
+                        const char* help);
+  // A llama.cpp flag with no meaning for qmm: accepted with a one-line warning "has no effect in
+  // qmm: WHY", so that llama.cpp command lines run unchanged. `value`: "" for none, else shown;
+  // `optional_values`: values it may or may not be followed by (llama.cpp's -fa [on|off|auto]).
+  Args& no_effect(const char* names, const char* value, const char* why, std::vector<std::string> optional_values = {});
   Args& positional(const char* name, std::string* out, const char* help, bool required = true);
 
   void parse();
@@ -39,6 +47,7 @@ class Args {
     std::vector<std::string> names;
     std::string value, help;
     bool takes_value;
+    std::vector<std::string> optional_values;  // !takes_value: values it may be followed by
     std::function<void(const std::string&, const std::string&)> set;  // (flag, value)
   };
   struct Pos {

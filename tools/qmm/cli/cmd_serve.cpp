@@ -41,7 +41,7 @@ serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, con
 
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
-  std::string host = "127.0.0.1", api_key, chat_template;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*";
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
   Args args("serve",
@@ -56,8 +56,10 @@ int cmd_serve(int argc, char** argv) {
       .count("-c,--ctx-size", &n_ctx, "context per slot in tokens (default 0: the model's, at most 4096)")
       .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
-      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' (all routes but /health)")
-      .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's");
+      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
+      .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
+      .str("--cors", &cors, "ORIGINS",
+           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
@@ -77,7 +79,7 @@ int cmd_serve(int argc, char** argv) {
   serve::ChatRenderer render = chat_renderer(tmpl, *lm.model, *lm.tok);
   llm::GeneratorOptions gopt;
   gopt.n_slots = slots;
-  gopt.n_ctx = n_ctx ? n_ctx : lm.default_ctx();
+  gopt.n_ctx = lm.context_size(n_ctx);
   gopt.n_batch = n_batch;
   gopt.max_queue = queue;
   serve::EngineBackend backend(*lm.model, *lm.tok, *lm.ctx, gopt, std::move(render));
@@ -86,12 +88,14 @@ int cmd_serve(int argc, char** argv) {
   opt.host = host;
   opt.port = static_cast<int>(port);
   opt.api_key = api_key;
+  opt.cors = cors == "none" ? "" : cors;
   opt.model_id = std::filesystem::path(mf.path).stem().string();
   opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);  // every open connection holds one
   serve::HttpServer server(backend, opt);
   const int bound = server.bind();
+  const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
   std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
-              host.c_str(), bound, slots, gopt.n_ctx, lm.threads);
+              url_host.c_str(), bound, slots, gopt.n_ctx, lm.threads);
   std::fflush(stdout);
 
   std::atomic<bool> signalled{false};

@@ -2,12 +2,13 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
 #include "args.h"
+#include "bounded_read.h"
 #include "core/blocks.h"
+#include "text/chat_template.h"
 #include "llm/synth.h"
 #include "verbs.h"
 
@@ -20,9 +21,7 @@ std::string read_template(const std::string& path) {
   if (path.empty()) return "";
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read the chat template '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_all_bounded(in, llm::kMaxChatTemplateBytes, "the chat template '" + path + "'");
 }
 
 }  // namespace

@@ -18,11 +18,13 @@ namespace {
 const bool kHaveLlm = false;
 
 int cmd_gguf(int, char**) { not_built("gguf"); }
+int bench_tokenizer(int, char**) { not_built("bench tokenizer"); }
 int cmd_quantize(int, char**) { not_built("quantize"); }
 int cmd_synth(int, char**) { not_built("synth"); }
 int cmd_run(int, char**) { not_built("run"); }
 int cmd_chat(int, char**) { not_built("chat"); }
 int cmd_serve(int, char**) { not_built("serve"); }
+int cmd_tokenize(int, char**) { not_built("tokenize"); }
 int bench_model(int, char**) { not_built("bench model"); }
 int bench_serve(int, char**) { not_built("bench serve"); }
 int bench_kl(int, char**) { not_built("bench kl"); }

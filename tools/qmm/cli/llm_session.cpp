@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "core/blocks.h"
 #include "core/error.h"
@@ -17,16 +18,22 @@ void ModelFlags::add_to(Args& args) {
       .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load (a block type only where k is a multiple of its block; qc8/qc4: per "
               "output channel)")
-      .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode)");
+      .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode)")
+      .no_effect("-ngl,--gpu-layers,--n-gpu-layers", "N", "it runs on the CPU")
+      .no_effect("-fa,--flash-attn", "", "its attention is its own CPU kernel", {"on", "off", "auto"})
+      .no_effect("--no-mmap", "", "it maps the file only to pack the weights, then releases it")
+      .no_effect("--mlock", "", "its packed weights are ordinary memory");
 }
 
 void SamplingFlags::add_to(Args& args) {
-  args.real("--temp", &temp, "temperature; 0 = greedy (default 0.8)")
-      .size("--top-k", &top_k, "top-k (default 40)")
+  args.real("--temp,--temperature", &temp, "temperature; 0 = greedy (default 0.8)")
+      .count("--top-k", &top_k, "top-k; 0 = off (default 40)")
       .real("--top-p", &top_p, "top-p; 1 = off (default 0.95)")
       .real("--min-p", &min_p, "min-p; 0 = off (default 0.05)")
       .real("--repeat-penalty", &repeat_penalty, "repetition penalty; 1 = off (default 1.0)")
-      .count("--repeat-last-n", &last_n, "tokens the penalty looks back on (default 64)")
+      .real("--presence-penalty", &presence_penalty, "subtracted from the logit of each token in the last N; 0 = off (default 0)")
+      .real("--frequency-penalty", &frequency_penalty, "subtracted per occurrence in the last N; 0 = off (default 0)")
+      .count("--repeat-last-n", &last_n, "tokens N the penalties look back on (default 64)")
       .integer("-s,--seed", &seed, "random seed (default -1: random)");
 }
 
@@ -47,6 +54,8 @@ llm::SamplerParams SamplingFlags::params() const {
   sp.min_p = static_cast<float>(min_p);
   sp.repeat_penalty = static_cast<float>(repeat_penalty);
   sp.repeat_last_n = last_n;
+  sp.presence_penalty = static_cast<float>(presence_penalty);
+  sp.frequency_penalty = static_cast<float>(frequency_penalty);
   sp.seed = seed >= 0 ? static_cast<uint64_t>(seed) : std::random_device{}();
   return sp;
 }
@@ -60,6 +69,10 @@ WeightType convert_type(const std::string& name) {
 LoadedModel LoadedModel::load(const ModelFlags& f) {
   if (f.path.empty()) throw UsageError("-m/--model is required");
   if (f.threads > 1024) throw UsageError("-t must be at most 1024");
+  if (const unsigned cpus = std::thread::hardware_concurrency(); cpus > 0 && f.threads > cpus) {
+    std::fprintf(stderr, "qmm: -t %zu is more threads than the %u CPUs: they take turns on the cores (slower than -t %u)\n",
+                 f.threads, cpus, cpus);
+  }
   LoadedModel lm;
   lm.threads = f.threads;
   if (lm.threads == 0) lm.threads = default_threads(f.path);  // the same default as qmm bench model
@@ -85,6 +98,15 @@ LoadedModel LoadedModel::load(const ModelFlags& f) {
   }
   if (f.trace) std::fprintf(stderr, "  tokenizer: %s\n", lm.tok->description().c_str());
   return lm;
+}
+
+size_t LoadedModel::context_size(size_t n_ctx) const {
+  if (n_ctx == 0) return default_ctx();
+  if (const size_t train = model->config().n_ctx_train; train > 0 && n_ctx > train) {
+    std::fprintf(stderr, "qmm: -c %zu is more than the %zu tokens the model was trained on: expect poor text past %zu\n", n_ctx,
+                 train, train);
+  }
+  return n_ctx;
 }
 
 void LoadedModel::print_model_lines() const {

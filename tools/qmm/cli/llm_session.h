@@ -26,8 +26,10 @@ struct ModelFlags {
 struct SamplingFlags {
   long long seed = -1;
   size_t top_k = 40, last_n = 64;
-  double temp = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0;
-  void add_to(Args& args);     // --temp, --top-k, --top-p, --min-p, --repeat-penalty, --repeat-last-n, -s
+  double temp = 0.8, top_p = 0.95, min_p = 0.05, repeat_penalty = 1.0, presence_penalty = 0, frequency_penalty = 0;
+  // --temp, --top-k, --top-p, --min-p, --repeat-penalty, --presence-penalty, --frequency-penalty,
+  // --repeat-last-n, -s
+  void add_to(Args& args);
   llm::SamplerParams params() const;  // checks the values (UsageError)
 };
 
@@ -45,6 +47,8 @@ struct LoadedModel {
   size_t threads = 0;
   static LoadedModel load(const ModelFlags& f);  // progress bar, or the trace of every packed weight
   size_t default_ctx() const { return std::min<size_t>(model->config().n_ctx_train, 4096); }
+  // -c N as given (0: default_ctx()), with a warning when it is beyond the trained context.
+  size_t context_size(size_t n_ctx) const;
   void print_model_lines() const;  // "model: ..." and "load: ..." on stderr
 };
 

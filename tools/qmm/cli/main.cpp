@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <vector>
 
 #include "args.h"
 #include "core/error.h"
@@ -26,6 +27,7 @@ const Verb kVerbs[] = {
     {"chat", qmm::cli::cmd_chat, "chat with a GGUF model in the terminal or through a pipe (KV cache kept between turns)", true},
     {"serve", qmm::cli::cmd_serve, "an OpenAI-compatible HTTP server; concurrent requests decoded as one batch", true},
     {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to another weight type or K-quant mix (llama-quantize names)", true},
+    {"tokenize", qmm::cli::cmd_tokenize, "the token ids of a text (llama-tokenize: --ids, --show-count)", true},
     {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors", true},
     {"synth", qmm::cli::cmd_synth, "write a random-weight GGUF model of a named shape (qmm synth --help lists them)", true},
 };
@@ -45,12 +47,17 @@ int check_stdout(const char* verb, int rc) {
   return rc == 0 ? 1 : rc;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int qmm_main(int argc, char** argv) {
   if (argc < 2) {
     print_usage(stderr);
     return 2;
+  }
+  if (!std::strcmp(argv[1], "help") && argc > 2) {  // `qmm help VERB [SUBJECT]` = `qmm VERB [SUBJECT] --help`
+    static char help[] = "--help";
+    std::vector<char*> args{argv[0]};
+    args.insert(args.end(), argv + 2, argv + argc);
+    args.push_back(help);
+    return qmm_main(static_cast<int>(args.size()), args.data());
   }
   if (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
     print_usage(stdout);
@@ -83,3 +90,7 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "qmm: unknown verb '%s' (qmm --help lists them)\n", argv[1]);
   return 2;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return qmm_main(argc, argv); }
