@@ -18,6 +18,7 @@
 #include "core/buffer.h"
 #include "llm/arch.h"
 #include "llm/gguf.h"
+#include "llm/kv_type.h"
 #include "matmul/matmul.h"
 
 namespace qmm::llm {
@@ -139,10 +140,16 @@ struct BatchRow {
 // the window of the last row of a batch step plus the step's other rows (llama.cpp sizes its
 // SWA cache the same way, window + ubatch): all of a step's keys are written before any of its
 // queries attend, so its first row still finds its whole window. A sequence may still run to n_ctx.
+// Each cache row (one position of one K/V head) is stored as kv.k / kv.v (kv_type.h; F16 by
+// default); F32 caches attend through attend_heads, the others through attend_chunk.
 class State {
  public:
-  // `ctx` (its thread pool and matmul scratch) must outlive the state.
-  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq = 1);
+  // `ctx` (its thread pool and matmul scratch) must outlive the state. Throws when a quantized
+  // cache type does not fit the head size.
+  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq = 1, KvTypes kv = {});
+  // The bytes of KV cache one position of one sequence takes in a layer that keeps every
+  // position, summed over the layers (K and V).
+  static size_t kv_bytes_per_token(const Config& c, KvTypes kv);
 
   size_t n_ctx() const { return n_ctx_; }      // positions per sequence
   size_t n_batch() const { return n_batch_; }  // rows per forward pass
@@ -160,6 +167,9 @@ class State {
   size_t bytes() const;                 // KV caches + scratch
   size_t kv_bytes() const;              // KV caches
   size_t window_slots() const { return ring_; }  // slots of a sliding-window layer's ring (n_ctx without windows)
+  KvTypes kv_types() const { return kv_types_; }
+  // KV bytes attention reads for one new token of a sequence holding `pos` positions (every layer).
+  size_t kv_bytes_read(size_t pos) const;
   Context& ctx() { return *ctx_; }
 
  private:
@@ -174,11 +184,16 @@ class State {
   std::vector<size_t> held_;                        // per sequence: the first position the rings still hold
   Context* ctx_;
   std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
-  std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
+  std::vector<float> att_;                          // F32 caches: attention weights, one row of n_ctx per thread
+  std::vector<float> chunk_;                        // other caches: per thread attend_chunk's scratch, a partial and an accumulator
+  std::vector<float> split_;                        // partials of a lone decode row split over chunks [chunks, n_head, partial]
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [2 (global, local), n_batch, n_rot]
   std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
-  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: where layer l's [n_head_kv, slots, head_dim] starts in a sequence's cache
-  std::vector<float> key_cache_, value_cache_;      // [n_seq, layer_kv_.back()]
+  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: the first cache row of layer l's [n_head_kv, slots] in a sequence's cache
+  KvTypes kv_types_;
+  size_t k_row_ = 0, v_row_ = 0;                    // bytes of one cache row
+  size_t n_local_ = 0, n_head_kv_ = 0;              // sliding-window layers, K/V heads
+  AlignedBuffer key_cache_, value_cache_;           // [n_seq, layer_kv_.back()] rows
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch
 };

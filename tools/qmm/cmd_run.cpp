@@ -94,7 +94,7 @@ int cmd_run(int argc, char** argv) {
     throw UsageError("the prompt is " + std::to_string(tokens.size()) + " tokens, the context holds " +
                      std::to_string(cf.n_ctx) + " (-c)");
   }
-  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1});
+  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1, cf.kv.types()});
   // The seed, so that a sampled text can be made again (-s).
   std::fprintf(stderr, "sampling: seed %llu, temp %.2f, top-k %d, top-p %.2f, min-p %.2f\n",
                static_cast<unsigned long long>(sampling.seed), static_cast<double>(sampling.temperature), sampling.top_k,
@@ -159,6 +159,10 @@ int cmd_run(int argc, char** argv) {
                res.decode_steps ? static_cast<double>(res.decode_steps) / res.decode_s : 0.0, shown);
   std::fprintf(stderr, "memory:  peak RSS %s (KV cache + scratch %s), %zu threads\n", mib(peak_rss_bytes()).c_str(),
                mib(gen.state_bytes()).c_str(), lm.threads);
+  const llm::KvTypes kv = gen.state().kv_types();
+  std::fprintf(stderr, "kv cache: K %s, V %s: %.1f KiB per token, %s for %zu positions\n", llm::kv_type_name(kv.k),
+               llm::kv_type_name(kv.v), static_cast<double>(llm::State::kv_bytes_per_token(lm.model->config(), kv)) / 1024,
+               mib(gen.state().kv_bytes()).c_str(), cf.n_ctx);
   return 0;
 }
 

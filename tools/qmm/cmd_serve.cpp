@@ -41,6 +41,7 @@ serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, con
 
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
+  KvFlags kv;
   std::string host = "127.0.0.1", api_key, chat_template;
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
@@ -58,6 +59,7 @@ int cmd_serve(int argc, char** argv) {
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
       .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' (all routes but /health)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's");
+  kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
@@ -80,6 +82,7 @@ int cmd_serve(int argc, char** argv) {
   gopt.n_ctx = n_ctx ? n_ctx : lm.default_ctx();
   gopt.n_batch = n_batch;
   gopt.max_queue = queue;
+  gopt.kv = kv.types();
   serve::EngineBackend backend(*lm.model, *lm.tok, *lm.ctx, gopt, std::move(render));
 
   serve::ServerOptions opt;

@@ -29,9 +29,21 @@ void SamplingFlags::add_to(Args& args) {
       .integer("-s,--seed", &seed, "random seed (default -1: random)");
 }
 
+void KvFlags::add_to(Args& args) {
+  args.choice("-ctk,--cache-type-k", &k, {"f32", "f16", "q8_0", "q4_0"}, "KV cache type of the keys (default f16; q8_0/q4_0 rotated)")
+      .choice("-ctv,--cache-type-v", &v, {"f32", "f16", "q8_0", "q4_0"}, "KV cache type of the values (default f16)");
+}
+
+llm::KvTypes KvFlags::types() const {
+  const std::optional<llm::KvType> kt = llm::parse_kv_type(k), vt = llm::parse_kv_type(v);
+  if (!kt || !vt) throw UsageError("-ctk / -ctv take " + llm::kv_type_names());
+  return {*kt, *vt};
+}
+
 void ContextFlags::add_to(Args& args) {
   args.count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
       .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
+  kv.add_to(args);
 }
 
 llm::SamplerParams SamplingFlags::params() const {

@@ -31,9 +31,17 @@ struct SamplingFlags {
   llm::SamplerParams params() const;  // checks the values (UsageError)
 };
 
-// -c/--ctx-size and -b/--batch-size.
+// -ctk/--cache-type-k and -ctv/--cache-type-v (llama.cpp's): the KV cache element types.
+struct KvFlags {
+  std::string k = "f16", v = "f16";
+  void add_to(Args& args);
+  llm::KvTypes types() const;
+};
+
+// -c/--ctx-size and -b/--batch-size, and the KV cache types.
 struct ContextFlags {
   size_t n_ctx = 0, n_batch = 512;
+  KvFlags kv;
   void add_to(Args& args);
 };
 
