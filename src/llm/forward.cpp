@@ -110,6 +110,7 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
   layer_kv_.assign(1, 0);
   for (size_t l = 0; l < c.n_layer; ++l) {
     n_local_ += c.is_local(l);
+    local_.push_back(c.is_local(l));
     layer_kv_.push_back(layer_kv_.back() + checked_mul(c.is_local(l) ? ring_ : n_ctx, c.n_head_kv, "KV cache"));
   }
   n_head_kv_ = c.n_head_kv;
@@ -129,6 +130,23 @@ size_t State::kv_bytes_per_token(const Config& c, KvTypes kv) {
 size_t State::kv_bytes_read(size_t pos) const {
   const size_t global = layer_kv_.size() - 1 - n_local_, len = pos + 1;
   return (global * len + n_local_ * (window_ ? std::min(len, window_) : len)) * n_head_kv_ * (k_row_ + v_row_);
+}
+
+void State::kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const {
+  out.clear();
+  const size_t len = std::min(pos_.at(seq) + 1, n_ctx_), seq_rows = layer_kv_.back();
+  for (size_t l = 0; l + 1 < layer_kv_.size(); ++l) {
+    const size_t slots = (layer_kv_[l + 1] - layer_kv_[l]) / n_head_kv_, n = local_[l] ? std::min(len, window_) : len;
+    const size_t first = (len - n) % slots;  // the ring's oldest attended slot: [first, first + n) wrapping
+    for (size_t g = 0; g < n_head_kv_; ++g) {
+      const size_t row = seq * seq_rows + layer_kv_[l] + g * slots;
+      for (const auto& [buf, rb] : {std::pair{key_cache_.data(), k_row_}, std::pair{value_cache_.data(), v_row_}}) {
+        const size_t a = std::min(n, slots - first);
+        out.emplace_back(buf + (row + first) * rb, a * rb);
+        if (a < n) out.emplace_back(buf + row * rb, (n - a) * rb);
+      }
+    }
+  }
 }
 
 bool State::can_resume(size_t seq, size_t pos) const {

@@ -170,6 +170,9 @@ class State {
   KvTypes kv_types() const { return kv_types_; }
   // KV bytes attention reads for one new token of a sequence holding `pos` positions (every layer).
   size_t kv_bytes_read(size_t pos) const;
+  // Where those bytes are for sequence `seq` as it stands (the token at pos(seq) included):
+  // one (start, bytes) span per layer, K/V head and piece of a ring (benchmarks read them).
+  void kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const;
   Context& ctx() { return *ctx_; }
 
  private:
@@ -193,6 +196,7 @@ class State {
   KvTypes kv_types_;
   size_t k_row_ = 0, v_row_ = 0;                    // bytes of one cache row
   size_t n_local_ = 0, n_head_kv_ = 0;              // sliding-window layers, K/V heads
+  std::vector<bool> local_;                         // per layer: a sliding-window layer
   AlignedBuffer key_cache_, value_cache_;           // [n_seq, layer_kv_.back()] rows
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch
