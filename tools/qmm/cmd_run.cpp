@@ -89,7 +89,7 @@ int cmd_run(int argc, char** argv) {
     if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
     tokens.push_back(tok.bos());
   }
-  if (cf.n_ctx == 0) cf.n_ctx = lm.default_ctx();
+  cf.n_ctx = lm.context(cf.n_ctx, cf.kv.types());
   if (tokens.size() >= cf.n_ctx) {
     throw UsageError("the prompt is " + std::to_string(tokens.size()) + " tokens, the context holds " +
                      std::to_string(cf.n_ctx) + " (-c)");

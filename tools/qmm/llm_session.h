@@ -52,7 +52,10 @@ struct LoadedModel {
   std::unique_ptr<llm::Tokenizer> tok;
   size_t threads = 0;
   static LoadedModel load(const ModelFlags& f);  // progress bar, or the trace of every packed weight
-  size_t default_ctx() const { return std::min<size_t>(model->config().n_ctx_train, 4096); }
+  // The positions of each of n_seq sequences' KV caches of types kv: `requested` checked
+  // against the memory available (an error when they cannot fit), or with requested == 0 the
+  // model's trained context, lowered only to what fits, and said so in one line on stderr.
+  size_t context(size_t requested, llm::KvTypes kv, size_t n_seq = 1) const;
   void print_model_lines() const;  // "model: ..." and "load: ..." on stderr
 };
 
