@@ -4,6 +4,7 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -65,8 +66,19 @@ bool HttpServer::authorized(const httplib::Request& req) const {
   if (opt_.api_key.empty()) return true;
   const std::string h = req.get_header_value("Authorization");
   const std::string prefix = "Bearer ";
-  return h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0 &&
-         same_key(h.substr(prefix.size()), opt_.api_key);
+  if (h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0) return same_key(h.substr(prefix.size()), opt_.api_key);
+  return req.has_header("X-Api-Key") && same_key(req.get_header_value("X-Api-Key"), opt_.api_key);  // llama-server's too
+}
+
+bool HttpServer::cors_allows(const std::string& origin) const {
+  if (origin.empty() || opt_.cors.empty()) return false;
+  if (opt_.cors == "*") return true;
+  for (size_t at = 0; at <= opt_.cors.size();) {
+    const size_t comma = std::min(opt_.cors.find(',', at), opt_.cors.size());
+    if (opt_.cors.compare(at, comma - at, origin) == 0 && comma - at == origin.size()) return true;
+    at = comma + 1;
+  }
+  return false;
 }
 
 void HttpServer::routes() {
@@ -81,7 +93,8 @@ void HttpServer::routes() {
       try {
         const std::string body = read_body(req, res, reader);
         if (needs_key && !authorized(req)) {
-          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY')", {}, "invalid_api_key");
+          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY' or 'X-Api-Key: KEY')", {},
+                         "invalid_api_key");
         }
         fn(req, res, body);
       } catch (const ApiError& e) {
@@ -137,6 +150,26 @@ void HttpServer::routes() {
   for (const char* p : {"/v1/completions", "/completions"}) {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
   }
+
+  // CORS as llama-server: an allowed Origin is echoed on every answer; a preflight OPTIONS
+  // request is answered at once (no key: browsers send none with it).
+  svr_->set_pre_routing_handler([this](const Request& req, Response& res) {
+    const std::string origin = req.get_header_value("Origin");
+    const bool allowed = cors_allows(origin);
+    if (allowed) {
+      res.set_header("Access-Control-Allow-Origin", origin);
+      res.set_header("Vary", "Origin");
+    }
+    if (req.method != "OPTIONS") return httplib::Server::HandlerResponse::Unhandled;
+    if (allowed) {
+      res.set_header("Access-Control-Allow-Credentials", "true");
+      res.set_header("Access-Control-Allow-Methods", "GET, POST");
+      res.set_header("Access-Control-Allow-Headers", "*");
+      res.set_header("Access-Control-Max-Age", "86400");
+    }
+    res.status = 204;
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   // httplib's own errors (no route, body too large, bad request) get a JSON body too.
   svr_->set_error_handler([this](const Request& req, Response& res) {

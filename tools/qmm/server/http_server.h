@@ -37,7 +37,10 @@ class Backend {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                 // 0: any free port (bind() returns it)
-  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY"
+  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY" or "X-Api-Key: KEY"
+  // CORS, as llama-server: "*" allows every origin (its Origin is echoed), a comma-separated
+  // list only those, "" none. Preflight OPTIONS requests are answered without the key.
+  std::string cors = "*";
   std::string model_id = "qmm";    // what /v1/models lists and responses name
   size_t max_body_bytes = 1 << 20;
   size_t threads = 32;             // HTTP threads (each open connection holds one)
@@ -60,6 +63,7 @@ class HttpServer {
   void generate(const httplib::Request& req, httplib::Response& res, const std::string& body, Endpoint ep);
   void stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res);
   bool authorized(const httplib::Request& req) const;
+  bool cors_allows(const std::string& origin) const;
 
   Backend& backend_;
   ServerOptions opt_;

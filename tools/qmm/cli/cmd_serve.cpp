@@ -1,0 +1,122 @@
+// qmm serve: an OpenAI-compatible HTTP server (server/http_server.h) over one loaded model,
+// its concurrent requests decoded together (server/engine_backend.h). Binds to 127.0.0.1
+// unless --host says otherwise; SIGINT / SIGTERM stop it cleanly.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "args.h"
+#include "core/error.h"
+#include "text/chat_template.h"
+#include "llm_session.h"
+#include "qmm/server/engine_backend.h"
+#include "verbs.h"
+
+namespace qmm::cli {
+namespace {
+
+// The chat template: --chat-template (resolved before the model loads), else the model's own;
+// none leaves chat requests a 400.
+serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, const llm::Tokenizer& tok) {
+  if (const auto t = model.file().find_string("tokenizer.chat_template"); tmpl.empty() && t) tmpl = std::string(*t);
+  if (tmpl.empty()) {
+    std::fprintf(stderr, "qmm serve: the model has no chat template: /v1/chat/completions needs --chat-template NAME|FILE\n");
+    return nullptr;
+  }
+  const std::string bos = tok.bos() >= 0 ? tok.text(tok.bos()) : "";
+  const std::string eos = tok.eos() >= 0 ? tok.text(tok.eos()) : "";
+  return [tmpl, bos, eos](const std::vector<serve::Turn>& turns) {
+    std::vector<llm::ChatMessage> msgs;
+    for (const serve::Turn& t : turns) msgs.push_back({t.role, t.content});
+    return llm::render_chat(tmpl, msgs, true, bos, eos);
+  };
+}
+
+}  // namespace
+
+int cmd_serve(int argc, char** argv) {
+  ModelFlags mf;
+  KvFlags kv;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*";
+  long long port = 8080;
+  size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
+  Args args("serve",
+            "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
+            "server-sent events with \"stream\": true), GET /v1/models, GET /health. Concurrent requests are\n"
+            "decoded together, one batched forward pass per step. SIGINT / SIGTERM stop it.",
+            argc - 1, argv + 1);
+  mf.add_to(args);
+  args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
+      .integer("--port", &port, "port (default 8080; 0 = any free port, printed at start)")
+      .size("-np,--parallel", &slots, "slots: requests decoded together (default 4)")
+      .count("-c,--ctx-size", &n_ctx, "KV cache positions shared by the slots, each n_ctx / np (default 0: the model's trained context, lowered to what fits in memory)")
+      .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
+      .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
+      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
+      .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
+      .str("--cors", &cors, "ORIGINS",
+           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
+  kv.add_to(args);
+  args.parse();
+  if (mf.path.empty()) throw UsageError("-m/--model is required");
+  if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
+  if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
+  if (queue == 0) queue = 2 * slots;
+
+  // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
+
+  const std::string tmpl = chat_template.empty() ? std::string() : llm::resolve_chat_template(chat_template);
+  const LoadedModel lm = LoadedModel::load(mf);
+  serve::ChatRenderer render = chat_renderer(tmpl, *lm.model, *lm.tok);
+  llm::GeneratorOptions gopt;
+  gopt.n_slots = slots;
+  // As llama-server: -c is the total of the slots' caches, each slot holding -c / -np positions.
+  const size_t total = lm.context(n_ctx, kv.types());
+  gopt.n_ctx = total / slots;
+  if (gopt.n_ctx < 8) throw UsageError("-c " + std::to_string(total) + " leaves fewer than 8 positions to each of the " + std::to_string(slots) + " slots");
+  gopt.n_batch = n_batch;
+  gopt.max_queue = queue;
+  gopt.kv = kv.types();
+  serve::EngineBackend backend(*lm.model, *lm.tok, *lm.ctx, gopt, std::move(render));
+
+  serve::ServerOptions opt;
+  opt.host = host;
+  opt.port = static_cast<int>(port);
+  opt.api_key = api_key;
+  opt.cors = cors == "none" ? "" : cors;
+  opt.model_id = std::filesystem::path(mf.path).stem().string();
+  opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);  // every open connection holds one
+  serve::HttpServer server(backend, opt);
+  const int bound = server.bind();
+  const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
+  std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
+              url_host.c_str(), bound, slots, gopt.n_ctx, lm.threads);
+  std::fflush(stdout);
+
+  std::atomic<bool> signalled{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    signalled = true;
+    std::fprintf(stderr, "qmm serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    backend.shutdown();  // running requests end (their clients get an error), then the listener
+    server.stop();
+  });
+  server.run();
+  if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // run() ended by itself: release the waiter
+  waiter.join();
+  return 0;
+}
+
+}  // namespace qmm::cli
