@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "core/blocks.h"
@@ -13,7 +14,7 @@ namespace qmm::llm {
 
 namespace {
 constexpr KvType kTypes[] = {KvType::f32, KvType::f16, KvType::q8_0, KvType::q4_0};
-}
+}  // namespace
 
 const char* kv_type_name(KvType t) {
   switch (t) {
@@ -83,27 +84,33 @@ void kv_store(KvType t, const float* x, uint8_t* row, size_t n) {
 
 QMM_VECTOR_CLONES
 void kv_load(KvType t, const uint8_t* rows, size_t row_stride, size_t count, float* out, size_t n) {
+  if (row_stride == kv_row_bytes(t, n)) {  // back-to-back rows (a ring's piece): one long row, one call
+    n *= count;
+    count = 1;
+  }
   for (size_t i = 0; i < count; ++i, rows += row_stride, out += n) {
     switch (t) {
       case KvType::f32: std::memcpy(out, rows, n * sizeof(float)); break;
       case KvType::f16: fp16_to_fp32_row(reinterpret_cast<const uint16_t*>(rows), out, n); break;
       case KvType::q8_0:
-        for (size_t b = 0; b < n / kBlock; ++b) {
-          BlockQ8_0 blk;
-          std::memcpy(&blk, rows + b * sizeof blk, sizeof blk);
-          const float d = fp16_to_fp32(blk.d);
-          for (size_t j = 0; j < kBlock; ++j) out[b * kBlock + j] = d * static_cast<float>(blk.qs[j]);
+        for (size_t b = 0; b < n / kBlock; ++b) {  // (a plain loop over the int8 in place: GCC vectorizes it)
+          const uint8_t* blk = rows + b * sizeof(BlockQ8_0);
+          uint16_t dh;
+          std::memcpy(&dh, blk, sizeof dh);
+          const float d = fp16_to_fp32(dh);
+          const auto* qs = reinterpret_cast<const int8_t*>(blk + offsetof(BlockQ8_0, qs));
+          for (size_t j = 0; j < kBlock; ++j) out[b * kBlock + j] = d * static_cast<float>(qs[j]);
         }
         break;
       case KvType::q4_0:
         for (size_t b = 0; b < n / kBlock; ++b) {
-          BlockQ4_0 blk;
-          std::memcpy(&blk, rows + b * sizeof blk, sizeof blk);
-          const float d = fp16_to_fp32(blk.d);
-          for (size_t j = 0; j < kBlock / 2; ++j) {
-            out[b * kBlock + j] = d * static_cast<float>((blk.qs[j] & 0xf) - 8);
-            out[b * kBlock + j + kBlock / 2] = d * static_cast<float>((blk.qs[j] >> 4) - 8);
-          }
+          const uint8_t* blk = rows + b * sizeof(BlockQ4_0);
+          uint16_t dh;
+          std::memcpy(&dh, blk, sizeof dh);
+          const float d = fp16_to_fp32(dh);
+          const uint8_t* qs = blk + offsetof(BlockQ4_0, qs);
+          for (size_t j = 0; j < kBlock / 2; ++j) out[b * kBlock + j] = d * static_cast<float>((qs[j] & 0xf) - 8);
+          for (size_t j = 0; j < kBlock / 2; ++j) out[b * kBlock + j + kBlock / 2] = d * static_cast<float>((qs[j] >> 4) - 8);
         }
         break;
     }
