@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "llm/vector_clones.h"
@@ -385,6 +386,13 @@ void attend_finish(const float* acc, size_t rows, size_t heads, size_t hd, float
       for (size_t d = 0; d < hd; ++d) o[d] = a[2 + d] * inv;
     }
   }
+}
+
+std::string attention_trace(KvTypes kv) {
+  const std::string clone = *vector_clone_name() ? std::string(", ") + vector_clone_name() + " clone" : "";
+  if (kv.k == KvType::f32 && kv.v == KvType::f32) return "attend_heads (K f32, V f32: up to 4 query heads per K/V row read)" + clone;
+  return std::string("attend_chunk (K ") + kv_type_name(kv.k) + (kv_rotated(kv.k) ? " Hadamard-rotated" : "") + ", V " +
+         kv_type_name(kv.v) + ": chunks of " + std::to_string(kAttendChunk) + " positions converted to F32 once per task, split-KV for a lone decode row)" + clone;
 }
 
 QMM_VECTOR_CLONES

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "llm/kv_type.h"
 
@@ -66,6 +67,10 @@ void attend_chunk(const float* q, size_t q_stride, size_t heads, const KvHead& k
 void attend_combine(float* acc, const float* part, size_t count, size_t head_dim);
 // out + r·out_stride + h·head_dim = o / l of partial (r, h).
 void attend_finish(const float* acc, size_t rows, size_t heads, size_t head_dim, float* out, size_t out_stride);
+
+// The attention a cache of types kv runs, for --trace: "attend_chunk (K f16, V f16: chunks of
+// 256 positions, split-KV for a lone decode row), x86-64-v3 clone", or attend_heads for F32.
+std::string attention_trace(KvTypes kv);
 
 // out = x / sqrt(mean(x²) + eps) · gain
 void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps);

@@ -8,3 +8,12 @@
 #else
 #define QMM_VECTOR_CLONES
 #endif
+
+// The clone the loader picks on this CPU: "x86-64-v3", "baseline", or "" (no clones), for --trace.
+inline const char* vector_clone_name() {
+#if defined(__x86_64__) && defined(__ELF__)
+  return __builtin_cpu_supports("x86-64-v3") ? "x86-64-v3" : "baseline";
+#else
+  return "";
+#endif
+}

@@ -19,6 +19,7 @@
 #include "bounded_read.h"
 #include "core/error.h"
 #include "llm/generate.h"
+#include "llm/ops.h"
 #include "llm_session.h"
 #include "llm_util.h"
 #include "verbs.h"
@@ -145,6 +146,7 @@ int cmd_run(int argc, char** argv) {
 
   // Prefill until the first token is sampled, then decode: the trace shows each stage's matmuls.
   MatmulTrace mt;
+  if (mf.trace) std::fprintf(stderr, "trace attention: %s\n", llm::attention_trace(cf.kv.types()).c_str());
   if (mf.trace) mt.begin("prefill");
   bool first = true;
   size_t shown = 0;
