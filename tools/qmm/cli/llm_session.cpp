@@ -1,5 +1,6 @@
 #include "llm_session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -114,7 +115,7 @@ size_t LoadedModel::context(size_t requested, llm::KvTypes kv, size_t n_seq) con
     }
     return requested;
   }
-  const size_t train = c.n_ctx_train;
+  const size_t train = std::min<size_t>(c.n_ctx_train, size_t{1} << 24);  // (State's limit: a file may claim more)
   if (train <= fits) {
     std::fprintf(stderr, "context: %zu tokens%s, the model's trained context (KV cache %s, %s)\n", train, seqs.c_str(),
                  gib(train * per_token).c_str(), types.c_str());
