@@ -80,6 +80,11 @@ TEST(CApi, PackF32PerChannel) {
   EXPECT_EQ(last(), "qmm_weights_pack_f32 takes QMM_TYPE_QC8 or QMM_TYPE_QC4, not q4_0");
   EXPECT_EQ(qmm_weights_pack_f32(77, n, k, wf.data(), nullptr, nullptr, &w), QMM_ERR_UNSUPPORTED);
   EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, n, k, nullptr, nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
+  // Misaligned floats (as qmm_matmul refuses them): an error, not undefined behaviour.
+  const float* odd = reinterpret_cast<const float*>(reinterpret_cast<const char*>(wf.data()) + 1);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC8, 1, 32, odd, nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(last(), "qmm_weights_pack_f32: weights and bias must be aligned to 4 bytes");
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC8, 1, 32, wf.data(), odd, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, 0, k, wf.data(), nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, SIZE_MAX / 2, SIZE_MAX / 2, wf.data(), nullptr, nullptr, &w),
             QMM_ERR_INVALID_ARGUMENT);

@@ -163,10 +163,13 @@ File File::open(const std::string& path) {
   }
   void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_PRIVATE, fd, 0);
   const int err = errno;
-  ::close(fd);
-  if (p == MAP_FAILED) fail(Status::io, path + ": cannot mmap: " + std::strerror(err));
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    fail(Status::io, path + ": cannot mmap: " + std::strerror(err));
+  }
   f.base_ = static_cast<const uint8_t*>(p);
   f.mapped_ = true;
+  f.fd_ = fd;
   try {
     f.parse();
   } catch (const Error& e) {
@@ -198,6 +201,7 @@ File& File::operator=(File&& o) noexcept {
     base_ = std::exchange(o.base_, nullptr);
     size_ = std::exchange(o.size_, 0);
     mapped_ = std::exchange(o.mapped_, false);
+    fd_ = std::exchange(o.fd_, -1);
     version_ = o.version_;
     alignment_ = o.alignment_;
     data_offset_ = o.data_offset_;
@@ -213,8 +217,28 @@ File::~File() { release(); }
 
 void File::release() {
   if (base_ && mapped_) ::munmap(const_cast<uint8_t*>(base_), size_);
+  if (fd_ >= 0) ::close(fd_);
   base_ = nullptr;
   mapped_ = false;
+  fd_ = -1;
+}
+
+void File::read(const void* at, size_t bytes, void* dst) const {
+  const auto* p = static_cast<const uint8_t*>(at);
+  check_arg(p >= base_ && bytes <= size_ && static_cast<size_t>(p - base_) <= size_ - bytes,
+            "File::read: the range is not inside " + path_);
+  if (fd_ < 0) {
+    std::memcpy(dst, p, bytes);
+    return;
+  }
+  auto* out = static_cast<uint8_t*>(dst);
+  for (size_t done = 0; done < bytes;) {
+    const ssize_t n = ::pread(fd_, out + done, bytes - done, static_cast<off_t>(p - base_ + static_cast<ptrdiff_t>(done)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(Status::io, path_ + ": cannot read: " + std::strerror(errno));
+    if (n == 0) fail(Status::io, path_ + ": the file was truncated while being read");
+    done += static_cast<size_t>(n);
+  }
 }
 
 // ---- parsing ----

@@ -85,6 +85,11 @@ class File {  // move-only; owns the mmap
   std::vector<int32_t> get_i32_array(std::string_view key) const;
 
   const std::vector<TensorInfo>& tensors() const { return tensors_; }
+  // Copies `bytes` at `at` (a pointer into this file, such as a tensor's data) to `dst` by
+  // reading the file rather than the mapping, so that a file truncated meanwhile is an error
+  // ("PATH: the file was truncated while being read"), not SIGBUS. For reads that last, such
+  // as quantize's; a File from memory copies.
+  void read(const void* at, size_t bytes, void* dst) const;
   const TensorInfo* find_tensor(std::string_view name) const;  // nullptr if absent
   const TensorInfo& tensor(std::string_view name) const;       // throws "tensor 'x' missing"
 
@@ -116,6 +121,7 @@ class File {  // move-only; owns the mmap
   const uint8_t* base_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;  // base_ is our mmap (else caller-owned memory)
+  int fd_ = -1;          // the mapped file, for read()
   uint32_t version_ = 0;
   size_t alignment_ = 32;
   size_t data_offset_ = 0;

@@ -12,6 +12,12 @@
 
 namespace qmm::gguf {
 
+std::vector<std::string> quant_target_names() {
+  std::vector<std::string> names = type_names([](const TypeInfo& t) { return t.target(); });
+  names.insert(names.end(), {"q4_k_m", "q5_k_m"});
+  return names;
+}
+
 bool parse_quant_target(const std::string& name, QuantTarget* out) {
   std::string lower = name;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -43,18 +49,8 @@ QuantTarget for_file(const File& f, QuantTarget target) {
 
 uint32_t llama_ftype(const QuantTarget& target) {
   if (target.k_m) return target.type == WeightType::q5_k ? 17 : 15;
-  switch (target.type) {
-    case WeightType::f32: return 0;
-    case WeightType::f16: return 1;
-    case WeightType::q4_0: return 2;
-    case WeightType::q8_0: return 7;
-    case WeightType::q4_k: return 14;  // MOSTLY_Q4_K_S: every weight Q4_K
-    case WeightType::q5_k: return 16;  // MOSTLY_Q5_K_S
-    case WeightType::q6_k: return 18;
-    case WeightType::iq4_nl: return 25;
-    case WeightType::qc8: case WeightType::qc4: return 0;  // no GGUF type (parse_type never gives them)
-  }
-  return 0;
+  const int32_t ftype = type_info(target.type).llama_ftype;  // Q4_K / Q5_K alone: llama.cpp's _S
+  return ftype < 0 ? 0 : static_cast<uint32_t>(ftype);
 }
 
 namespace {
@@ -86,16 +82,7 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
 }
 
 void quantize_ggml_rows(uint32_t type, const float* x, void* y, size_t n, size_t k) {
-  if (type != kQ5_0 && type != kQ5_1) return quantize_rows(static_cast<WeightType>(type), x, y, n, k);
-  auto* out = static_cast<uint8_t*>(y);
-  const size_t rb = ggml_row_bytes(type, k);
-  for (size_t r = 0; r < n; ++r, x += k, out += rb) {
-    if (type == kQ5_0) {
-      quantize_row_q5_0(x, reinterpret_cast<BlockQ5_0*>(out), k);
-    } else {
-      quantize_row_q5_1(x, reinterpret_cast<BlockQ5_1*>(out), k);
-    }
-  }
+  quantize_rows(static_cast<WeightType>(type), x, y, n, k);  // throws for a type qmm does not write
 }
 
 uint32_t quantized_type(const TensorInfo& t, const QuantTarget& target) {
@@ -120,12 +107,19 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, const Q
   // longest row of the file times the thread count).
   constexpr size_t kGroupValues = size_t{1} << 16, kMaxGroup = 16;
   std::vector<std::vector<float>> scratch(static_cast<size_t>(pool.threads()));
+  // The input rows are read from the file (File::read), not the mapping: a file truncated while
+  // quantize runs is then an error, not SIGBUS. A worker's error is raised after its job.
+  std::vector<std::vector<uint8_t>> raw(static_cast<size_t>(pool.threads()));
+  std::vector<std::string> errors(static_cast<size_t>(pool.threads()));
 
   for (const TensorInfo& t : in.tensors()) {
     const uint32_t type = quantized_type(t, target);
     stats.in_bytes += t.bytes;
     if (type == t.type) {
-      w.add_tensor(t.name, t.type, t.shape, t.data, t.bytes);
+      const size_t rb = ggml_row_bytes(t.type, t.shape[0]);
+      w.add_tensor(t.name, t.type, t.shape, [&in, rb, src = t.data](uint8_t* dst, size_t first, size_t rows) {
+        in.read(src + first * rb, rows * rb, dst);
+      });
       stats.kept++;
       stats.out_bytes += t.bytes;
       continue;
@@ -140,10 +134,21 @@ QuantizeStats quantize_file(const File& in, const std::string& out_path, const Q
       pool.parallel_for((rows + group - 1) / group, [&](size_t g, int tid) {
         const size_t r0 = g * group, n = std::min(group, rows - r0);
         std::vector<float>& f = scratch[static_cast<size_t>(tid)];
+        std::vector<uint8_t>& b = raw[static_cast<size_t>(tid)];
         if (f.size() < n * k) f.resize(n * k);
-        dequantize_rows(src_type, src + (first + r0) * in_rb, f.data(), n, k);
+        if (b.size() < n * in_rb) b.resize(n * in_rb);
+        try {
+          in.read(src + (first + r0) * in_rb, n * in_rb, b.data());
+        } catch (const Error& e) {
+          errors[static_cast<size_t>(tid)] = e.what();
+          return;
+        }
+        dequantize_rows(src_type, b.data(), f.data(), n, k);
         quantize_ggml_rows(type, f.data(), dst + r0 * out_rb, n, k);
       });
+      for (const std::string& e : errors) {
+        if (!e.empty()) fail(Status::io, e);
+      }
     });
   }
   WriteOptions o = opt;

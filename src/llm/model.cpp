@@ -26,19 +26,11 @@ std::string mib(size_t bytes) {
 }
 
 
-// The weight types the kernels take as they are.
+// The weight type of a GGML id when the kernels take it as it is.
 std::optional<WeightType> native_type(uint32_t ggml) {
-  switch (ggml) {
-    case gguf::kF32: return WeightType::f32;
-    case gguf::kF16: return WeightType::f16;
-    case gguf::kQ4_0: return WeightType::q4_0;
-    case gguf::kQ8_0: return WeightType::q8_0;
-    case gguf::kQ4_K: return WeightType::q4_k;
-    case gguf::kQ5_K: return WeightType::q5_k;
-    case gguf::kQ6_K: return WeightType::q6_k;
-    case gguf::kIQ4_NL: return WeightType::iq4_nl;
-    default: return std::nullopt;
-  }
+  const TypeInfo* t = find_type(ggml);
+  if (!t || !t->native || t->per_channel()) return std::nullopt;
+  return t->type();
 }
 
 // Maps the file's pages of [p, p + bytes) in one call before a weight is read (advice only):
@@ -65,7 +57,8 @@ void release_pages(const void* p, size_t bytes) {
 
 [[noreturn]] void unloadable(const gguf::TensorInfo& t) {
   fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
-                                ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl)");
+                                ", which qmm cannot load (it loads " +
+                                name_list(type_names([](const TypeInfo& ti) { return ti.to_f32 && !ti.per_channel(); })) + ")");
 }
 
 class Loader {

@@ -11,6 +11,9 @@ ChatFormat ChatFormat::from_model(const gguf::File& f, const Tokenizer& tok, con
     c.template_source = resolve_chat_template(override_template);
     c.template_name = override_template;
   } else if (const auto t = f.find_string("tokenizer.chat_template")) {
+    if (t->size() > kMaxChatTemplateBytes)
+      fail(Status::invalid_argument, "the model's chat template (tokenizer.chat_template) is larger than 1 MiB; give "
+                                     "one with --chat-template NAME|FILE");
     c.template_source = std::string(*t);
     c.template_name = "the model's chat template";
   } else {

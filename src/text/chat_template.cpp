@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/error.h"
 #include "text/jinja/builtins.h"
@@ -10,8 +9,6 @@
 
 namespace qmm::llm {
 namespace {
-
-constexpr size_t kMaxTemplateFile = 1 << 20;
 
 std::string render(const std::string& source, const std::vector<ChatMessage>& messages, bool add_generation_prompt,
                    const std::string& bos_token, const std::string& eos_token, const std::time_t* now) {
@@ -57,11 +54,11 @@ std::string resolve_chat_template(const std::string& name_or_file) {
   if (!f.is_open())
     fail(Status::invalid_argument, "--chat-template: '" + name_or_file +
                                        "' is neither a built-in template (" + names + ") nor a readable file");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  std::string source = ss.str();
+  std::string source(kMaxChatTemplateBytes + 1, '\0');  // one byte more than allowed: too large
+  f.read(source.data(), static_cast<std::streamsize>(source.size()));
+  source.resize(static_cast<size_t>(f.gcount()));
   if (f.bad()) fail(Status::io, "--chat-template: cannot read '" + name_or_file + "'");
-  if (source.size() > kMaxTemplateFile)
+  if (source.size() > kMaxChatTemplateBytes)
     fail(Status::invalid_argument, "--chat-template: '" + name_or_file + "' is larger than 1 MiB; not a template?");
   try {
     jinja::Template check(source);

@@ -2,6 +2,7 @@
 // the model's Jinja template (GGUF `tokenizer.chat_template`) or a built-in one, byte for byte
 // as Hugging Face transformers' apply_chat_template renders it (see jinja/template.h).
 #pragma once
+#include <cstddef>
 #include <ctime>
 #include <optional>
 #include <string>
@@ -30,6 +31,10 @@ std::string render_chat(const std::string& jinja_source, const std::vector<ChatM
 // optional if unknown. Each renders a system/user/assistant conversation exactly as the model
 // family's published template does (tests compare them with python3-jinja2).
 std::optional<std::string> builtin_chat_template(std::string_view name);
+
+// The largest chat template qmm accepts, from a file or from a GGUF (the largest published one,
+// with tool-calling instructions, is under 20 KB).
+constexpr size_t kMaxChatTemplateBytes = size_t{1} << 20;
 
 // --chat-template NAME|FILE: a built-in name, else the contents of FILE (checked to parse);
 // a qmm::Error naming the option and the built-in names otherwise.

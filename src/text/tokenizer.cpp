@@ -685,36 +685,68 @@ void Tokenizer::bpe_word(const std::string& word, std::vector<int32_t>& out) con
       return;
     }
   }
-  std::vector<std::string> parts;
+  // Symbols: one per UTF-8 character, linked so that merges are O(1).
+  struct Sym {
+    int prev, next;
+    size_t pos, len;
+  };
+  std::vector<Sym> sym;
   for (size_t i = 0; i < word.size();) {
     const size_t len = std::min(utf8_len(static_cast<uint8_t>(word[i])), word.size() - i);
-    parts.push_back(word.substr(i, len));
+    sym.push_back({static_cast<int>(sym.size()) - 1, static_cast<int>(sym.size()) + 1, i, len});
     i += len;
   }
-  // Repeatedly merge every occurrence of the best-ranked adjacent pair, left to right.
+  if (sym.empty()) return;
+  sym.back().next = -1;
+
+  // Every occurrence of the best-ranked adjacent pair is merged, left to right, before the next
+  // rank (Hugging Face's semantics): a queue of candidate merges, lowest rank then leftmost first,
+  // O(n log n) in the word's length. A merge made during rank r's pass that forms a pair ranked
+  // better than r waits for the pass to end (with a trained merge list that never happens).
+  struct Pair {
+    int32_t rank;
+    int left, right;
+    size_t len;
+  };
+  auto worse = [](const Pair& a, const Pair& b) { return a.rank > b.rank || (a.rank == b.rank && a.left > b.left); };
+  std::priority_queue<Pair, std::vector<Pair>, decltype(worse)> queue(worse);
+  std::vector<Pair> deferred;
+  int32_t pass = -1;  // the rank being merged
   std::string key;
-  while (parts.size() > 1) {
-    int32_t best = INT32_MAX;
-    for (size_t i = 0; i + 1 < parts.size(); ++i) {
-      key.assign(parts[i]).append(" ").append(parts[i + 1]);
-      const auto it = merge_rank_.find(key);
-      if (it != merge_rank_.end()) best = std::min(best, it->second);
+  auto try_add = [&](int left, int right) {
+    if (left < 0 || right < 0) return;
+    key.assign(word, sym[left].pos, sym[left].len).append(" ").append(word, sym[right].pos, sym[right].len);
+    const auto it = merge_rank_.find(key);
+    if (it == merge_rank_.end()) return;
+    const Pair p{it->second, left, right, sym[left].len + sym[right].len};
+    if (p.rank < pass) {
+      deferred.push_back(p);
+    } else {
+      queue.push(p);
     }
-    if (best == INT32_MAX) break;
-    std::vector<std::string> merged;
-    for (size_t i = 0; i < parts.size(); ++i) {
-      if (i + 1 < parts.size()) {
-        key.assign(parts[i]).append(" ").append(parts[i + 1]);
-        const auto it = merge_rank_.find(key);
-        if (it != merge_rank_.end() && it->second == best) {
-          merged.push_back(parts[i] + parts[i + 1]);
-          ++i;
-          continue;
-        }
-      }
-      merged.push_back(std::move(parts[i]));
+  };
+  for (size_t i = 1; i < sym.size(); ++i) try_add(static_cast<int>(i) - 1, static_cast<int>(i));
+  while (!queue.empty() || !deferred.empty()) {
+    if (!deferred.empty() && (queue.empty() || queue.top().rank != pass)) {  // rank `pass` is done
+      for (const Pair& p : deferred) queue.push(p);
+      deferred.clear();
     }
-    parts = std::move(merged);
+    const Pair p = queue.top();
+    queue.pop();
+    pass = p.rank;
+    Sym& l = sym[p.left];
+    Sym& r = sym[p.right];
+    if (l.len == 0 || r.len == 0 || l.len + r.len != p.len) continue;  // stale: one side merged since
+    l.len += r.len;
+    r.len = 0;
+    l.next = r.next;
+    if (r.next >= 0) sym[r.next].prev = p.left;
+    try_add(l.prev, p.left);
+    try_add(p.left, l.next);
+  }
+  std::vector<std::string> parts;
+  for (int i = 0; i >= 0; i = sym[i].next) {
+    parts.push_back(word.substr(sym[i].pos, sym[i].len));
   }
   for (const std::string& p : parts) {
     if (const int32_t id = find(p); id >= 0) {

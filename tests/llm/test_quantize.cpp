@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/blocks.h"
+#include "core/error.h"
 #include "gguf_test_util.h"
 #include "gguf/gguf.h"
 #include "gguf/quantize.h"
@@ -194,6 +195,24 @@ TEST(QuantizeRules, TensorTypes) {
   EXPECT_EQ(quantized_type(t, WeightType::q4_0), kQ4_0);
   t.name = "some.table";  // not a weight
   EXPECT_EQ(quantized_type(t, WeightType::q4_0), kF32);
+}
+
+// The input truncated while quantize reads it (issue 22): a one-line error, not SIGBUS (the
+// tensors are read from the file, not from the mapping that shrank).
+TEST(Quantize, InputTruncatedMeanwhile) {
+  const std::string src = test::stories_path();
+  if (!std::filesystem::exists(src)) GTEST_SKIP() << "model absent: " << src;
+  const std::string path = test::temp_path("shrinking.gguf");
+  std::filesystem::copy_file(src, path, std::filesystem::copy_options::overwrite_existing);
+  const File in = File::open(path);
+  std::filesystem::resize_file(path, in.data_offset() + 1000);
+  try {
+    quantize_file(in, test::temp_path("shrunk_q8_0.gguf"), WeightType::q8_0, 2);
+    ADD_FAILURE() << "quantize read a truncated file to its end";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("shrinking.gguf: the file was truncated while being read"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

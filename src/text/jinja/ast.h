@@ -32,6 +32,7 @@ struct Expr {
   };
   Kind kind;
   int line = 0;
+  int depth = 1;  // of the tree below this node, this node included (the parser bounds it)
   Value value;
   std::string name;
   bool negate = false;

@@ -104,9 +104,11 @@ Value range(CallArgs& a) {
   }
   if (step == 0) throw Failure("range() arg 3 must not be zero");
   std::vector<Value> out;
-  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+  // A step past the int64 range passes `stop` too: the range ends there.
+  for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
     if (out.size() >= 100000) throw Failure("range too big (the sandbox allows 100000 items)");
     out.emplace_back(i);
+    if (__builtin_add_overflow(i, step, &i)) break;
   }
   return Value::list(std::move(out));
 }
@@ -174,9 +176,10 @@ Value slice(const Value& obj, const Value& start, const Value& stop, const Value
   int64_t b = slice_bound(start, n, st, true), e = slice_bound(stop, n, st, false);
   std::string s;
   std::vector<Value> items;
-  for (int64_t i = b; st > 0 ? i < e : i > e; i += st) {
+  for (int64_t i = b; st > 0 ? i < e : i > e;) {  // a step past the int64 range ends the slice, as in Python
     if (obj.is_string()) s += cps[static_cast<size_t>(i)];
     else items.push_back(obj.items()[static_cast<size_t>(i)]);
+    if (__builtin_add_overflow(i, st, &i)) break;
   }
   if (obj.is_string()) return Value(std::move(s));
   return Value::list(std::move(items), obj.is_tuple());

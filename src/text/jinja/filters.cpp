@@ -1,6 +1,7 @@
 // Jinja's filters (the subset in builtins.h), with jinja2 3.1's behaviour.
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 
@@ -22,8 +23,10 @@ Value attribute(const Value& v, const std::string& path) {
   while (true) {
     size_t dot = path.find('.', start);
     std::string part = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    bool digits = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    cur = digits ? get_item(cur, Value(static_cast<int64_t>(std::stoll(part)))) : get_item(cur, Value(part));
+    int64_t index = 0;  // an all-digits part within int64 is an index
+    auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), index);
+    bool digits = !part.empty() && part[0] != '-' && ec == std::errc() && end == part.data() + part.size();
+    cur = digits ? get_item(cur, Value(index)) : get_item(cur, Value(part));
     if (dot == std::string::npos) return cur;
     start = dot + 1;
   }
@@ -317,8 +320,13 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     for (const Value& x : iterate(v)) {
       Value y = attr.is_undefined() ? x : attribute(x, attr.to_string());
       if (!total.is_number() || !y.is_number()) throw Failure(what + " needs numbers");
-      total = (total.is_int() || total.is_bool()) && (y.is_int() || y.is_bool()) ? Value(total.as_int() + y.as_int())
-                                                                               : Value(total.as_double() + y.as_double());
+      int64_t r = 0;
+      if (!(total.is_int() || total.is_bool()) || !(y.is_int() || y.is_bool()))
+        total = Value(total.as_double() + y.as_double());
+      else if (__builtin_add_overflow(total.as_int(), y.as_int(), &r))
+        throw Failure(what + ": integer overflow");
+      else
+        total = Value(r);
     }
     return total;
   }
@@ -340,6 +348,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     return Value::list(std::move(out));
   }
   if (name == "abs") {
+    if ((v.is_int() || v.is_bool()) && v.as_int() == INT64_MIN) throw Failure("abs(): integer overflow");
     if (v.is_int() || v.is_bool()) return Value(static_cast<int64_t>(std::llabs(v.as_int())));
     if (v.is_number()) return Value(std::fabs(v.as_double()));
     throw Failure(std::string("bad operand type for abs(): '") + v.type_name() + "'");

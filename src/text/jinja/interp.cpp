@@ -12,6 +12,9 @@ namespace qmm::llm::jinja {
 namespace {
 
 constexpr int kMaxCallDepth = 64;          // nested macro calls
+// Statements and expressions being evaluated, one inside the other, macro calls included: the
+// parser bounds one template's nesting, but a macro may call itself from deep inside its body.
+constexpr int kMaxNesting = 1000;
 
 // Variables of one frame: the template, one loop iteration, or one macro call. Lookups go
 // outwards; `set` writes to the innermost frame (so a set inside a loop body ends with the
@@ -176,8 +179,22 @@ class Interp {
     return Flow::normal;
   }
 
+  // Counts one level of nesting while it lives; more than kMaxNesting is an error.
+  struct Nested {
+    Nested(Interp& in, int line) : in_(in) {
+      if (++in_.nesting_ > kMaxNesting)
+        template_error(line, "the template nests too deeply (more than " + std::to_string(kMaxNesting) +
+                                 " statements, expressions and macro calls inside one another)");
+    }
+    ~Nested() { in_.nesting_--; }
+    Nested(const Nested&) = delete;
+    Nested& operator=(const Nested&) = delete;
+    Interp& in_;
+  };
+
   Flow exec_node(const Node& n, Scope& s, std::string& out) {
     step(n.line);
+    Nested nested(*this, n.line);
     switch (n.kind) {
       case Node::Kind::text: append(out, n.text); return Flow::normal;
       case Node::Kind::output: append(out, eval(*n.expr, s).to_string()); return Flow::normal;
@@ -331,6 +348,7 @@ class Interp {
 
   Value eval(const Expr& e, Scope& s) {
     step(e.line);
+    Nested nested(*this, e.line);
     return guarded(e.line, [&] { return eval_inner(e, s); });
   }
 
@@ -448,6 +466,7 @@ class Interp {
   int64_t max_steps_;
   int64_t steps_ = 0;
   int depth_ = 0;
+  int nesting_ = 0;
 };
 
 }  // namespace

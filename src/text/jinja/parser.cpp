@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <string>
 
 #include "text/jinja/builtins.h"
 
@@ -9,8 +10,24 @@ namespace qmm::llm::jinja {
 namespace {
 
 constexpr int kMaxDepth = 200;  // nesting of blocks and parentheses
+// Levels of one expression's tree: chains such as a ~ b ~ c, x|f|g, a.b.c or a if b else c if …
+// nest without parentheses. Bounded as each node is made, so that evaluating or destroying a
+// tree never recurses deeper than this.
+constexpr int kMaxExprDepth = 200;
 
 using T = Token::Type;
+
+// Sets e's depth from its children's; more than kMaxExprDepth is an error.
+void bound(Expr& e) {
+  int d = 0;
+  for (const auto& a : e.args)
+    if (a) d = std::max(d, a->depth);
+  for (const auto& [k, a] : e.kwargs) d = std::max(d, a->depth);
+  e.depth = d + 1;
+  if (e.depth > kMaxExprDepth)
+    template_error(e.line, "the expression is nested too deeply (more than " + std::to_string(kMaxExprDepth) +
+                               " levels of operators, filters, attributes or subscripts)");
+}
 
 ExprPtr make(Expr::Kind k, int line, std::string name = {}) {
   auto e = std::make_unique<Expr>();
@@ -24,6 +41,7 @@ ExprPtr make(Expr::Kind k, int line, std::string name, ExprPtr a, ExprPtr b = nu
   auto e = make(k, line, std::move(name));
   e->args.push_back(std::move(a));
   if (b) e->args.push_back(std::move(b));
+  bound(*e);
   return e;
 }
 
@@ -300,6 +318,7 @@ class Parser {
       if (at_expression_end() || is_name("if") || is_name("recursive")) break;
       t->args.push_back(parse_expression(condexpr));
     }
+    bound(*t);
     return t;
   }
 
@@ -315,7 +334,8 @@ class Parser {
       auto c = make(Expr::Kind::cond, ln);
       c->args.push_back(std::move(e));
       c->args.push_back(parse_or());
-      c->args.push_back(skip_name("else") ? parse_condexpr() : nullptr);
+      c->args.push_back(skip_name("else") ? parse_expression(true) : nullptr);
+      bound(*c);
       e = std::move(c);
     }
     return e;
@@ -380,6 +400,7 @@ class Parser {
       }
       e->ops.push_back(op);
       e->args.push_back(parse_math1());
+      bound(*e);
     }
   }
 
@@ -430,6 +451,7 @@ class Parser {
             auto t = make(Expr::Kind::tuple, ln);
             t->args.push_back(std::move(e));
             while (skip_op(",") && !is_op(")")) t->args.push_back(parse_expression(true));
+            bound(*t);
             e = std::move(t);
           }
           expect_op(")");
@@ -443,6 +465,7 @@ class Parser {
             if (skip_op("]")) break;
             e->args.push_back(parse_expression(true));
           }
+          bound(*e);
           return e;
         }
         if (tok.text == "{") {
@@ -455,6 +478,7 @@ class Parser {
             expect_op(":");
             e->args.push_back(parse_expression(true));
           }
+          bound(*e);
           return e;
         }
         break;
@@ -506,6 +530,7 @@ class Parser {
     auto e = make(Expr::Kind::slice, ln);
     e->args.push_back(std::move(obj));
     for (auto& p : parts) e->args.push_back(std::move(p));
+    bound(*e);
     return e;
   }
 
@@ -526,6 +551,7 @@ class Parser {
         e.args.push_back(parse_expression(true));
       }
     }
+    bound(e);
   }
 
   ExprPtr parse_call(ExprPtr callee) {
@@ -566,6 +592,7 @@ class Parser {
                    !is_name("else") && !is_name("or") && !is_name("and")) {
           if (is_name("is")) error("tests cannot be chained with 'is'");
           t->args.push_back(parse_postfix(parse_primary()));
+          bound(*t);
         }
         e = std::move(t);
       } else if (is_op("(")) {

@@ -8,5 +8,6 @@ int bench_limits(int argc, char** argv);
 int bench_model(int argc, char** argv);
 int bench_serve(int argc, char** argv);
 int bench_kl(int argc, char** argv);
+int bench_tokenizer(int argc, char** argv);
 
 }  // namespace qmm::cli

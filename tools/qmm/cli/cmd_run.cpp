@@ -12,11 +12,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "args.h"
+#include "bounded_read.h"
 #include "core/error.h"
 #include "llm/generate.h"
 #include "llm_session.h"
@@ -47,9 +47,7 @@ std::string read_prompt(const std::string& prompt, const std::string& file, bool
     if (!f) fail(Status::io, "cannot open " + file);
   }
   std::istream& in = file.empty() ? std::cin : f;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail(Status::io, "cannot read " + (file.empty() ? std::string("standard input") : file));
-  return text;
+  return read_all_bounded(in, kMaxPromptBytes, file.empty() ? std::string("the prompt on standard input") : file);
 }
 
 // llama-cli's conversation mode, `qmm run -cnv`: qmm chat, with -p as the system prompt.

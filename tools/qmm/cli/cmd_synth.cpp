@@ -2,12 +2,13 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
 #include "args.h"
+#include "bounded_read.h"
 #include "core/blocks.h"
+#include "text/chat_template.h"
 #include "llm/synth.h"
 #include "verbs.h"
 
@@ -20,9 +21,7 @@ std::string read_template(const std::string& path) {
   if (path.empty()) return "";
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read the chat template '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return read_all_bounded(in, llm::kMaxChatTemplateBytes, "the chat template '" + path + "'");
 }
 
 }  // namespace
@@ -37,7 +36,7 @@ int cmd_synth(int argc, char** argv) {
   Args args("synth", summary, argc - 1, argv + 1);
   args.positional("SHAPE", &shape_s, "model shape (listed above)")
       .str("-o,--output", &out, "FILE", "output GGUF file (required)")
-      .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl", "q4_k_m", "q5_k_m"},
+      .choice("--type", &type_s, gguf::quant_target_names(),
               "weight type or K-quant mix (default q4_0)")
       .integer("--seed", &seed, "random seed (default 1)")
       .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE (default: the family's built-in one)")

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "bounded_read.h"
 #include "line_reader.h"
 
 namespace qmm::cli {
@@ -38,9 +39,7 @@ LineReader::~LineReader() {
 
 std::optional<std::string> LineReader::read(const char* prompt) {
   if (!interactive_) {
-    std::string line;
-    if (!std::getline(std::cin, line)) return std::nullopt;
-    return line;
+      return read_line_bounded(std::cin, kMaxPromptBytes, "a line of standard input");
   }
   char* line = readline(prompt);
   if (line == nullptr) return std::nullopt;

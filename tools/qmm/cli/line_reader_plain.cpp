@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "bounded_read.h"
 #include "line_reader.h"
 
 namespace qmm::cli {
@@ -16,9 +17,7 @@ std::optional<std::string> LineReader::read(const char* prompt) {
     std::fputs(prompt, stdout);
     std::fflush(stdout);
   }
-  std::string line;
-  if (!std::getline(std::cin, line)) return std::nullopt;
-  return line;
+  return read_line_bounded(std::cin, kMaxPromptBytes, "a line of standard input");
 }
 
 }  // namespace qmm::cli
