@@ -42,6 +42,8 @@ struct Config {
   size_t n_ctx_orig = 0;         // rope.scaling.original_context_length (else n_ctx_train): LongRoPE's long factors beyond it
   float rope_attn_factor = 1.0f; // rope.scaling.attn_factor: the rotated dimensions of queries and keys are scaled by it
   size_t n_swa = 0;              // the local layers' attention window (0: every layer attends to all positions)
+  size_t swa_pattern = 0;        // attention.sliding_window_pattern, else the family's: layer l is local unless l % pattern == pattern - 1 (0: every layer)
+  float rope_freq_base_swa = 0;  // rope.freq_base_swa, else the family's: the local layers' RoPE base
   float attn_scale = 0;          // queries · keys are scaled by this (1/√head_dim for most)
   float attn_softcap = 0;        // scores -> cap · tanh(scores / cap) (0: none)
   float final_softcap = 0;       // the same for the logits
@@ -49,7 +51,7 @@ struct Config {
   size_t kv_dim() const { return n_head_kv * head_dim; }
   size_t q_dim() const { return n_head * head_dim; }
   // Layer l attends to the last n_swa positions only (Gemma's local layers).
-  bool is_local(size_t l) const { return n_swa > 0 && l % spec->swa_pattern != spec->swa_pattern - 1; }
+  bool is_local(size_t l) const { return n_swa > 0 && (swa_pattern == 0 || l % swa_pattern != swa_pattern - 1); }
 };
 
 // Optional hooks and choices of a load.
