@@ -4,11 +4,16 @@
 // siblings) are not limited by the depth bounds.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "core/error.h"
+#include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
+#include "text/chat.h"
 #include "text/jinja/template.h"
+#include "text/tokenizer.h"
 
 namespace qmm::test {
 namespace {
@@ -118,6 +123,26 @@ TEST(JinjaBounds, IntegerOverflow) {
   EXPECT_EQ(outcome("{{ range(0, 9223372036854775807, 4611686018427387904) | list }}"), "[0, 4611686018427387904]");
   EXPECT_EQ(outcome("{{ range(0, -9223372036854775807, -4611686018427387904) | list | length }}"), "2");
   EXPECT_EQ(outcome("{{ l | map(attribute='99999999999999999999') | list | length }}"), "1");
+}
+
+// A GGUF's own chat template has the limit of --chat-template FILE (1 MiB).
+TEST(JinjaBounds, ModelTemplateSizeLimit) {
+  const std::string path = (std::filesystem::temp_directory_path() / "qmm_big_template.gguf").string();
+  const llm::Tokenizer tok = llm::Tokenizer::spm({"<unk>", "<s>", "</s>", "a"}, {}, {}, 1, 2);
+  for (const size_t size : {size_t{1000}, llm::kMaxChatTemplateBytes + 1}) {
+    gguf::Writer w;
+    w.set_string("tokenizer.chat_template", std::string(size, 'x'));
+    w.write(path);
+    const gguf::File f = gguf::File::open(path);
+    try {
+      EXPECT_EQ(llm::ChatFormat::from_model(f, tok, "").template_source.size(), size);
+      EXPECT_LE(size, llm::kMaxChatTemplateBytes);
+    } catch (const Error& e) {
+      EXPECT_GT(size, llm::kMaxChatTemplateBytes) << e.what();
+      EXPECT_NE(std::string(e.what()).find("is larger than 1 MiB"), std::string::npos) << e.what();
+    }
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -13,11 +13,13 @@
 
 namespace qmm::cli {
 
+std::string quantize_types() { return name_list(gguf::quant_target_names(), true); }
+
 int cmd_quantize(int argc, char** argv) {
   std::string in, out, type_s;
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
   bool verbose = false, force = false;
-  const std::string types = name_list(gguf::quant_target_names(), true);
+  const std::string types = quantize_types();
   Args args("quantize",
             "Requantize a GGUF model: 2-D weights whose rows are a multiple of its block become TYPE (token_embd\n"
             "included), 1-D tensors stay F32, others keep their type; ggml-exact rounding, metadata copied.",

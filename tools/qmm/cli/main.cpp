@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "args.h"
@@ -35,7 +36,9 @@ const Verb kVerbs[] = {
 void print_usage(FILE* f) {
   std::fprintf(f, "usage: qmm VERB [options]   (qmm VERB --help for details)\n       qmm --version\n\nverbs:\n");
   for (const Verb& v : kVerbs) {
-    std::fprintf(f, "  %-10s %s%s\n", v.name, v.summary, v.llm && !qmm::cli::kHaveLlm ? " [not in this build]" : "");
+    const std::string types = v.fn == qmm::cli::cmd_quantize ? qmm::cli::quantize_types() : "";
+    std::fprintf(f, "  %-10s %s%s%s\n", v.name, v.summary, types.empty() ? "" : (": " + types).c_str(),
+                 v.llm && !qmm::cli::kHaveLlm ? " [not in this build]" : "");
   }
 }
 

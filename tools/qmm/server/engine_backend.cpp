@@ -64,8 +64,20 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
 }
 
 std::shared_ptr<Job> EngineBackend::submit(Request r) {
+  // Admission before the prompt is built: a request the queue would refuse costs no rendering,
+  // and one render and tokenization at a time (each bounded by the template's limits) keeps
+  // their memory from multiplying with concurrent requests.
+  std::unique_lock render_lock(render_mu_);
+  {
+    std::lock_guard lock(mu_);
+    if (!gen_) throw ApiError(503, "the server is shutting down");
+    if (gen_->active() + gen_->waiting() >= opt_.n_slots + opt_.max_queue) {  // as GeneratorThread::submit
+      throw ApiError(503, "all slots are busy and the queue is full; retry later");
+    }
+  }
   llm::Request g;
   g.prompt = prompt_tokens(r);
+  render_lock.unlock();
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;
   auto job = std::make_shared<Job>(std::move(r));

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "connections.h"
 #include "core/error.h"
 
 namespace qmm::serve {
@@ -43,20 +44,33 @@ bool same_key(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+namespace {
+
+ConnectionLimits limits(const ServerOptions& o) {
+  ConnectionLimits l;
+  l.threads = o.threads;
+  l.max_connections = o.max_connections;
+  l.idle_timeout = o.idle_timeout;
+  l.header_timeout = o.header_timeout;
+  l.body_timeout = o.body_timeout;
+  l.busy_body = error_body(ApiError(503, "too many open connections (" + std::to_string(o.max_connections) +
+                                             "); retry later"));
+  return l;
+}
+
+}  // namespace
+
 HttpServer::HttpServer(Backend& backend, ServerOptions opt)
-    : backend_(backend), opt_(std::move(opt)), svr_(std::make_unique<httplib::Server>()), created_(std::time(nullptr)) {
-  const size_t threads = opt_.threads;
-  svr_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    : backend_(backend),
+      opt_(std::move(opt)),
+      svr_(std::make_unique<ConnectionServer>(limits(opt_))),
+      created_(std::time(nullptr)) {
   svr_->set_payload_max_length(opt_.max_body_bytes);
-  // Every connection is first waited on for keep_alive_timeout: a late request is dropped.
-  svr_->set_keep_alive_timeout(5);
   svr_->set_socket_options([this](int sock) {
     const int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // (no SO_REUSEPORT: one server per port)
     listen_fd_ = sock;
   });
-  svr_->set_read_timeout(10);
-  svr_->set_write_timeout(10);
   routes();
 }
 
@@ -117,6 +131,7 @@ void HttpServer::routes() {
 
   const auto health = get(false, [this](const Request&, Response& res, const std::string&) {
     const Load l = backend_.load();
+    if (l.loading) throw ApiError(503, "Loading model", {}, "loading");  // llama-server's answer
     res.set_content(nlohmann::json{{"status", "ok"},
                                    {"slots_idle", l.slots - l.active},
                                    {"slots_processing", l.active},
@@ -152,13 +167,29 @@ void HttpServer::routes() {
   }
 
   // CORS as llama-server: an allowed Origin is echoed on every answer; a preflight OPTIONS
-  // request is answered at once (no key: browsers send none with it).
+  // request is answered at once (no key: browsers send none with it). A request whose length
+  // is ambiguous is refused, and its connection closed (whatever follows could be read as a
+  // request): more than one Content-Length, one that is not a number, or one with
+  // Transfer-Encoding (request smuggling).
   svr_->set_pre_routing_handler([this](const Request& req, Response& res) {
     const std::string origin = req.get_header_value("Origin");
     const bool allowed = cors_allows(origin);
     if (allowed) {
       res.set_header("Access-Control-Allow-Origin", origin);
       res.set_header("Vary", "Origin");
+    }
+    const size_t lengths = req.get_header_value_count("Content-Length");
+    const std::string len = req.get_header_value("Content-Length");
+    std::string bad;
+    if (lengths > 1) bad = "more than one Content-Length header";
+    else if (lengths == 1 && (len.empty() || len.size() > 19 || len.find_first_not_of("0123456789") != std::string::npos))
+      bad = "Content-Length is not a number: '" + len.substr(0, 40) + "'";
+    else if (lengths == 1 && req.has_header("Transfer-Encoding")) bad = "both Content-Length and Transfer-Encoding";
+    if (!bad.empty()) {
+      ConnectionServer::close_after_response();
+      res.set_header("Connection", "close");
+      reply_error(res, ApiError(400, "malformed HTTP request: " + bad));
+      return httplib::Server::HandlerResponse::Handled;
     }
     if (req.method != "OPTIONS") return httplib::Server::HandlerResponse::Unhandled;
     if (allowed) {
@@ -212,24 +243,54 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
   const bool streaming = r.stream;
   ResponseHead head{ep, (ep == Endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++),
                     r.model.empty() ? opt_.model_id : r.model, std::time(nullptr)};
-  std::shared_ptr<Job> job = backend_.submit(std::move(r));
-  if (streaming) return stream(std::move(job), head, res);
-
-  std::string text;
-  for (Event e;;) {
-    if (!job->next(e, kPoll)) continue;
-    text += e.text;
-    if (!e.done) continue;
-    if (!e.error.empty()) throw ApiError(500, e.error);
-    res.set_content(completion_body(head, text, e.finish, e.usage), kJson);
-    return;
+  // One job per prompt (a completion's "prompt" may hold several: one choice each).
+  std::vector<std::shared_ptr<Job>> jobs;
+  auto cancel_all = [&jobs] {
+    for (const std::shared_ptr<Job>& j : jobs) j->cancel();
+  };
+  try {
+    for (Request& part : split_prompts(std::move(r))) jobs.push_back(backend_.submit(std::move(part)));
+  } catch (...) {
+    cancel_all();  // a batch is answered whole or not at all
+    throw;
   }
+  if (streaming) return stream(std::move(jobs), head, res);
+
+  std::vector<Choice> choices(jobs.size());
+  Usage usage;
+  auto checked = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < jobs.size();) {
+    Event e;
+    const bool got = jobs[i]->next(e, kPoll);
+    if (const auto now = std::chrono::steady_clock::now(); now - checked >= kPoll) {  // is the client still there?
+      checked = now;
+      if (ConnectionServer::client_gone()) {
+        cancel_all();  // nobody waits for the answer: free the slots
+        ConnectionServer::close_after_response();
+        throw ApiError(499, "the client closed the connection");
+      }
+    }
+    if (!got) continue;
+    choices[i].text += e.text;
+    if (!e.done) continue;
+    if (!e.error.empty()) {
+      cancel_all();
+      throw ApiError(500, e.error);
+    }
+    choices[i].finish = e.finish;
+    usage.prompt_tokens += e.usage.prompt_tokens;
+    usage.completion_tokens += e.usage.completion_tokens;
+    ++i;
+  }
+  res.set_content(completion_body(head, choices, usage), kJson);
 }
 
-void HttpServer::stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res) {
+void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHead& head, httplib::Response& res) {
   res.set_header("Cache-Control", "no-cache");
-  const bool usage = job->request().include_usage;
-  auto provider = [job, head, usage, started = false](size_t, httplib::DataSink& sink) mutable {
+  const bool usage = jobs.front()->request().include_usage;
+  std::vector<bool> finished(jobs.size(), false);
+  auto provider = [jobs, head, usage, finished, left = jobs.size(), total = Usage{}, started = false](
+                      size_t, httplib::DataSink& sink) mutable {
     auto send = [&sink](const std::string& payload) {
       const std::string ev = sse_event(payload);
       return sink.write(ev.data(), ev.size());
@@ -238,24 +299,40 @@ void HttpServer::stream(std::shared_ptr<Job> job, const ResponseHead& head, http
       started = true;
       if (head.endpoint == Endpoint::chat && !send(role_chunk(head))) return false;
     }
-    Event e;
-    if (!job->next(e, kPoll)) return sink.is_writable();  // nothing yet: is the client still there?
-    if (!e.text.empty() && !send(text_chunk(head, e.text))) return false;
-    if (!e.done) return true;
-    if (!e.error.empty()) {
-      send(error_body(ApiError(500, e.error)));
-    } else {
-      if (!send(finish_chunk(head, e.finish))) return false;
-      if (usage && !send(usage_chunk(head, e.usage))) return false;
+    // The next event of each unfinished choice (one choice: waits up to kPoll; several: a glance each).
+    bool any = false;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (finished[i]) continue;
+      Event e;
+      if (!jobs[i]->next(e, left == 1 ? kPoll : std::chrono::milliseconds(1))) continue;
+      any = true;
+      if (!e.text.empty() && !send(text_chunk(head, e.text, i))) return false;
+      if (!e.done) continue;
+      if (!e.error.empty()) {
+        for (const std::shared_ptr<Job>& j : jobs) j->cancel();
+        send(error_body(ApiError(500, e.error)));
+        if (!send("[DONE]")) return false;
+        sink.done();
+        return true;
+      }
+      if (!send(finish_chunk(head, e.finish, i))) return false;
+      total.prompt_tokens += e.usage.prompt_tokens;
+      total.completion_tokens += e.usage.completion_tokens;
+      finished[i] = true;
+      --left;
     }
+    if (left > 0) return any || sink.is_writable();  // nothing yet: is the client still there?
+    if (usage && !send(usage_chunk(head, total))) return false;
     if (!send("[DONE]")) return false;
     sink.done();
     return true;
   };
   // The releaser runs when the stream ends; unless it ended well the client is gone (or the
-  // server stops): cancel the job, which frees its slot at the engine's next step.
-  res.set_chunked_content_provider("text/event-stream", std::move(provider), [job](bool success) {
-    if (!success) job->cancel();
+  // server stops): cancel the jobs, which frees their slots at the engine's next step.
+  res.set_chunked_content_provider("text/event-stream", std::move(provider), [jobs](bool success) {
+    if (!success) {
+      for (const std::shared_ptr<Job>& j : jobs) j->cancel();
+    }
   });
 }
 
@@ -276,5 +353,7 @@ int HttpServer::bind() {
 void HttpServer::run() { svr_->listen_after_bind(); }
 
 void HttpServer::stop() { svr_->stop(); }
+
+bool HttpServer::running() const { return svr_->is_running(); }
 
 }  // namespace qmm::serve
