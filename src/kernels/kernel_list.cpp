@@ -58,18 +58,6 @@ constexpr Isa kIsas[] = {Isa::avx512vnni, Isa::avxvnni, Isa::avx2, Isa::scalar};
 constexpr Isa kIsas[] = {Isa::scalar};
 #endif
 
-template <class P, class Get>
-std::vector<const P*> distinct(Get get) {
-  std::vector<const P*> out;
-  for (const Ukernel* u : kKernels) {
-    const P* p = get(*u);
-    bool seen = false;
-    for (const P* q : out) seen = seen || q == p;
-    if (!seen) out.push_back(p);
-  }
-  return out;
-}
-
 }  // namespace
 
 const char* isa_name(Isa isa) {
@@ -137,16 +125,6 @@ bool parse_isa(std::string_view name, Isa* out) {
     }
   }
   return false;
-}
-
-std::span<const LhsPacker* const> lhs_packer_list() {
-  static const std::vector<const LhsPacker*> list = distinct<LhsPacker>([](const Ukernel& u) { return u.lhs; });
-  return list;
-}
-
-std::span<const RhsPacker* const> rhs_packer_list() {
-  static const std::vector<const RhsPacker*> list = distinct<RhsPacker>([](const Ukernel& u) { return u.rhs; });
-  return list;
 }
 
 std::span<const PackerPreset> packer_presets() {

@@ -43,6 +43,15 @@ const char* finish_reason_name(FinishReason r) {
   return "?";
 }
 
+std::vector<int32_t> prompt_tokens(const Tokenizer& tok, std::string_view text) {
+  std::vector<int32_t> tokens = tok.encode(text, true);
+  if (tokens.empty()) {
+    if (tok.bos() < 0) fail(Status::invalid_argument, "the prompt is empty and the model has no BOS token");
+    tokens.push_back(tok.bos());
+  }
+  return tokens;
+}
+
 Generator::Generator(const Model& model, const Tokenizer& tok, Context& ctx, const GeneratorOptions& opt)
     : model_(model),
       tok_(tok),

@@ -84,6 +84,10 @@ struct Result {
   double decode_s = 0;         // first token -> finished
 };
 
+// The tokens of a plain-text prompt (`qmm run`, /v1/completions): BOS / EOS as the model
+// asks; an empty prompt starts from BOS alone (Error(invalid_argument) if the model has none).
+std::vector<int32_t> prompt_tokens(const Tokenizer& tok, std::string_view text);
+
 struct Request {
   uint64_t id = 0;                   // 0: the Generator assigns one (submit returns it)
   std::vector<int32_t> prompt;       // at least one token, fewer than n_ctx

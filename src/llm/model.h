@@ -3,8 +3,9 @@
 // stay in the file mapping, which is released page by page after packing), and the state of
 // one generation (KV cache + scratch, sized once) with the forward pass of forward.cpp.
 //
-// Weight types: F32, F16, Q4_0 and Q8_0 are packed as they are. Q4_1, Q5_0, Q5_1, Q4_K, Q6_K
-// and BF16 are dequantized at load and repacked as Q8_0 (F16 where k is not a multiple of 32)
+// Weight types: those the kernels take (core/weight_types.h's `native`: F32, F16, Q4_0, Q8_0,
+// Q4_K, Q5_K, Q6_K, IQ4_NL) are packed as they are; the others qmm reads (Q4_1, Q5_0, Q5_1,
+// BF16) are dequantized at load and repacked as Q8_0 (F16 where k is not a multiple of 32)
 // and the trace says so. Anything else is an error naming the tensor and its type.
 #pragma once
 #include <algorithm>

@@ -50,10 +50,9 @@ Stories& stories() {
 }
 
 // A plain-text chat format (the tests of real templates are the chat template's own).
-std::string render(const std::vector<Turn>& turns) {
-  std::string s;
-  for (const Turn& t : turns) s += t.role + ": " + t.content + "\n";
-  return s + "assistant:";
+llm::ChatFormat plain_chat(const std::string& source = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
+                                                       "{% endfor %}assistant:") {
+  return llm::ChatFormat::from_template(stories().tok, source, "test");
 }
 
 // One server over stories260K: the backend (engine thread) and the HTTP side.
@@ -61,7 +60,7 @@ struct Served {
   EngineBackend backend;
   test::TestServer server;
   Served(size_t slots, size_t n_ctx, size_t queue, size_t threads = 32)
-      : backend(stories().model, stories().tok, stories().ctx, {slots, n_ctx, 64, queue}, render),
+      : backend(stories().model, stories().tok, stories().ctx, {slots, n_ctx, 64, queue}, plain_chat()),
         server(backend, [threads] {
           ServerOptions o;
           o.model_id = "stories260K";
@@ -122,7 +121,7 @@ TEST_F(ServeEngine, CompletionAndChatStreamedOrNot) {
   const test::Reply c = request(s.port(), "POST", "/v1/chat/completions", chat("Tell me a story.", 12));
   ASSERT_EQ(c.status, 200) << c.body;
   EXPECT_EQ(c.json()["usage"]["prompt_tokens"],
-            stories().tok.encode(render({{"system", "You tell stories."}, {"user", "Tell me a story."}}), true).size());
+            stories().tok.encode("system: You tell stories.\nuser: Tell me a story.\nassistant:", true).size());
   const test::Stream cs = test::stream(s.port(), "/v1/chat/completions", chat("Tell me a story.", 12, true));
   EXPECT_EQ(json::parse(cs.events.front())["choices"][0]["delta"]["role"], "assistant");
   EXPECT_EQ(test::streamed_text(cs), answer_text(c.json()));
@@ -321,17 +320,15 @@ TEST_F(ServeEngine, ClientGoneMidStreamFreesTheSlot) {
 
 TEST_F(ServeEngine, TemplatesThatWriteBosGetNoSecondOne) {
   const llm::Tokenizer& tok = stories().tok;
-  const std::string bos = tok.text(tok.bos());
   EngineBackend own(stories().model, tok, stories().ctx, {1, 64, 16, 1},
-                    [&bos](const std::vector<Turn>& t) { return bos + t[0].content; });
-  EngineBackend plain(stories().model, tok, stories().ctx, {1, 64, 16, 1},
-                      [](const std::vector<Turn>& t) { return t[0].content; });
+                    plain_chat("{{ bos_token + messages[0].content }}"));
+  EngineBackend plain(stories().model, tok, stories().ctx, {1, 64, 16, 1}, plain_chat("{{ messages[0].content }}"));
   Request r;
   r.messages = {{"user", "Once upon a time"}};
   const std::vector<int32_t> expect = tok.encode("Once upon a time", true);
   EXPECT_EQ(own.prompt_tokens(r), expect);
   EXPECT_EQ(plain.prompt_tokens(r), expect);
-  EngineBackend none(stories().model, tok, stories().ctx, {1, 64, 16, 1}, nullptr);
+  EngineBackend none(stories().model, tok, stories().ctx, {1, 64, 16, 1}, std::nullopt);
   try {
     none.prompt_tokens(r);
     ADD_FAILURE() << "a chat without a template was accepted";

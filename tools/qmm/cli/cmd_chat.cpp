@@ -198,7 +198,6 @@ int cmd_chat(int argc, char** argv) {
     req.slot = 0;
     req.params.sampling = sampling;
     req.params.max_tokens = n_predict > 0 ? static_cast<size_t>(n_predict) : 0;
-    req.params.stop_tokens = fmt.end_tokens;
     req.params.stop = reverse_prompts;
     req.params.strip_leading_space = true;
     std::string reply;

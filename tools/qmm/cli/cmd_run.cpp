@@ -119,12 +119,7 @@ int cmd_run(int argc, char** argv) {
 
   const LoadedModel lm = LoadedModel::load(mf);
   const llm::Tokenizer& tok = *lm.tok;
-  // Prompt -> tokens; an empty prompt starts from BOS.
-  std::vector<int32_t> tokens = tok.encode(prompt, true);  // BOS / EOS as the model asks
-  if (tokens.empty()) {
-    if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
-    tokens.push_back(tok.bos());
-  }
+  std::vector<int32_t> tokens = llm::prompt_tokens(tok, prompt);
   cf.n_ctx = lm.context(cf.n_ctx, cf.kv.types());
   if (tokens.size() >= cf.n_ctx) {
     throw UsageError("the prompt is " + std::to_string(tokens.size()) + " tokens, the context holds " +

@@ -5,24 +5,13 @@
 #include "core/error.h"
 
 namespace qmm::serve {
-namespace {
-
-// End-of-turn markers of the common chat formats (ChatML, Llama 3, Gemma, Phi-3): generation
-// stops at them even where the GGUF does not mark them as EOS/EOT.
-const char* const kEndOfTurn[] = {"<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>"};
-
-}  // namespace
 
 EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx,
-                             const llm::GeneratorOptions& opt, ChatRenderer render_chat)
+                             const llm::GeneratorOptions& opt, std::optional<llm::ChatFormat> chat)
     : tok_(tok),
       opt_(opt),
-      render_chat_(std::move(render_chat)),
-      gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
-  for (const char* t : kEndOfTurn) {
-    if (const int32_t id = tok.find(t); id >= 0) end_of_turn_.push_back(id);
-  }
-}
+      chat_(std::move(chat)),
+      gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {}
 
 EngineBackend::~EngineBackend() { shutdown(); }
 
@@ -37,23 +26,22 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
     return r.prompt_ids;
   }
   if (r.endpoint == Endpoint::completion) {
-    std::vector<int32_t> t = tok_.encode(r.prompt, tok_.add_bos());
-    if (t.empty() && tok_.bos() >= 0) t.push_back(tok_.bos());
-    if (t.empty()) throw ApiError(400, "the prompt is empty and the model has no BOS token", "prompt");
-    return t;
+    try {
+      return llm::prompt_tokens(tok_, r.prompt);
+    } catch (const Error& e) {
+      throw ApiError(400, e.what(), "prompt");
+    }
   }
-  if (!render_chat_) {
+  if (!chat_) {
     throw ApiError(400, "this model has no chat template: start qmm serve with --chat-template NAME|FILE", "messages");
   }
-  std::string text;
+  std::vector<llm::ChatMessage> messages;
+  for (const Turn& t : r.messages) messages.push_back({t.role, t.content});
   try {
-    text = render_chat_(r.messages);
+    return chat_->tokens(tok_, messages, true);
   } catch (const Error& e) {
     throw ApiError(400, std::string("the chat template cannot render these messages: ") + e.what(), "messages");
   }
-  // Templates that write the BOS token themselves get no second one.
-  const bool has_bos = tok_.bos() >= 0 && text.rfind(tok_.text(tok_.bos()), 0) == 0;
-  return tok_.encode(text, tok_.add_bos() && !has_bos);
 }
 
 llm::GenerateParams EngineBackend::params(const Request& r) const {
@@ -71,7 +59,6 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
   p.max_tokens = r.max_tokens.value_or(0);
   p.stop = r.stop;
   p.ignore_eos = r.ignore_eos;
-  if (r.endpoint == Endpoint::chat) p.stop_tokens = end_of_turn_;
   p.strip_leading_space = r.endpoint == Endpoint::chat || (r.prompt.empty() && r.prompt_ids.empty());
   return p;
 }

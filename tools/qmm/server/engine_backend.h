@@ -7,24 +7,22 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "http_server.h"
 #include "llm/generate.h"
+#include "text/chat.h"
 
 namespace qmm::serve {
 
-// Renders a conversation into prompt text with the generation prompt appended (the chat
-// template); may throw qmm::Error, answered as a 400.
-using ChatRenderer = std::function<std::string(const std::vector<Turn>&)>;
-
 class EngineBackend : public Backend {
  public:
-  // model, tok and ctx must outlive the backend. Without a renderer, chat requests are a 400
-  // that names --chat-template.
+  // model, tok and ctx must outlive the backend. Chat requests are rendered by `chat` (the
+  // format `qmm chat` uses); without one they are a 400 that names --chat-template.
   EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx, const llm::GeneratorOptions& opt,
-                ChatRenderer render_chat);
+                std::optional<llm::ChatFormat> chat);
   ~EngineBackend() override;
 
   std::shared_ptr<Job> submit(Request r) override;
@@ -40,8 +38,7 @@ class EngineBackend : public Backend {
 
   const llm::Tokenizer& tok_;
   llm::GeneratorOptions opt_;
-  ChatRenderer render_chat_;
-  std::vector<int32_t> end_of_turn_;  // the chat templates' end-of-turn tokens in this vocabulary
+  std::optional<llm::ChatFormat> chat_;
   std::atomic<size_t> cancelled_{0};  // by their clients
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
   std::mutex render_mu_;              // one prompt built at a time (submit())
