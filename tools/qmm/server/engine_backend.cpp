@@ -1,5 +1,6 @@
 #include "engine_backend.h"
 
+#include <algorithm>
 #include <random>
 
 #include "core/error.h"
@@ -10,6 +11,8 @@ namespace {
 // End-of-turn markers of the common chat formats (ChatML, Llama 3, Gemma, Phi-3): generation
 // stops at them even where the GGUF does not mark them as EOS/EOT.
 const char* const kEndOfTurn[] = {"<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>"};
+
+constexpr size_t kLongText = 64 << 10;  // texts from here on are tokenized one at a time
 
 }  // namespace
 
@@ -22,6 +25,22 @@ EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok,
   for (const char* t : kEndOfTurn) {
     if (const int32_t id = tok.find(t); id >= 0) end_of_turn_.push_back(id);
   }
+  for (size_t i = 0; i < tok.n_vocab(); ++i) max_token_bytes_ = std::max(max_token_bytes_, tok.text(static_cast<int32_t>(i)).size());
+}
+
+std::vector<int32_t> EngineBackend::encode(const std::string& text, bool bos, const char* param) const {
+  // No token stands for more bytes than its text has (byte-level BPE and SentencePiece texts
+  // are at least as long as the bytes they stand for), so a text of n bytes has at least
+  // n / max_token_bytes_ tokens: one that cannot fit a slot's context is refused before it is
+  // tokenized, which bounds a request's tokenizing by the context rather than by its body.
+  if (const size_t at_least = text.size() / max_token_bytes_; at_least >= opt_.n_ctx) {
+    throw ApiError(400, "the prompt is at least " + std::to_string(at_least) + " tokens, a slot's context holds " +
+                            std::to_string(opt_.n_ctx) + " (qmm serve -c)",
+                   param, "context_length_exceeded");
+  }
+  if (text.size() < kLongText) return tok_.encode(text, bos);
+  std::lock_guard lock(long_mu_);  // long texts one at a time: they take one core at most
+  return tok_.encode(text, bos);
 }
 
 EngineBackend::~EngineBackend() { shutdown(); }
@@ -37,7 +56,7 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
     return r.prompt_ids;
   }
   if (r.endpoint == Endpoint::completion) {
-    std::vector<int32_t> t = tok_.encode(r.prompt, tok_.add_bos());
+    std::vector<int32_t> t = encode(r.prompt, tok_.add_bos(), "prompt");
     if (t.empty() && tok_.bos() >= 0) t.push_back(tok_.bos());
     if (t.empty()) throw ApiError(400, "the prompt is empty and the model has no BOS token", "prompt");
     return t;
@@ -47,13 +66,14 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
   }
   std::string text;
   try {
+    std::lock_guard lock(render_mu_);  // one render at a time: its memory does not multiply with requests
     text = render_chat_(r.messages);
   } catch (const Error& e) {
     throw ApiError(400, std::string("the chat template cannot render these messages: ") + e.what(), "messages");
   }
   // Templates that write the BOS token themselves get no second one.
   const bool has_bos = tok_.bos() >= 0 && text.rfind(tok_.text(tok_.bos()), 0) == 0;
-  return tok_.encode(text, tok_.add_bos() && !has_bos);
+  return encode(text, tok_.add_bos() && !has_bos, "messages");
 }
 
 llm::GenerateParams EngineBackend::params(const Request& r) const {
@@ -77,10 +97,8 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
 }
 
 std::shared_ptr<Job> EngineBackend::submit(Request r) {
-  // Admission before the prompt is built: a request the queue would refuse costs no rendering,
-  // and one render and tokenization at a time (each bounded by the template's limits) keeps
-  // their memory from multiplying with concurrent requests.
-  std::unique_lock render_lock(render_mu_);
+  // Admission before the prompt is built: a request the queue would refuse costs no rendering
+  // or tokenizing.
   {
     std::lock_guard lock(mu_);
     if (!gen_) throw ApiError(503, "the server is shutting down");
@@ -90,7 +108,6 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   }
   llm::Request g;
   g.prompt = prompt_tokens(r);
-  render_lock.unlock();
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;
   auto job = std::make_shared<Job>(std::move(r));

@@ -37,6 +37,7 @@ class EngineBackend : public Backend {
 
  private:
   llm::GenerateParams params(const Request& r) const;
+  std::vector<int32_t> encode(const std::string& text, bool bos, const char* param) const;
 
   const llm::Tokenizer& tok_;
   llm::GeneratorOptions opt_;
@@ -44,7 +45,9 @@ class EngineBackend : public Backend {
   std::vector<int32_t> end_of_turn_;  // the chat templates' end-of-turn tokens in this vocabulary
   std::atomic<size_t> cancelled_{0};  // by their clients
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
-  std::mutex render_mu_;              // one prompt built at a time (submit())
+  mutable std::mutex render_mu_;      // one chat template rendered at a time
+  mutable std::mutex long_mu_;        // one long text tokenized at a time
+  size_t max_token_bytes_ = 1;        // the longest token text
   std::unique_ptr<llm::GeneratorThread> gen_;
 };
 
