@@ -12,6 +12,12 @@
 
 namespace qmm::gguf {
 
+std::vector<std::string> quant_target_names() {
+  std::vector<std::string> names = type_names([](const TypeInfo& t) { return t.target(); });
+  names.insert(names.end(), {"q4_k_m", "q5_k_m"});
+  return names;
+}
+
 bool parse_quant_target(const std::string& name, QuantTarget* out) {
   std::string lower = name;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -23,27 +29,28 @@ bool parse_quant_target(const std::string& name, QuantTarget* out) {
   return true;
 }
 
+namespace {
+
+// llama.cpp's attention-V-like tensors (llama-quant.cpp's category_is_attn_v): attn_v, and the
+// fused attn_qkv (Phi-3) and attn_kv_b that hold V. They count the layers of the mix and get
+// its extra bits.
+bool attn_v_like(const std::string& name) {
+  return name.ends_with(".attn_v.weight") || name.ends_with(".attn_qkv.weight") || name.ends_with(".attn_kv_b.weight");
+}
+
+}  // namespace
+
 QuantTarget for_file(const File& f, QuantTarget target) {
   target.n_layer = 0;
-  for (const TensorInfo& t : f.tensors()) target.n_layer += t.name.ends_with(".attn_v.weight");
+  for (const TensorInfo& t : f.tensors()) target.n_layer += attn_v_like(t.name);
   target.has_output = f.find_tensor("output.weight") != nullptr;
   return target;
 }
 
 uint32_t llama_ftype(const QuantTarget& target) {
   if (target.k_m) return target.type == WeightType::q5_k ? 17 : 15;
-  switch (target.type) {
-    case WeightType::f32: return 0;
-    case WeightType::f16: return 1;
-    case WeightType::q4_0: return 2;
-    case WeightType::q8_0: return 7;
-    case WeightType::q4_k: return 14;  // MOSTLY_Q4_K_S: every weight Q4_K
-    case WeightType::q5_k: return 16;  // MOSTLY_Q5_K_S
-    case WeightType::q6_k: return 18;
-    case WeightType::iq4_nl: return 25;
-    case WeightType::qc8: case WeightType::qc4: return 0;  // no GGUF type (parse_type never gives them)
-  }
-  return 0;
+  const int32_t ftype = type_info(target.type).llama_ftype;  // Q4_K / Q5_K alone: llama.cpp's _S
+  return ftype < 0 ? 0 : static_cast<uint32_t>(ftype);
 }
 
 namespace {
@@ -65,7 +72,7 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
     const long layer = layer_of(name);
     const bool more = layer >= 0 && use_more_bits(static_cast<uint32_t>(layer), target.n_layer);
     if (name == "output.weight" || (!target.has_output && name == "token_embd.weight")) want = kQ6_K;
-    if (more && (name.ends_with(".attn_v.weight") || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
+    if (more && (attn_v_like(name) || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
   }
   if (row_len % ggml_block_size(want) == 0) return want;
   if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) {  // llama.cpp's fallbacks
@@ -75,16 +82,7 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
 }
 
 void quantize_ggml_rows(uint32_t type, const float* x, void* y, size_t n, size_t k) {
-  if (type != kQ5_0 && type != kQ5_1) return quantize_rows(static_cast<WeightType>(type), x, y, n, k);
-  auto* out = static_cast<uint8_t*>(y);
-  const size_t rb = ggml_row_bytes(type, k);
-  for (size_t r = 0; r < n; ++r, x += k, out += rb) {
-    if (type == kQ5_0) {
-      quantize_row_q5_0(x, reinterpret_cast<BlockQ5_0*>(out), k);
-    } else {
-      quantize_row_q5_1(x, reinterpret_cast<BlockQ5_1*>(out), k);
-    }
-  }
+  quantize_rows(static_cast<WeightType>(type), x, y, n, k);  // throws for a type qmm does not write
 }
 
 uint32_t quantized_type(const TensorInfo& t, const QuantTarget& target) {

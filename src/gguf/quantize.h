@@ -6,14 +6,16 @@
 // through qmm::quantize_rows. Metadata is copied, general.file_type set.
 // The mixes q4_k_m / q5_k_m follow llama.cpp's per-tensor rules for Llama models (without an
 // importance matrix): output.weight (token_embd.weight when the output is tied to it) Q6_K;
-// attn_v and ffn_down Q6_K in the layers use_more_bits picks (the first and last eighth, and
-// every third between); every other 2-D weight the base type. Rows that are not a multiple of
+// attn_v (or the fused attn_qkv, as llama.cpp counts it with attn_v) and ffn_down Q6_K in the
+// layers use_more_bits picks (the first and last eighth, and every third between, of the layers
+// counted by their attn_v / attn_qkv tensors); every other 2-D weight the base type. Rows that are not a multiple of
 // 256 fall back as llama.cpp's llama_tensor_get_type does: Q4_K -> Q5_0, Q5_K -> Q5_1,
 // Q6_K -> Q8_0 (for the plain K-quant targets too), or keep their type when not a multiple of
 // 32 either (llama.cpp writes F16 there). Q5_0 / Q5_1 are converted at load like Q4_1.
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/blocks.h"
 #include "gguf/atomic_file.h"
@@ -30,8 +32,10 @@ struct QuantTarget {
   QuantTarget(WeightType t) : type(t) {}  // NOLINT(google-explicit-constructor): a plain type
 };
 
-// "q4_0" ... "iq4_nl", "q4_k_m", "q5_k_m", any case; false if unknown.
+// A type name (parse_type) or a mix "q4_k_m", "q5_k_m", any case; false if unknown.
 bool parse_quant_target(const std::string& name, QuantTarget* out);
+// parse_quant_target's names, lower case: the types of the table, then the mixes.
+std::vector<std::string> quant_target_names();
 // The target with n_layer and has_output read from the model's tensors.
 QuantTarget for_file(const File& f, QuantTarget target);
 
@@ -43,8 +47,8 @@ uint32_t llama_ftype(const QuantTarget& t);
 // rules above), or `keep` when its rows fit no block of the chosen type.
 uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarget& target, uint32_t keep);
 
-// F32 rows -> `n` GGUF rows of k values of ggml type `type`: a WeightType, or Q5_0 / Q5_1
-// (the fallbacks above).
+// F32 rows -> `n` GGUF rows of k values of ggml type `type` (one with a writer in
+// core/weight_types.h's table: the targets and the Q5_0 / Q5_1 fallbacks above).
 void quantize_ggml_rows(uint32_t type, const float* x, void* y, size_t n, size_t k);
 
 // The ggml type tensor `t` gets when the model is quantized to `target`.

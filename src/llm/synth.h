@@ -25,6 +25,7 @@ struct SynthShape {
   uint32_t sliding_window = 0;  // gemma: the local layers' attention window
   bool tied = false;            // no output.weight: the output projection is token_embd
   bool llama3 = false;          // Llama 3.x: rope_freqs (llama3 scaling)
+  uint32_t long_rope_orig = 0;  // Phi-3 LongRoPE: rope_factors_short / _long, trained at this context (`context` is the long one)
   const char* chat_template = nullptr;  // the family's built-in chat template (text/chat_template.h)
   const char* summary = "";
 };

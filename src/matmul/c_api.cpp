@@ -89,19 +89,9 @@ inline void check_clamp(float lo, float hi, const char* fn) {
 
 // The type as the caller passed it: any int, validated here (no enum conversion before).
 qmm::WeightType to_type(int t) {
-  switch (t) {
-    case QMM_TYPE_F32: return qmm::WeightType::f32;
-    case QMM_TYPE_F16: return qmm::WeightType::f16;
-    case QMM_TYPE_Q4_0: return qmm::WeightType::q4_0;
-    case QMM_TYPE_Q8_0: return qmm::WeightType::q8_0;
-    case QMM_TYPE_Q4_K: return qmm::WeightType::q4_k;
-    case QMM_TYPE_Q5_K: return qmm::WeightType::q5_k;
-    case QMM_TYPE_Q6_K: return qmm::WeightType::q6_k;
-    case QMM_TYPE_IQ4_NL: return qmm::WeightType::iq4_nl;
-    case QMM_TYPE_QC8: return qmm::WeightType::qc8;
-    case QMM_TYPE_QC4: return qmm::WeightType::qc4;
-    default: break;
-  }
+  // QMM_TYPE_* are the ids of core/weight_types.h's table: the types the kernels take.
+  const qmm::TypeInfo* info = t >= 0 ? qmm::find_type(static_cast<uint32_t>(t)) : nullptr;
+  if (info && info->native) return info->type();
   qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(t));
 }
 

@@ -249,6 +249,7 @@ SynthVocab make_vocab(VocabFlavor flavor, size_t size, uint64_t seed) {
       if (flavor == VocabFlavor::qwen3) {
         for (const char* s : {"<tool_response>", "</tool_response>", "<think>", "</think>"}) specials.emplace_back(s, 4);
       }
+      specials.emplace_back("</s>", 1);  // a normal token that llama.cpp makes control and end of generation by its text
       const size_t n_pad = size > 1000 ? 256 : 8;  // (the real vocabularies end with [PADn] tokens)
       std::vector<std::string> conts = {gpt2_byte_symbol(' '), gpt2_byte_symbol('\n'), ".", ",", "!", "'"};
       for (char d = '0'; d <= '9'; ++d) conts.emplace_back(1, d);

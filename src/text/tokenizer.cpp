@@ -267,11 +267,6 @@ std::string replace_all(std::string_view s, std::string_view from, std::string_v
 
 constexpr uint8_t kLstrip = 1, kRstrip = 2;
 
-// The texts llama.cpp takes as end of generation wherever they are in a vocabulary (the first
-// one present is the end-of-turn token when the file names none).
-constexpr std::string_view kEndOfTurn[] = {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-                                           "<|eom_id|>", "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>"};
-
 }  // namespace
 
 bool is_unicode_letter(uint32_t cp) {
@@ -340,8 +335,10 @@ void Tokenizer::index(std::string_view model_name) {
   bos_ = valid(bos_);
   eos_ = valid(eos_);
   eot_ = valid(eot_);
+  eom_ = valid(eom_);
+  for (int32_t& id : fim_) id = valid(id);
   unk_ = valid(unk_);
-  find_end_of_generation();  // (may mark end-of-turn tokens as control, as llama.cpp does)
+  find_end_of_generation();  // (marks end-of-generation, FIM and end-of-turn tokens as control, as llama.cpp does)
 
   std::fill(std::begin(byte_tokens_), std::end(byte_tokens_), -1);
   specials_.clear();
@@ -368,29 +365,6 @@ void Tokenizer::index(std::string_view model_name) {
   for (size_t i = 0; phi3 && i < specials_.size(); ++i) {
     const std::string& t = text(specials_[i]);
     if (t != "<unk>" && t != "<s>" && t != "<|endoftext|>") special_strip_[i] = kRstrip;
-  }
-}
-
-void Tokenizer::find_end_of_generation() {
-  if (eot_ < 0) {
-    for (std::string_view t : kEndOfTurn) {
-      if (const int32_t id = find(t); id >= 0) {
-        eot_ = id;
-        break;
-      }
-    }
-  }
-  eog_.clear();
-  for (int32_t id : {eos_, eot_}) {
-    if (id >= 0) eog_.push_back(id);
-  }
-  for (std::string_view t : kEndOfTurn) {
-    if (const int32_t id = find(t); id >= 0) eog_.push_back(id);
-  }
-  std::sort(eog_.begin(), eog_.end());
-  eog_.erase(std::unique(eog_.begin(), eog_.end()), eog_.end());
-  for (int32_t id : eog_) {
-    if (id != eos_ && id != eot_) types_[static_cast<size_t>(id)] = static_cast<int32_t>(TokenType::control);
   }
 }
 
@@ -432,6 +406,9 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     t.kind_ = Kind::spm;
   } else if (model == "gpt2") {
     t.kind_ = Kind::bpe;
+  } else if (model == "no_vocab") {  // (llama.cpp's converter writes it for models without one)
+    fail(Status::unsupported, f.path() + ": the model has no vocabulary (tokenizer.ggml.model = no_vocab), so qmm cannot "
+                                         "turn text into its tokens; `qmm gguf` shows what the file holds");
   } else {
     fail(Status::unsupported, f.path() + ": tokenizer '" + model + "' is not supported (llama = SentencePiece, gpt2 = BPE)");
   }
@@ -450,6 +427,17 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
   t.bos_ = id("tokenizer.ggml.bos_token_id", spm ? 1 : -1);
   t.eos_ = id("tokenizer.ggml.eos_token_id", spm ? 2 : -1);
   t.eot_ = id("tokenizer.ggml.eot_token_id", -1);
+  t.eom_ = id("tokenizer.ggml.eom_token_id", -1);
+  const char* const fim_keys[6][2] = {{"tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.prefix_token_id"},
+                                      {"tokenizer.ggml.fim_suf_token_id", "tokenizer.ggml.suffix_token_id"},
+                                      {"tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.middle_token_id"},
+                                      {"tokenizer.ggml.fim_pad_token_id", nullptr},
+                                      {"tokenizer.ggml.fim_rep_token_id", nullptr},
+                                      {"tokenizer.ggml.fim_sep_token_id", nullptr}};
+  for (size_t k = 0; k < 6; ++k) {  // (the deprecated key wins, as llama.cpp reads it last)
+    t.fim_[k] = id(fim_keys[k][0], -1);
+    if (fim_keys[k][1] && f.has(fim_keys[k][1])) t.fim_[k] = id(fim_keys[k][1], -1);
+  }
   t.unk_ = id("tokenizer.ggml.unknown_token_id", spm ? 0 : -1);
   t.add_bos_ = f.has("tokenizer.ggml.add_bos_token") ? f.get_bool("tokenizer.ggml.add_bos_token") : spm;
   t.add_eos_ = f.has("tokenizer.ggml.add_eos_token") && f.get_bool("tokenizer.ggml.add_eos_token");

@@ -11,8 +11,9 @@
 // recognised as themselves before the rest is tokenized, like llama.cpp's parse_special (the
 // longest token first over the whole text; Phi-3's special tokens eat the spaces after them).
 // BOS / EOS are added as tokenizer.ggml.add_bos_token / add_eos_token say. The tokens that end
-// a generation are EOS, EOT and each family's end-of-turn tokens (<|eot_id|>, <|im_end|>,
-// <|end|>, <end_of_turn>, ...). TextStream turns generated tokens into valid UTF-8 pieces.
+// a generation are EOS, EOT, EOM and, by llama.cpp's rule, every token spelled like an end of
+// turn (<|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, </s>, ...) or a FIM pad / repo /
+// separator, which are control tokens whatever type the file gives them. TextStream turns generated tokens into valid UTF-8 pieces.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -96,7 +97,8 @@ class Tokenizer {
   std::vector<int32_t> specials_;                        // control / user-defined / unknown ids, longest first
   std::vector<uint8_t> special_strip_;                   // per special: kLstrip | kRstrip (spaces around it are eaten)
   std::vector<int32_t> eog_;                             // end-of-generation ids, ascending
-  int32_t bos_ = -1, eos_ = -1, eot_ = -1, unk_ = -1;
+  int32_t bos_ = -1, eos_ = -1, eot_ = -1, eom_ = -1, unk_ = -1;
+  int32_t fim_[6] = {-1, -1, -1, -1, -1, -1};             // fill-in-the-middle: prefix, suffix, middle, pad, repo, separator
   int32_t byte_tokens_[256];                              // SPM <0xXX> ids (-1 if absent)
   bool add_bos_ = true, add_eos_ = false, add_space_prefix_ = true;
 };

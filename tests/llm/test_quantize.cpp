@@ -11,6 +11,7 @@
 #include "gguf_test_util.h"
 #include "gguf/gguf.h"
 #include "gguf/quantize.h"
+#include "llm/synth.h"
 
 namespace qmm {
 namespace {
@@ -118,6 +119,30 @@ TEST(QuantizeRules, KQuantMixes) {
   EXPECT_FALSE(m.k_m);
   EXPECT_EQ(weight_type("output.weight", 2048, m, kF32), 20u);  // a plain type: every weight
   EXPECT_FALSE(parse_quant_target("q6_k_m", &m));
+}
+
+// A fused-QKV model (Phi-3: attn_qkv, no attn_v) counts its layers from attn_qkv, as llama.cpp's
+// llama-quant.cpp counts n_attention_wv, and attn_qkv gets attn_v's extra bits: for 2 layers
+// use_more_bits picks layer 1 only (before, 0 layers were counted and every ffn_down got Q6_K).
+// tiny-phi3's rows (96, 192) are not multiples of 256: Q4_K falls back to Q5_0, Q6_K to Q8_0.
+TEST(QuantizeRules, FusedQkvMixCountsLayers) {
+  const std::string in_path = test::temp_path("phi3_f32.gguf"), out_path = test::temp_path("phi3_q4_k_m.gguf");
+  synth_model(*find_synth_shape("tiny-phi3"), WeightType::f32, 1, in_path, 1);
+  const File in = File::open(in_path);
+  QuantTarget m = WeightType::q4_0;
+  ASSERT_TRUE(parse_quant_target("Q4_K_M", &m));
+  EXPECT_EQ(for_file(in, m).n_layer, 2u);
+  quantize_file(in, out_path, m, 1);
+  const File out = File::open(out_path);
+  for (const char* name : {"blk.0.attn_qkv.weight", "blk.0.ffn_down.weight", "blk.0.attn_output.weight",
+                           "blk.0.ffn_up.weight", "blk.1.attn_output.weight", "blk.1.ffn_up.weight", "token_embd.weight"}) {
+    EXPECT_EQ(out.tensor(name).type, kQ5_0) << name;
+  }
+  for (const char* name : {"blk.1.attn_qkv.weight", "blk.1.ffn_down.weight", "output.weight"}) {
+    EXPECT_EQ(out.tensor(name).type, kQ8_0) << name;
+  }
+  std::filesystem::remove(in_path);
+  std::filesystem::remove(out_path);
 }
 
 // The fallbacks' blocks (Q5_0 / Q5_1, byte-identical to llama.cpp per tests/test_kquants.cpp)

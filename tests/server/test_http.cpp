@@ -245,6 +245,19 @@ TEST(ServeHttp, XApiKeyAndCors) {
   }
 }
 
+// While the model loads, /health is llama-server's 503 "Loading model" (load balancers wait).
+TEST(ServeHttp, HealthIs503WhileTheModelLoads) {
+  struct Loading : Backend {
+    std::shared_ptr<Job> submit(Request) override { throw ApiError(503, "Loading model", {}, "loading"); }
+    Load load() const override { return Load{0, 0, 0, 0, true}; }
+  } b;
+  test::TestServer s(b, options());
+  const test::Reply h = request(s.port(), "GET", "/health");
+  expect_error(h, 503, "unavailable_error");
+  EXPECT_EQ(h.json()["error"]["message"], "Loading model");
+  expect_error(request(s.port(), "POST", "/v1/chat/completions", kChat + "}"), 503, "unavailable_error");
+}
+
 TEST(ServeHttp, BusyIs503) {
   ScriptedBackend b(1);
   b.hold = true;  // the first job holds the only slot until the refusal was seen, however slow the machine

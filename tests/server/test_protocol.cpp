@@ -129,7 +129,8 @@ TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   }
   const Request r = chat("{" + kHi + R"(,"tools":[],"tool_choice":"none","logprobs":false,"top_logprobs":0,"logit_bias":{},
       "response_format":{"type":"text"},"echo":false,"suffix":null,"n_probs":0,"frequency_penalty":0.5,
-      "presence_penalty":-0.25,"repeat_penalty":1.1,"repeat_last_n":-1,"cache_prompt":true})");
+      "presence_penalty":-0.25,"repeat_penalty":1.1,"repeat_last_n":-1,"cache_prompt":true,"samplers":"edkypmxt"})");
+  EXPECT_EQ(rejection("{" + kHi + R"(,"samplers":["temperature","top_k"]})"), std::make_pair(400, std::string("samplers")));
   EXPECT_EQ(r.frequency_penalty, 0.5f);
   EXPECT_EQ(r.presence_penalty, -0.25f);
   EXPECT_FLOAT_EQ(r.repeat_penalty, 1.1f);

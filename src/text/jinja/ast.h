@@ -58,6 +58,7 @@ struct Node {
     break_,
     continue_,
     block,      // body as is ({% generation %})
+    filter,     // body rendered, then through expr: filters applied to a placeholder literal ({% filter %})
   };
   Kind kind;
   int line = 0;

@@ -233,6 +233,7 @@ bool has_test(const std::string& name) {
 }
 
 bool apply_test(const std::string& name, const Value& v, CallArgs& a) {
+  if (!has_test(name)) throw Failure("no test named '" + name + "'");  // (where the parser let it pass: check_names)
   const std::string what = "test '" + name + "'";
   using K = Value::Kind;
   K k = v.kind();

@@ -12,7 +12,7 @@ namespace qmm::llm::jinja {
 namespace {
 
 const char* const kFilters[] = {"abs", "attr", "capitalize", "count", "d", "default", "dictsort", "e", "escape",
-                                "first", "float", "int", "items", "join", "last", "length", "list", "lower", "map",
+                                "first", "float", "indent", "int", "items", "join", "last", "length", "list", "lower", "map",
                                 "max", "min", "reject", "rejectattr", "replace", "reverse", "round", "safe", "select",
                                 "selectattr", "sort", "string", "sum", "title", "tojson", "trim", "unique", "upper"};
 
@@ -178,6 +178,56 @@ Value min_max(const Value& v, CallArgs& a, bool is_max) {
   return s.items().front();
 }
 
+// Python's str.splitlines(): lines end at \n, \r, \r\n, \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029.
+std::vector<std::string> splitlines(const std::string& s) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t end = 0;  // the length of a line boundary at i
+    if (c == '\r') {
+      end = i + 1 < s.size() && s[i + 1] == '\n' ? 2 : 1;
+    } else if (c == '\n' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1e)) {
+      end = 1;
+    } else if (s.compare(i, 2, "\xC2\x85") == 0) {
+      end = 2;
+    } else if (s.compare(i, 3, "\xE2\x80\xA8") == 0 || s.compare(i, 3, "\xE2\x80\xA9") == 0) {
+      end = 3;
+    }
+    if (end == 0) {
+      line += s[i++];
+      continue;
+    }
+    lines.push_back(std::move(line));
+    line.clear();
+    i += end;
+  }
+  if (!line.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+// jinja2's indent(width=4, first=False, blank=False): every line after the first (and the first
+// too with `first`) gets `width` spaces (or the string `width`); empty lines only with `blank`.
+Value indent(const Value& v, CallArgs& a) {
+  check_args(a, 3, {"width", "first", "blank"}, "filter 'indent'");
+  const Value width = arg(a, 0, "width", Value(int64_t{4}));
+  const std::string pad = width.is_string() ? width.str()
+                                            : std::string(static_cast<size_t>(std::clamp<int64_t>(
+                                                              int_arg(width, "filter 'indent'"), 0, static_cast<int64_t>(kMaxSize))), ' ');
+  if (!v.is_string()) throw Failure(std::string("unsupported operand type(s) for +=: '") + v.type_name() + "' and 'str'");
+  const std::vector<std::string> lines = splitlines(v.str() + "\n");
+  const bool blank = arg(a, 2, "blank", Value(false)).truthy();
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0) out += '\n';
+    if (i > 0 && (blank || !lines[i].empty())) out += pad;
+    out += lines[i];
+    if (out.size() > kMaxSize) throw Failure("the string is too large");
+  }
+  if (arg(a, 1, "first", Value(false)).truthy()) out = pad + out;
+  return Value(std::move(out));
+}
+
 }  // namespace
 
 bool has_filter(const std::string& name) {
@@ -187,6 +237,7 @@ bool has_filter(const std::string& name) {
 }
 
 Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
+  if (!has_filter(name)) throw Failure("no filter named '" + name + "'");  // (where the parser let it pass: check_names)
   const std::string what = "filter '" + name + "'";
   if (name == "default" || name == "d") {
     check_args(a, 2, {"default_value", "boolean"}, what);
@@ -203,6 +254,7 @@ Value apply_filter(const std::string& name, const Value& v, CallArgs& a) {
     if (arg(a, 9, "ensure_ascii", Value(false)).truthy()) throw Failure("tojson(ensure_ascii=True) is not supported");
     return Value(v.to_json(indent.is_none() || indent.is_undefined() ? -1 : static_cast<int>(int_arg(indent, what))));
   }
+  if (name == "indent") return indent(v, a);
   if (name == "trim") {
     check_args(a, 1, {"chars"}, what);
     return Value(py_strip(v.to_string(), arg(a, 0, "chars"), true, true));

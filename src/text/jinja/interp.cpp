@@ -221,8 +221,23 @@ class Interp {
         Scope bs{&s, {}};
         return exec(n.body, bs, out);
       }
+      case Node::Kind::filter: {  // {% filter %}: the body in its own scope, then the filters
+        Scope bs{&s, {}};
+        std::string text;
+        Flow f = exec(n.body, bs, text);
+        append(out, filter_chain(*n.expr, Value(std::move(text)), s).to_string());
+        return f;
+      }
     }
     return Flow::normal;
+  }
+
+  // A {% filter %} block's chain applied to `text` (the placeholder at its innermost end).
+  Value filter_chain(const Expr& e, Value text, Scope& s) {
+    if (e.kind != Expr::Kind::filter) return text;
+    Value subject = filter_chain(*e.args[0], std::move(text), s);
+    CallArgs a = eval_args(e, 1, s);
+    return guarded(e.line, [&] { return apply_filter(e.name, subject, a); });
   }
 
   void exec_for(const Node& n, Scope& s, std::string& out) {

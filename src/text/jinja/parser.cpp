@@ -174,14 +174,34 @@ class Parser {
       end_tag("endgeneration");
       return n;
     }
-    static const char* const ends[] = {"endif", "elif", "else", "endfor", "endset", "endmacro", "endgeneration"};
+    if (tag == "filter") return parse_filter_block();
+    static const char* const ends[] = {"endif", "elif", "else", "endfor", "endset", "endmacro", "endgeneration", "endfilter"};
     for (const char* e : ends)
       if (tag == e) error("unexpected '" + tag + "': no open block it could end");
-    static const char* const unsupported[] = {"block", "extends", "include", "import", "from", "call", "filter", "with",
+    static const char* const unsupported[] = {"block", "extends", "include", "import", "from", "call", "with",
                                               "do", "autoescape", "trans"};
     for (const char* u : unsupported)
       if (tag == u) error("the tag '" + tag + "' is not supported");
     error("unknown tag '" + tag + "'");
+  }
+
+  // {% filter name(args) | name2 %}body{% endfilter %}: the chain applies to a placeholder
+  // (an undefined literal) that rendering replaces with the body's text.
+  NodePtr parse_filter_block() {
+    auto n = node(Node::Kind::filter);
+    pos_++;
+    int ln = line();
+    ExprPtr chain = make(Expr::Kind::literal, ln);
+    do {
+      ln = line();
+      chain = make(Expr::Kind::filter, ln, dotted_name(), std::move(chain));
+      if (is_op("(")) parse_call_args(*chain);
+    } while (skip_op("|"));
+    n->expr = std::move(chain);
+    expect(T::block_end, "'%}'");
+    n->body = parse_body({"endfilter"});
+    end_tag("endfilter");
+    return n;
   }
 
   NodePtr parse_if() {
@@ -555,15 +575,13 @@ class Parser {
     while (true) {
       int ln = line();
       if (skip_op("|")) {
-        std::string name = dotted_name();
-        if (!has_filter(name)) template_error(ln, "no filter named '" + name + "'");
+        std::string name = dotted_name();  // (a name no filter has: check_names)
         auto f = make(Expr::Kind::filter, ln, name, std::move(e));
         if (is_op("(")) parse_call_args(*f);
         e = std::move(f);
       } else if (skip_name("is")) {
         bool negate = skip_name("not");
-        std::string name = dotted_name();
-        if (!has_test(name)) template_error(ln, "no test named '" + name + "'");
+        std::string name = dotted_name();  // (a name no test has: check_names)
         auto t = make(Expr::Kind::test, ln, name, std::move(e));
         t->negate = negate;
         const Token& c = cur();
@@ -590,8 +608,45 @@ class Parser {
   int depth_ = 0;
 };
 
+// Filters and tests no template can have are errors before rendering, as jinja2's compiler
+// makes them, except inside an if statement or a conditional expression (jinja2's "soft"
+// frames: there they fail only when evaluated, so a branch that never runs may name a filter
+// jinja2 lacks, like DeepSeek's from_json). A for loop, macro, block set or filter block
+// inside them starts a frame of its own, which is not soft.
+void check_names(const Expr& e, bool soft) {
+  soft = soft || e.kind == Expr::Kind::cond;
+  if (!soft && e.kind == Expr::Kind::filter && !has_filter(e.name)) template_error(e.line, "no filter named '" + e.name + "'");
+  if (!soft && e.kind == Expr::Kind::test && !has_test(e.name)) template_error(e.line, "no test named '" + e.name + "'");
+  for (const ExprPtr& a : e.args)
+    if (a) check_names(*a, soft);
+  for (const auto& [name, a] : e.kwargs)
+    if (a) check_names(*a, soft);
+}
+
+void check_names(const Body& body, bool soft) {
+  for (const NodePtr& n : body) {
+    const bool inner = n->kind == Node::Kind::if_ ? true : soft;
+    const bool own_frame = n->kind == Node::Kind::for_ || n->kind == Node::Kind::macro ||
+                           n->kind == Node::Kind::set_block || n->kind == Node::Kind::filter;
+    for (const Expr* e : {n->expr.get(), n->target.get(), n->cond.get()})
+      if (e) check_names(*e, n->kind == Node::Kind::filter ? false : soft);
+    for (const auto& [test, branch] : n->branches) {
+      if (test) check_names(*test, inner);
+      check_names(branch, inner);
+    }
+    for (const auto& [name, def] : n->params)
+      if (def) check_names(*def, false);
+    check_names(n->body, own_frame ? false : soft);
+    check_names(n->else_body, own_frame ? false : soft);
+  }
+}
+
 }  // namespace
 
-Body parse(const std::vector<Token>& tokens) { return Parser(tokens).parse_template(); }
+Body parse(const std::vector<Token>& tokens) {
+  Body body = Parser(tokens).parse_template();
+  check_names(body, false);
+  return body;
+}
 
 }  // namespace qmm::llm::jinja

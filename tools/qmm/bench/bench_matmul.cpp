@@ -52,7 +52,7 @@ int bench_matmul(int argc, char** argv) {
             "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
             "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
             argc - 1, argv + 1);
-  args.choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl", "qc8", "qc4"},
+  args.choice("--type", &type_s, type_names([](const TypeInfo& t) { return t.native; }),
               "weight type (default q4_0; qc8 / qc4: per-channel)")
       .size("-m", &m, "rows of activations (default 1)")
       .size("-n", &n, "output columns = weight rows (default 4096)")
@@ -67,12 +67,7 @@ int bench_matmul(int argc, char** argv) {
       .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (shared machines)")
       .flag("--json", &json, "print JSON");
   args.parse();
-  WeightType type;
-  if (type_s == "qc8" || type_s == "qc4") {  // per-channel: no GGUF type, so not parse_type's
-    type = type_s == "qc8" ? WeightType::qc8 : WeightType::qc4;
-  } else {
-    parse_type(type_s.c_str(), &type);
-  }
+  const WeightType type = find_type(type_s.c_str())->type();  // one of the choices
   check_weight_shape(type, n, k);
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 

@@ -179,7 +179,7 @@ int bench_model(int argc, char** argv) {
       .choice("-o,--output", &format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
-      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
+      .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
       .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")

@@ -1,7 +1,7 @@
 #include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "bounded_read.h"
 #include "chat_file.h"
 #include "core/error.h"
 
@@ -24,13 +24,7 @@ void save_conversation(const std::string& path, const std::vector<llm::ChatMessa
 std::vector<llm::ChatMessage> load_conversation(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail(Status::io, "cannot open " + path);
-  std::string text;
-  char buf[1 << 16];
-  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(f.gcount()));
-    if (text.size() > kMaxBytes) fail(Status::io, path + ": larger than 64 MiB, not a conversation");
-  }
-  if (f.bad()) fail(Status::io, "cannot read " + path);
+  const std::string text = read_all_bounded(f, kMaxBytes, path);
   const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_array()) fail(Status::io, path + ": not a JSON array of messages");
   std::vector<llm::ChatMessage> out;

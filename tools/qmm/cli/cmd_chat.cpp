@@ -9,6 +9,8 @@
 // a line starting with `/` is a command (/help lists them). Ctrl-C stops a reply; Ctrl-C at the
 // prompt, a second one, /exit or the end of input ends the session, and its statistics go to
 // stderr.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -21,6 +23,7 @@
 #include "core/error.h"
 #include "line_reader.h"
 #include "text/chat.h"
+#include "think_display.h"
 #include "llm/generate.h"
 #include "llm_session.h"
 #include "llm_util.h"
@@ -113,6 +116,8 @@ int cmd_chat(int argc, char** argv) {
   SamplingFlags sf;
   std::string system, chat_template, in_prefix, in_suffix;
   std::vector<std::string> reverse_prompts;
+  std::string think = "auto", color = "auto";
+  bool conversation = false;
   bool verbose = false;
   ContextFlags cf;
   long long n_predict = -1;
@@ -128,6 +133,11 @@ int cmd_chat(int argc, char** argv) {
       .strs("-r,--reverse-prompt", &reverse_prompts, "TEXT", "end a reply where TEXT appears (repeatable)")
       .str("--in-prefix", &in_prefix, "TEXT", "text added before each of your messages")
       .str("--in-suffix", &in_suffix, "TEXT", "text added after each of your messages")
+      .choice("--think", &think, {"auto", "show", "dim", "hide"},
+              "a reasoning model's <think> block: shown, dimmed or hidden (default auto: dimmed where -co is on)")
+      .optional_choice("-co,--color", &color, {"on", "off", "auto"}, "on",
+                       "colour (the dimmed thinking; default auto: on a terminal, unless NO_COLOR is set)")
+      .flag("-cnv,--conversation", &conversation, "conversation mode: what qmm chat always is (llama-cli's flag)")
       .flag("-v,--verbose", &verbose, "print the token counts and speeds of each reply (as /stats for the session)")
       .no_effect("--keep", "N", "old turns are dropped whole when the context is full (the system prompt stays)");
   cf.add_to(args);
@@ -138,6 +148,10 @@ int cmd_chat(int argc, char** argv) {
     if (r.empty()) throw UsageError("-r: the reverse prompt is empty");
   }
   llm::SamplerParams sampling = sf.params();
+  const ThinkDisplay::Mode think_mode = think == "hide"                                        ? ThinkDisplay::Mode::hide
+                                        : think == "dim" || (think == "auto" && use_color(color, isatty(STDOUT_FILENO)))
+                                            ? ThinkDisplay::Mode::dim
+                                            : ThinkDisplay::Mode::show;
   const LoadedModel lm = LoadedModel::load(mf);
   const llm::Tokenizer& tok = *lm.tok;
   const llm::ChatFormat fmt = llm::ChatFormat::from_model(lm.model->file(), tok, chat_template);
@@ -189,9 +203,11 @@ int cmd_chat(int argc, char** argv) {
     req.params.strip_leading_space = true;
     std::string reply;
     llm::Result res;
+    ThinkDisplay display(think_mode);
     req.on_token = [&](const llm::Piece& p) {
       if (g_interrupts > 0) return false;
-      std::fwrite(p.text.data(), 1, p.text.size(), stdout);
+      const std::string shown = display.push(p.text);
+      std::fwrite(shown.data(), 1, shown.size(), stdout);
       std::fflush(stdout);
       reply += p.text;
       return true;
@@ -200,6 +216,8 @@ int cmd_chat(int argc, char** argv) {
     const size_t prompt_tokens = req.prompt.size();
     gen.submit(std::move(req));
     gen.run();
+    const std::string rest = display.flush();
+    std::fwrite(rest.data(), 1, rest.size(), stdout);
     std::printf("\n");
     if (res.reason == llm::FinishReason::cancelled) std::printf("[interrupted]\n");
     if (res.reason == llm::FinishReason::length && prompt_tokens + res.generated >= cf.n_ctx) {

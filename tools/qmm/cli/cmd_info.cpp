@@ -40,7 +40,9 @@ int cmd_info(int argc, char** argv) {
     for (const auto& t : filter.deny) d += (d.empty() ? "" : ",") + t;
     std::printf("override:  allow=[%s] disable=[%s]\n", a.c_str(), d.c_str());
   }
-  for (WeightType t : kWeightTypes) {  // the GGUF types, K-quants and IQ4_NL included
+  for (const TypeInfo& info : type_table()) {  // the GGUF types the kernels take
+    if (!info.target()) continue;
+    const WeightType t = info.type();
     const KernelPair pair = select_kernels(t, filter, cpu);
     std::printf("\n%s weights:\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t), pair.gemm->name,
                 pair.gemv->name);

@@ -13,24 +13,27 @@
 
 namespace qmm::cli {
 
+std::string quantize_types() { return name_list(gguf::quant_target_names(), true); }
+
 int cmd_quantize(int argc, char** argv) {
   std::string in, out, type_s;
   size_t threads = std::max(1u, std::thread::hardware_concurrency());
   bool verbose = false, force = false;
+  const std::string types = quantize_types();
   Args args("quantize",
             "Requantize a GGUF model: 2-D weights whose rows are a multiple of its block become TYPE (token_embd\n"
             "included), 1-D tensors stay F32, others keep their type; ggml-exact rounding, metadata copied.",
             argc - 1, argv + 1);
   args.positional("IN", &in, "input GGUF file")
       .positional("OUT", &out, "output GGUF file")
-      .positional("TYPE", &type_s, "Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, Q4_K_M, Q5_K_M, F16 or F32 (llama-quantize's names; any case)")
+      .positional("TYPE", &type_s, (types + " (llama-quantize's names; any case)").c_str())
       .size("-t,--threads", &threads, "threads (default: all cores)")
       .flag("-v,--verbose", &verbose, "print every tensor")
       .flag("-f,--force", &force, "replace OUT if it exists (never the input)");
   args.parse();
   gguf::QuantTarget target = WeightType::q4_0;
   if (!gguf::parse_quant_target(type_s, &target)) {  // any case: llama-quantize writes Q4_0, qmm q4_0
-    throw UsageError("TYPE must be Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL, Q4_K_M, Q5_K_M, F16 or F32, not '" + type_s + "'");
+    throw UsageError("TYPE must be " + types + ", not '" + type_s + "'");
   }
   if (threads > 1024) throw UsageError("-t must be at most 1024");
 

@@ -5,8 +5,11 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -36,6 +39,38 @@ serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, con
     return llm::render_chat(tmpl, msgs, true, bos, eos);
   };
 }
+
+// What the HTTP server talks to while the model loads (llama-server's behaviour: /health and
+// requests answer 503 "Loading model"), then the model's backend.
+class LoadingBackend : public serve::Backend {
+ public:
+  void set(serve::EngineBackend* b) {
+    std::lock_guard lock(mu_);
+    b_ = b;
+  }
+  std::shared_ptr<serve::Job> submit(serve::Request r) override {
+    serve::EngineBackend* b = get();
+    if (!b) throw serve::ApiError(503, "Loading model", {}, "loading");
+    return b->submit(std::move(r));
+  }
+  serve::Load load() const override {
+    serve::EngineBackend* b = get();
+    if (!b) return serve::Load{0, 0, 0, 0, true};
+    return b->load();
+  }
+  void shutdown() {  // running requests end (their clients get an error); later ones get 503
+    std::lock_guard lock(mu_);
+    if (b_) b_->shutdown();
+  }
+
+ private:
+  serve::EngineBackend* get() const {
+    std::lock_guard lock(mu_);
+    return b_;
+  }
+  mutable std::mutex mu_;
+  serve::EngineBackend* b_ = nullptr;
+};
 
 }  // namespace
 
@@ -76,15 +111,9 @@ int cmd_serve(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
 
   const std::string tmpl = chat_template.empty() ? std::string() : llm::resolve_chat_template(chat_template);
-  const LoadedModel lm = LoadedModel::load(mf);
-  serve::ChatRenderer render = chat_renderer(tmpl, *lm.model, *lm.tok);
-  llm::GeneratorOptions gopt;
-  gopt.n_slots = slots;
-  gopt.n_ctx = lm.context_size(n_ctx);
-  gopt.n_batch = n_batch;
-  gopt.max_queue = queue;
-  serve::EngineBackend backend(*lm.model, *lm.tok, *lm.ctx, gopt, std::move(render));
-
+  // The server listens before the model loads: a port in use fails at once, and /health says
+  // 503 "Loading model" meanwhile (llama-server). The line "... on http://HOST:PORT" comes once
+  // the model is ready.
   serve::ServerOptions opt;
   opt.host = host;
   opt.port = static_cast<int>(port);
@@ -92,25 +121,58 @@ int cmd_serve(int argc, char** argv) {
   opt.cors = cors == "none" ? "" : cors;
   opt.model_id = std::filesystem::path(mf.path).stem().string();
   opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);  // HTTP workers (idle connections hold none)
-  serve::HttpServer server(backend, opt);
+  LoadingBackend front;
+  serve::HttpServer server(front, opt);
   const int bound = server.bind();
-  const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
-  std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
-              url_host.c_str(), bound, slots, gopt.n_ctx, lm.threads);
-  std::fflush(stdout);
 
-  std::atomic<bool> signalled{false};
+  std::atomic<bool> signalled{false}, quitting{false}, run_ended{false};
+  auto stop_server = [&] {  // a stop() before run() has started serving would be lost
+    while (!server.running() && !run_ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server.stop();
+  };
   std::thread waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     signalled = true;
-    std::fprintf(stderr, "qmm serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    backend.shutdown();  // running requests end (their clients get an error), then the listener
-    server.stop();
+    if (!quitting) std::fprintf(stderr, "qmm serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    front.shutdown();  // running requests end (their clients get an error), then the listener
+    stop_server();
   });
-  server.run();
-  if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // run() ended by itself: release the waiter
+  std::thread http([&] {
+    server.run();
+    run_ended = true;
+    if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // run() ended by itself: release the waiter
+  });
+  auto stop_threads = [&] {  // the model did not load: the error is the message
+    quitting = true;
+    stop_server();
+    http.join();
+    waiter.join();
+  };
+
+  std::unique_ptr<LoadedModel> lm;
+  std::unique_ptr<serve::EngineBackend> backend;
+  try {
+    lm = std::make_unique<LoadedModel>(LoadedModel::load(mf));
+    serve::ChatRenderer render = chat_renderer(tmpl, *lm->model, *lm->tok);
+    llm::GeneratorOptions gopt;
+    gopt.n_slots = slots;
+    gopt.n_ctx = lm->context_size(n_ctx);
+    gopt.n_batch = n_batch;
+    gopt.max_queue = queue;
+    backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(render));
+    front.set(backend.get());
+    const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
+    std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
+                url_host.c_str(), bound, slots, gopt.n_ctx, lm->threads);
+    std::fflush(stdout);
+  } catch (...) {
+    stop_threads();
+    throw;
+  }
+  http.join();
   waiter.join();
+  front.set(nullptr);
   return 0;
 }
 

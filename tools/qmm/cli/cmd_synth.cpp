@@ -36,7 +36,7 @@ int cmd_synth(int argc, char** argv) {
   Args args("synth", summary, argc - 1, argv + 1);
   args.positional("SHAPE", &shape_s, "model shape (listed above)")
       .str("-o,--output", &out, "FILE", "output GGUF file (required)")
-      .choice("--type", &type_s, {"q4_0", "q8_0", "f16", "f32", "q4_k", "q5_k", "q6_k", "iq4_nl", "q4_k_m", "q5_k_m"},
+      .choice("--type", &type_s, gguf::quant_target_names(),
               "weight type or K-quant mix (default q4_0)")
       .integer("--seed", &seed, "random seed (default 1)")
       .str("--chat-template", &template_s, "FILE", "tokenizer.chat_template from FILE (default: the family's built-in one)")

@@ -20,6 +20,7 @@ const bool kHaveLlm = false;
 int cmd_gguf(int, char**) { not_built("gguf"); }
 int bench_tokenizer(int, char**) { not_built("bench tokenizer"); }
 int cmd_quantize(int, char**) { not_built("quantize"); }
+std::string quantize_types() { return ""; }
 int cmd_synth(int, char**) { not_built("synth"); }
 int cmd_run(int, char**) { not_built("run"); }
 int cmd_chat(int, char**) { not_built("chat"); }

@@ -15,8 +15,9 @@ void ModelFlags::add_to(Args& args) {
       .count("-t,--threads", &threads, "threads (default 0: all cores; one for models under 16 MiB)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
-      .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
-              "re-quantize every weight at load (q4_0/q8_0 only where k % 32 == 0; qc8/qc4: per output channel)")
+      .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
+              "re-quantize every weight at load (a block type only where k is a multiple of its block; qc8/qc4: per "
+              "output channel)")
       .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode)")
       .no_effect("-ngl,--gpu-layers,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "", "its attention is its own CPU kernel", {"on", "off", "auto"})
@@ -60,11 +61,9 @@ llm::SamplerParams SamplingFlags::params() const {
 }
 
 WeightType convert_type(const std::string& name) {
-  if (name == "qc8") return WeightType::qc8;  // per-channel: no GGUF type, so parse_type does not know them
-  if (name == "qc4") return WeightType::qc4;
-  WeightType t;
-  if (!parse_type(name.c_str(), &t)) throw UsageError("unknown --convert type '" + name + "'");
-  return t;
+  const TypeInfo* t = find_type(name.c_str());
+  if (!t || !t->native) throw UsageError("unknown --convert type '" + name + "'");
+  return t->type();
 }
 
 LoadedModel LoadedModel::load(const ModelFlags& f) {

@@ -13,7 +13,7 @@
 
 namespace qmm::cli {
 
-// The --convert spelling (q4_0, q8_0, f16, f32, qc8, qc4) as a weight type.
+// The --convert spelling (a type the kernels take: q4_0, ..., qc8, qc4) as a weight type.
 WeightType convert_type(const std::string& name);
 
 struct ModelFlags {

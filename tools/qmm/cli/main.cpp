@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "args.h"
@@ -26,7 +27,7 @@ const Verb kVerbs[] = {
     {"run", qmm::cli::cmd_run, "generate text with a GGUF Llama-family model (llama-cli flags)", true},
     {"chat", qmm::cli::cmd_chat, "chat with a GGUF model in the terminal or through a pipe (KV cache kept between turns)", true},
     {"serve", qmm::cli::cmd_serve, "an OpenAI-compatible HTTP server; concurrent requests decoded as one batch", true},
-    {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model: Q4_0 Q8_0 Q4_K Q5_K Q6_K IQ4_NL Q4_K_M Q5_K_M F16 F32", true},
+    {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to another weight type or K-quant mix (llama-quantize names)", true},
     {"tokenize", qmm::cli::cmd_tokenize, "the token ids of a text (llama-tokenize: --ids, --show-count)", true},
     {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors", true},
     {"synth", qmm::cli::cmd_synth, "write a random-weight GGUF model of a named shape (qmm synth --help lists them)", true},
@@ -35,7 +36,9 @@ const Verb kVerbs[] = {
 void print_usage(FILE* f) {
   std::fprintf(f, "usage: qmm VERB [options]   (qmm VERB --help for details)\n       qmm --version\n\nverbs:\n");
   for (const Verb& v : kVerbs) {
-    std::fprintf(f, "  %-10s %s%s\n", v.name, v.summary, v.llm && !qmm::cli::kHaveLlm ? " [not in this build]" : "");
+    const std::string types = v.fn == qmm::cli::cmd_quantize ? qmm::cli::quantize_types() : "";
+    std::fprintf(f, "  %-10s %s%s%s\n", v.name, v.summary, types.empty() ? "" : (": " + types).c_str(),
+                 v.llm && !qmm::cli::kHaveLlm ? " [not in this build]" : "");
   }
 }
 

@@ -198,12 +198,9 @@ LayoutMap probe_rhs(const RhsPacker& packer, size_t n, size_t k, const TileParam
       }, runs);
       break;
     }
-    case WeightType::q4_k: case WeightType::q5_k: case WeightType::q6_k: case WeightType::iq4_nl:
+    default:  // K-quants, IQ4_NL (kernels/ref/rhs_pack_nxk_kquants.h), qc8 / qc4 (kernels/ref/layouts_c.h)
       fail(Status::unsupported, std::string("qmm layout does not draw ") + type_name(packer.src_type) +
-                                    " packers yet (kernels/ref/rhs_pack_nxk_kquants.h documents them)");
-    case WeightType::qc8: case WeightType::qc4:
-      fail(Status::unsupported, std::string("qmm layout does not draw ") + type_name(packer.src_type) +
-                                    " packers yet (kernels/ref/layouts_c.h documents them)");
+                                    " packers yet (their headers in src/kernels/ref document the layouts)");
   }
   combine(map, data, scale);
   return map;

@@ -150,6 +150,7 @@ void HttpServer::routes() {
 
   const auto health = get(false, [this](const Request&, Response& res, const std::string&) {
     const Load l = backend_.load();
+    if (l.loading) throw ApiError(503, "Loading model", {}, "loading");  // llama-server's answer
     res.set_content(nlohmann::json{{"status", "ok"},
                                    {"slots_idle", l.slots - l.active},
                                    {"slots_processing", l.active},
@@ -335,5 +336,7 @@ int HttpServer::bind() {
 void HttpServer::run() { svr_->listen_after_bind(); }
 
 void HttpServer::stop() { svr_->stop(); }
+
+bool HttpServer::running() const { return svr_->is_running(); }
 
 }  // namespace qmm::serve

@@ -25,6 +25,7 @@ namespace qmm::serve {
 struct Load {
   size_t slots = 0, active = 0, queued = 0;
   size_t cancelled = 0;  // requests ended early because their client went away (since start)
+  bool loading = false;  // the model is still loading: /health answers 503, as llama-server
 };
 
 // What the HTTP side needs from the model side.
@@ -69,6 +70,7 @@ class HttpServer {
   int bind();    // binds host:port, returns the port; throws qmm::Error when it cannot
   void run();    // serves until stop()
   void stop();   // from any thread; in-flight streams are cut, their jobs cancelled
+  bool running() const;  // run() is serving (a stop() before it would be lost)
 
  private:
   void routes();

@@ -142,7 +142,10 @@ constexpr Unimplemented kUnimplemented[] = {
     {"typical_p", "[1]"},               {"tfs_z", "[1]"},
     {"mirostat", "[0]"},                {"dynatemp_range", "[0]"},
     {"xtc_probability", "[0]"},         {"dry_multiplier", "[0]"},
-    {"top_n_sigma", "[-1]"},            {"samplers", "[]"},
+    {"top_n_sigma", "[-1]"},
+    // llama-server's default order (what its web UI sends): with the samplers qmm lacks off, it
+    // is qmm's order.
+    {"samplers", R"(["edkypmxt", ["dry","top_k","typ_p","top_p","min_p","xtc","temperature"]])"},
     {"n_keep", "[0,-1]"},               {"min_keep", "[0]"},
     {"penalize_nl", "[false]"},         {"lora", "[[]]"},
     {"id_slot", "[-1]"},                {"post_sampling_probs", "[false]"},
