@@ -1,9 +1,13 @@
 // Block formats and fp16 conversion, bit-exact with ggml / IEEE 754.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "core/fp16.h"
+#include "core/weight_types.h"
+#include "qmm/qmm.h"
 #include "test_util.h"
 
 namespace qmm {
@@ -160,6 +164,38 @@ TEST(Blocks, RowBytesAndTypes) {
   EXPECT_EQ(t, WeightType::q5_k);
   EXPECT_EQ(row_bytes(WeightType::q6_k, 512), 420u);
   EXPECT_FALSE(parse_type("q3_k", &t));
+}
+
+// The weight-type table (core/weight_types.h) is the one registry of types: its rows must agree
+// with the block structs, with the C API's ids, and round-trip through their own codecs.
+TEST(WeightTypes, TableRowsAgreeWithTheCodecsAndTheCApi) {
+  const uint32_t c_api[] = {QMM_TYPE_F32,  QMM_TYPE_F16,  QMM_TYPE_Q4_0,   QMM_TYPE_Q8_0, QMM_TYPE_Q4_K,
+                            QMM_TYPE_Q5_K, QMM_TYPE_Q6_K, QMM_TYPE_IQ4_NL, QMM_TYPE_QC8,  QMM_TYPE_QC4};
+  std::vector<uint32_t> native;
+  for (const TypeInfo& t : type_table()) {
+    SCOPED_TRACE(t.name);
+    EXPECT_EQ(find_type(t.id), &t);
+    EXPECT_EQ(find_type(t.name), &t);  // names are unique, in any case
+    EXPECT_GE(t.block_len, 1u);
+    EXPECT_EQ(t.per_channel(), t.id >= 1024u);  // qmm's own rows, never a GGUF type
+    if (t.native) {
+      native.push_back(t.id);
+      EXPECT_TRUE(t.to_f32 && t.from_f32) << "the kernels take it, so qmm reads and writes it";
+    }
+    if (!t.per_channel()) {
+      EXPECT_EQ(row_bytes(t.type(), 512 * size_t{t.block_len}), 512 * size_t{t.block_bytes});
+    }
+    if (!t.to_f32 || !t.from_f32) continue;
+    // -7..7 survive its codecs within a 4-bit step (a codec of another type would not).
+    const size_t k = 2 * std::max<size_t>(t.block_len, 32);
+    std::vector<float> x(k), y(k);
+    for (size_t i = 0; i < k; ++i) x[i] = static_cast<float>(static_cast<int>(i % 15) - 7);
+    std::vector<uint8_t> row(row_bytes(t.type(), k));
+    quantize_rows(t.type(), x.data(), row.data(), 1, k);
+    dequantize_row(t.type(), row.data(), y.data(), k);
+    for (size_t i = 0; i < k; ++i) EXPECT_NEAR(y[i], x[i], 0.9f) << i;
+  }
+  EXPECT_EQ(native, std::vector<uint32_t>(std::begin(c_api), std::end(c_api)));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The one kernel list (docs/design.md §3): every matmul variant this build contains, best first.
-// Dispatch (matmul/select), the tests and the benchmarks all iterate it, so adding a variant
-// is one file pair plus one line in kernel_list.cpp.
+// Dispatch (matmul/select), the tests and the benchmarks all iterate it. Adding a variant is its
+// file pair, its declaration in kernel_headers_<arch>.h, its line in kernel_list_<arch>.inc and
+// its source in <arch>/sources.cmake (docs/design.md §10 lists them).
 #pragma once
 #include <span>
 #include <string_view>
@@ -20,10 +21,6 @@ bool parse_isa(std::string_view name, Isa* out);
 
 // A kernel's parameters on this CPU (its SVL where it has SME).
 TileParams kernel_params(const Ukernel& u);
-
-// Every distinct packer in the list (for tools that work per packer, e.g. `qmm layout`).
-std::span<const LhsPacker* const> lhs_packer_list();
-std::span<const RhsPacker* const> rhs_packer_list();
 
 // How each kernel packs, for tools that draw or check layouts (`qmm layout`): every variant of
 // this build's list, plus the SME2 variants on every architecture (their packers and params are

@@ -43,11 +43,20 @@ const char* finish_reason_name(FinishReason r) {
   return "?";
 }
 
+std::vector<int32_t> prompt_tokens(const Tokenizer& tok, std::string_view text) {
+  std::vector<int32_t> tokens = tok.encode(text, true);
+  if (tokens.empty()) {
+    if (tok.bos() < 0) fail(Status::invalid_argument, "the prompt is empty and the model has no BOS token");
+    tokens.push_back(tok.bos());
+  }
+  return tokens;
+}
+
 Generator::Generator(const Model& model, const Tokenizer& tok, Context& ctx, const GeneratorOptions& opt)
     : model_(model),
       tok_(tok),
       opt_(opt),
-      state_(model, opt.n_ctx, opt.n_batch + opt.n_slots, ctx, opt.n_slots),
+      state_(model, opt.n_ctx, opt.n_batch + opt.n_slots, ctx, opt.n_slots, opt.kv),
       slots_(opt.n_slots) {
   check_arg(opt.n_batch >= 1 && opt.n_slots >= 1 && opt.n_ctx >= 2, "generator: n_batch, n_slots >= 1 and n_ctx >= 2");
   check_arg(tok.n_vocab() <= model.config().n_vocab, "the tokenizer has more tokens than the model");

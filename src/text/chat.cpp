@@ -5,30 +5,27 @@
 
 namespace qmm::llm {
 
-ChatFormat ChatFormat::from_model(const gguf::File& f, const Tokenizer& tok, const std::string& override_template) {
+ChatFormat ChatFormat::from_template(const Tokenizer& tok, std::string source, std::string name) {
   ChatFormat c;
-  if (!override_template.empty()) {
-    c.template_source = resolve_chat_template(override_template);
-    c.template_name = override_template;
-  } else if (const auto t = f.find_string("tokenizer.chat_template")) {
+  c.template_source = std::move(source);
+  c.template_name = std::move(name);
+  if (tok.bos() >= 0) c.bos = tok.text(tok.bos());
+  if (tok.eos() >= 0) c.eos = tok.text(tok.eos());
+  return c;
+}
+
+ChatFormat ChatFormat::from_model(const gguf::File& f, const Tokenizer& tok, const std::string& override_template) {
+  if (!override_template.empty()) return from_template(tok, resolve_chat_template(override_template), override_template);
+  if (const auto t = f.find_string("tokenizer.chat_template")) {
     if (t->size() > kMaxChatTemplateBytes)
       fail(Status::invalid_argument, "the model's chat template (tokenizer.chat_template) is larger than 1 MiB; give "
                                      "one with --chat-template NAME|FILE");
-    c.template_source = std::string(*t);
-    c.template_name = "the model's chat template";
-  } else {
-    std::string names;
-    for (const std::string& n : builtin_chat_template_names()) names += (names.empty() ? "" : ", ") + n;
-    fail(Status::invalid_argument, "the model has no chat template (tokenizer.chat_template); give one with "
-                                   "--chat-template NAME|FILE (built-in: " + names + ")");
+    return from_template(tok, std::string(*t), "the model's chat template");
   }
-  if (tok.bos() >= 0) c.bos = tok.text(tok.bos());
-  if (tok.eos() >= 0) c.eos = tok.text(tok.eos());
-  for (const char* t : {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<|endoftext|>"}) {
-    const int32_t id = tok.find(t);
-    if (id >= 0 && !tok.is_end_of_generation(id)) c.end_tokens.push_back(id);
-  }
-  return c;
+  std::string names;
+  for (const std::string& n : builtin_chat_template_names()) names += (names.empty() ? "" : ", ") + n;
+  fail(Status::invalid_argument, "the model has no chat template (tokenizer.chat_template); give one with "
+                                 "--chat-template NAME|FILE (built-in: " + names + ")");
 }
 
 std::vector<int32_t> ChatFormat::tokens(const Tokenizer& tok, const std::vector<ChatMessage>& messages,

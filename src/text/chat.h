@@ -1,6 +1,7 @@
 // A model's chat format: its chat template (GGUF `tokenizer.chat_template`, or one named by
-// --chat-template), the BOS/EOS texts the template is given, and the end-of-turn tokens a reply
-// stops at. Shared by `qmm chat` and `qmm serve`.
+// --chat-template), the BOS/EOS texts the template is given, and the rule that adds BOS. Shared
+// by `qmm chat` and `qmm serve`. A reply stops at the tokenizer's end-of-generation tokens
+// (EOS, EOT and every end-of-turn token of the vocabulary: Tokenizer::is_end_of_generation).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,7 +20,9 @@ struct ChatFormat {
   std::string template_source;     // Jinja
   std::string template_name;       // "the model's" or the --chat-template value, for messages
   std::string bos, eos;            // token texts passed to the template ("" if the model has none)
-  std::vector<int32_t> end_tokens;  // end-of-turn tokens (<|eot_id|>, <|im_end|>, <end_of_turn>, ...) besides EOS/EOT
+
+  // `source` with the tokenizer's BOS / EOS texts.
+  static ChatFormat from_template(const Tokenizer& tok, std::string source, std::string name);
 
   // `override_template`: a built-in name or a file (resolve_chat_template); empty: the model's
   // template. A model without one is an Error(invalid_argument) naming --chat-template.

@@ -51,7 +51,7 @@ class Tokenizer {
                        std::vector<int32_t> types, int32_t bos, int32_t eos, Pre pre = Pre::llama3);
 
   // Text -> token ids. With add_special, BOS first / EOS last where the model asks for them
-  // (add_bos() / add_eos()); control tokens written in the text are always recognised.
+  // (add_bos(), tokenizer.ggml.add_eos_token); control tokens written in the text are always recognised.
   std::vector<int32_t> encode(std::string_view text, bool add_special) const;
   // The bytes a token stands for ("" for control tokens); may be part of a UTF-8 sequence.
   std::string piece(int32_t token) const;
@@ -64,10 +64,8 @@ class Tokenizer {
   int32_t eos() const { return eos_; }
   int32_t eot() const { return eot_; }  // the end-of-turn token chat stops at (-1: none; then EOS)
   bool add_bos() const { return add_bos_; }
-  bool add_eos() const { return add_eos_; }
   bool add_space_prefix() const { return kind_ == Kind::spm && add_space_prefix_; }
   bool is_end_of_generation(int32_t token) const;  // EOS, EOT, end-of-turn tokens
-  const std::vector<int32_t>& end_of_generation() const { return eog_; }
   const std::string& text(int32_t token) const { return tokens_.at(static_cast<size_t>(token)); }
   int32_t find(std::string_view text) const;        // -1 if absent
   std::string description() const;                 // "SentencePiece (llama), 512 tokens, ..." for traces

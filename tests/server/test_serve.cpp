@@ -51,10 +51,9 @@ Stories& stories() {
 }
 
 // A plain-text chat format (the tests of real templates are the chat template's own).
-std::string render(const std::vector<Turn>& turns) {
-  std::string s;
-  for (const Turn& t : turns) s += t.role + ": " + t.content + "\n";
-  return s + "assistant:";
+llm::ChatFormat plain_chat(const std::string& source = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
+                                                       "{% endfor %}assistant:") {
+  return llm::ChatFormat::from_template(stories().tok, source, "test");
 }
 
 // One server over stories260K: the backend (engine thread) and the HTTP side.
@@ -62,7 +61,7 @@ struct Served {
   EngineBackend backend;
   test::TestServer server;
   Served(size_t slots, size_t n_ctx, size_t queue, size_t threads = 32)
-      : backend(stories().model, stories().tok, stories().ctx, {slots, n_ctx, 64, queue}, render),
+      : backend(stories().model, stories().tok, stories().ctx, {slots, n_ctx, 64, queue}, plain_chat()),
         server(backend, [threads] {
           ServerOptions o;
           o.model_id = "stories260K";
@@ -123,7 +122,7 @@ TEST_F(ServeEngine, CompletionAndChatStreamedOrNot) {
   const test::Reply c = request(s.port(), "POST", "/v1/chat/completions", chat("Tell me a story.", 12));
   ASSERT_EQ(c.status, 200) << c.body;
   EXPECT_EQ(c.json()["usage"]["prompt_tokens"],
-            stories().tok.encode(render({{"system", "You tell stories."}, {"user", "Tell me a story."}}), true).size());
+            stories().tok.encode("system: You tell stories.\nuser: Tell me a story.\nassistant:", true).size());
   const test::Stream cs = test::stream(s.port(), "/v1/chat/completions", chat("Tell me a story.", 12, true));
   EXPECT_EQ(json::parse(cs.events.front())["choices"][0]["delta"]["role"], "assistant");
   EXPECT_EQ(test::streamed_text(cs), answer_text(c.json()));
@@ -237,6 +236,48 @@ TEST_F(ServeEngine, TokenIdsZeroMaxTokensAndPenalties) {
   EXPECT_EQ(tools.json()["error"]["param"], "tools");
 }
 
+// Several prompts in one completion request: one choice each, in order, the same text as alone;
+// streamed, each chunk names its choice.
+TEST_F(ServeEngine, BatchOfPromptsIsOneChoiceEach) {
+  Served s(2, 256, 4);
+  const std::vector<int32_t> dog = stories().tok.encode("The little dog", true);
+  const std::string once = answer_text(request(s.port(), "POST", "/v1/completions", completion("Once upon a time", 10)).json());
+  const std::string little = answer_text(request(s.port(), "POST", "/v1/completions", completion("The little dog", 10)).json());
+  const json body{{"prompt", {json("Once upon a time"), json(dog), json("Once upon a time")}}, {"max_tokens", 10}, {"temperature", 0}};
+  const test::Reply r = request(s.port(), "POST", "/v1/completions", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = r.json();
+  ASSERT_EQ(j["choices"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(j["choices"][i]["index"], i);
+  EXPECT_EQ(j["choices"][0]["text"], once);
+  EXPECT_EQ(j["choices"][1]["text"], little);
+  EXPECT_EQ(j["choices"][2]["text"], once);
+  EXPECT_EQ(j["usage"]["completion_tokens"], 30);
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 2 * stories().tok.encode("Once upon a time", true).size() + dog.size());
+
+  json streamed = body;
+  streamed["stream"] = true;
+  streamed["stream_options"] = {{"include_usage", true}};
+  const test::Stream st = test::stream(s.port(), "/v1/completions", streamed.dump());
+  std::vector<std::string> texts(3);
+  size_t finishes = 0;
+  for (const std::string& ev : st.events) {
+    if (ev == "[DONE]") continue;
+    const json c = json::parse(ev);
+    if (c["choices"].empty()) {
+      EXPECT_EQ(c["usage"]["completion_tokens"], 30);
+      continue;
+    }
+    const size_t i = c["choices"][0]["index"];
+    ASSERT_LT(i, 3u);
+    texts[i] += c["choices"][0]["text"].get<std::string>();
+    finishes += !c["choices"][0]["finish_reason"].is_null();
+  }
+  EXPECT_EQ(finishes, 3u);
+  EXPECT_EQ(texts, (std::vector<std::string>{once, little, once}));
+  EXPECT_EQ(st.events.back(), "[DONE]");
+}
+
 // A default server (4 slots, queue 8) takes a burst of 12 at once: the queue is what waits
 // beside the running slots, not a cap on everything not yet handed to the engine.
 TEST_F(ServeEngine, BurstOfSlotsPlusQueueIsServed) {
@@ -280,17 +321,15 @@ TEST_F(ServeEngine, ClientGoneMidStreamFreesTheSlot) {
 
 TEST_F(ServeEngine, TemplatesThatWriteBosGetNoSecondOne) {
   const llm::Tokenizer& tok = stories().tok;
-  const std::string bos = tok.text(tok.bos());
   EngineBackend own(stories().model, tok, stories().ctx, {1, 64, 16, 1},
-                    [&bos](const std::vector<Turn>& t) { return bos + t[0].content; });
-  EngineBackend plain(stories().model, tok, stories().ctx, {1, 64, 16, 1},
-                      [](const std::vector<Turn>& t) { return t[0].content; });
+                    plain_chat("{{ bos_token + messages[0].content }}"));
+  EngineBackend plain(stories().model, tok, stories().ctx, {1, 64, 16, 1}, plain_chat("{{ messages[0].content }}"));
   Request r;
   r.messages = {{"user", "Once upon a time"}};
   const std::vector<int32_t> expect = tok.encode("Once upon a time", true);
   EXPECT_EQ(own.prompt_tokens(r), expect);
   EXPECT_EQ(plain.prompt_tokens(r), expect);
-  EngineBackend none(stories().model, tok, stories().ctx, {1, 64, 16, 1}, nullptr);
+  EngineBackend none(stories().model, tok, stories().ctx, {1, 64, 16, 1}, std::nullopt);
   try {
     none.prompt_tokens(r);
     ADD_FAILURE() << "a chat without a template was accepted";
@@ -419,7 +458,8 @@ TEST_F(ServeEngine, BoundedLoad) {
 // time (coming back when cut), 200 silent connections, 20 pathological prompts (a 1 MB word:
 // refused by its size against the context, before tokenizing) and 20 chats of 256 KB at once.
 // The normal client's requests take at most twice their unloaded time (+ 50 ms for a shared
-// machine), and RSS grows by a bounded amount (large requests are handled two at a time).
+// machine), and RSS grows by a bounded amount (large requests are handled two at a time, long
+// prompts built one at a time: 20 chats of 256 KB at once would take ~400 MB otherwise).
 TEST_F(ServeEngine, HostileLoad) {
   limit_malloc_retention();  // as qmm serve does
   Served s(4, 512, 8);
@@ -496,7 +536,7 @@ TEST_F(ServeEngine, HostileLoad) {
   EXPECT_EQ(refused, 40);
   EXPECT_LT(loaded, 2 * unloaded + 0.05);
   if (!kAsan) {  // (stories260K's steady state is small: the bound is on growth, not 1.5x)
-    EXPECT_LT(rss_peak.load(), rss_steady + (32u << 20)) << "RSS grows with the hostile clients";
+    EXPECT_LT(rss_peak.load(), rss_steady + (64u << 20)) << "RSS grows with the hostile clients";
   }
 }
 

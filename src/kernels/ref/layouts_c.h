@@ -73,9 +73,6 @@ inline size_t qsi4cxp_byte(size_t nr, size_t bl, size_t r, size_t c) {
   return j / bl * nr * bl + r * bl + j % bl;
 }
 inline unsigned qsi4cxp_shift(size_t c) { return c % 32 >= 16 ? 4 : 0; }
-inline int qsi4cxp_value(const uint8_t* panel, size_t nr, size_t bl, size_t r, size_t c) {
-  return int4_value((panel[qsi4cxp_byte(nr, bl, r, c)] >> qsi4cxp_shift(c)) & 0xf);
-}
 
 }  // namespace qmm::layout
 

@@ -81,8 +81,6 @@ struct Ymm {
   static I srli16(I a, int n) { return _mm256_srli_epi16(a, n); }
   static I slli16(I a, int n) { return _mm256_slli_epi16(a, n); }
   static I add_i32(I a, I b) { return _mm256_add_epi32(a, b); }
-  static I sub_i32(I a, I b) { return _mm256_sub_epi32(a, b); }
-  static I mullo_i32(I a, I b) { return _mm256_mullo_epi32(a, b); }
   static I maddubs(I u, I a) { return _mm256_maddubs_epi16(u, a); }
   static I shuffle_i8(I table, I idx) { return _mm256_shuffle_epi8(table, idx); }
   static I broadcast16(const uint8_t* p) {

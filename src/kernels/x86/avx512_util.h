@@ -69,8 +69,6 @@ struct Zmm {
   static I srli16(I a, int n) { return _mm512_srli_epi16(a, static_cast<unsigned>(n)); }
   static I slli16(I a, int n) { return _mm512_slli_epi16(a, static_cast<unsigned>(n)); }
   static I add_i32(I a, I b) { return _mm512_add_epi32(a, b); }
-  static I sub_i32(I a, I b) { return _mm512_sub_epi32(a, b); }
-  static I mullo_i32(I a, I b) { return _mm512_mullo_epi32(a, b); }
   static I shuffle_i8(I table, I idx) { return _mm512_shuffle_epi8(table, idx); }
   static I broadcast16(const uint8_t* p) {
     return _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));

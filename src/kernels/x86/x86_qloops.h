@@ -1,5 +1,6 @@
-// The tile loops (GEMM and GEMV) and VNNI block dot products of the x86 quantized kernels
-// (Q4_0, Q8_0 weights), written once over a vector type V that supplies the instructions:
+// The tile loops (GEMM and GEMV) and VNNI block dot products of the x86 block-quantized kernels
+// (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL weights), written once over a vector type V that
+// supplies the instructions:
 //   avx2::Ymm (avx2_util.h), avxvnni::Ymm (avxvnni_util.h: + vpdpbusd ymm),
 //   avx512::Zmm (avx512_util.h, with vpdpbusd zmm).
 // A kernel supplies a block type K with kRhsBlock (bytes per block of a V::kLanes-column RHS

@@ -10,12 +10,13 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "args.h"
 #include "core/error.h"
-#include "text/chat_template.h"
+#include "text/chat.h"
 #include "llm_session.h"
 #include "qmm/server/engine_backend.h"
 #include "verbs.h"
@@ -23,21 +24,16 @@
 namespace qmm::cli {
 namespace {
 
-// The chat template: --chat-template (resolved before the model loads), else the model's own;
-// none leaves chat requests a 400.
-serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, const llm::Tokenizer& tok) {
-  if (const auto t = model.file().find_string("tokenizer.chat_template"); tmpl.empty() && t) tmpl = std::string(*t);
-  if (tmpl.empty()) {
-    std::fprintf(stderr, "qmm serve: the model has no chat template: /v1/chat/completions needs --chat-template NAME|FILE\n");
-    return nullptr;
+// The chat format `qmm chat` uses: --chat-template, else the model's own template; a model
+// without one still serves /v1/completions (chat requests are a 400 naming --chat-template).
+std::optional<llm::ChatFormat> chat_format(const std::string& chat_template, const LoadedModel& lm) {
+  try {
+    return llm::ChatFormat::from_model(lm.model->file(), *lm.tok, chat_template);
+  } catch (const Error& e) {
+    if (!chat_template.empty()) throw;
+    std::fprintf(stderr, "qmm serve: %s; /v1/chat/completions answers 400 without one\n", e.what());
+    return std::nullopt;
   }
-  const std::string bos = tok.bos() >= 0 ? tok.text(tok.bos()) : "";
-  const std::string eos = tok.eos() >= 0 ? tok.text(tok.eos()) : "";
-  return [tmpl, bos, eos](const std::vector<serve::Turn>& turns) {
-    std::vector<llm::ChatMessage> msgs;
-    for (const serve::Turn& t : turns) msgs.push_back({t.role, t.content});
-    return llm::render_chat(tmpl, msgs, true, bos, eos);
-  };
 }
 
 // What the HTTP server talks to while the model loads (llama-server's behaviour: /health and
@@ -76,6 +72,7 @@ class LoadingBackend : public serve::Backend {
 
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
+  KvFlags kv;
   std::string host = "127.0.0.1", api_key, chat_template, cors = "*";
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
@@ -88,17 +85,18 @@ int cmd_serve(int argc, char** argv) {
   args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
       .integer("--port", &port, "port (default 8080; 0 = any free port, printed at start)")
       .size("-np,--parallel", &slots, "slots: requests decoded together (default 4)")
-      .count("-c,--ctx-size", &n_ctx, "context per slot in tokens (default 0: the model's, at most 4096)")
+      .count("-c,--ctx-size", &n_ctx, "KV cache positions shared by the slots, each n_ctx / np (default 0: the model's trained context, lowered to what fits in memory)")
       .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
       .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
+  kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
-  if (slots > 64) throw UsageError("-np must be at most 64");
+  if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
   if (queue == 0) queue = 2 * slots;
   serve::limit_malloc_retention();
 
@@ -110,7 +108,7 @@ int cmd_serve(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
 
-  const std::string tmpl = chat_template.empty() ? std::string() : llm::resolve_chat_template(chat_template);
+  if (!chat_template.empty()) llm::resolve_chat_template(chat_template);  // a bad one fails before the load
   // The server listens before the model loads: a port in use fails at once, and /health says
   // 503 "Loading model" meanwhile (llama-server). The line "... on http://HOST:PORT" comes once
   // the model is ready.
@@ -154,13 +152,19 @@ int cmd_serve(int argc, char** argv) {
   std::unique_ptr<serve::EngineBackend> backend;
   try {
     lm = std::make_unique<LoadedModel>(LoadedModel::load(mf));
-    serve::ChatRenderer render = chat_renderer(tmpl, *lm->model, *lm->tok);
+    std::optional<llm::ChatFormat> chat = chat_format(chat_template, *lm);
     llm::GeneratorOptions gopt;
     gopt.n_slots = slots;
-    gopt.n_ctx = lm->context_size(n_ctx);
+    // As llama-server: -c is the total of the slots' caches, each slot holding -c / -np positions.
+    const size_t total = lm->context(n_ctx, kv.types());
+    gopt.n_ctx = total / slots;
+    if (gopt.n_ctx < 8) {
+      throw UsageError("-c " + std::to_string(total) + " leaves fewer than 8 positions to each of the " + std::to_string(slots) + " slots");
+    }
     gopt.n_batch = n_batch;
     gopt.max_queue = queue;
-    backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(render));
+    gopt.kv = kv.types();
+    backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat));
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
     std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),

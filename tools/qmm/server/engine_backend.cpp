@@ -8,39 +8,29 @@
 namespace qmm::serve {
 namespace {
 
-// End-of-turn markers of the common chat formats (ChatML, Llama 3, Gemma, Phi-3): generation
-// stops at them even where the GGUF does not mark them as EOS/EOT.
-const char* const kEndOfTurn[] = {"<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>"};
-
-constexpr size_t kLongText = 64 << 10;  // texts from here on are tokenized one at a time
+constexpr size_t kLongText = 64 << 10;  // prompts from here on are built one at a time
 
 }  // namespace
 
 EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx,
-                             const llm::GeneratorOptions& opt, ChatRenderer render_chat)
+                             const llm::GeneratorOptions& opt, std::optional<llm::ChatFormat> chat)
     : tok_(tok),
       opt_(opt),
-      render_chat_(std::move(render_chat)),
+      chat_(std::move(chat)),
       gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
-  for (const char* t : kEndOfTurn) {
-    if (const int32_t id = tok.find(t); id >= 0) end_of_turn_.push_back(id);
-  }
   for (size_t i = 0; i < tok.n_vocab(); ++i) max_token_bytes_ = std::max(max_token_bytes_, tok.text(static_cast<int32_t>(i)).size());
 }
 
-std::vector<int32_t> EngineBackend::encode(const std::string& text, bool bos, const char* param) const {
+void EngineBackend::check_fits(size_t bytes, const char* param) const {
   // No token stands for more bytes than its text has (byte-level BPE and SentencePiece texts
   // are at least as long as the bytes they stand for), so a text of n bytes has at least
   // n / max_token_bytes_ tokens: one that cannot fit a slot's context is refused before it is
   // tokenized, which bounds a request's tokenizing by the context rather than by its body.
-  if (const size_t at_least = text.size() / max_token_bytes_; at_least >= opt_.n_ctx) {
+  if (const size_t at_least = bytes / max_token_bytes_; at_least >= opt_.n_ctx) {
     throw ApiError(400, "the prompt is at least " + std::to_string(at_least) + " tokens, a slot's context holds " +
                             std::to_string(opt_.n_ctx) + " (qmm serve -c)",
                    param, "context_length_exceeded");
   }
-  if (text.size() < kLongText) return tok_.encode(text, bos);
-  std::lock_guard lock(long_mu_);  // long texts one at a time: they take one core at most
-  return tok_.encode(text, bos);
 }
 
 EngineBackend::~EngineBackend() { shutdown(); }
@@ -56,24 +46,33 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
     return r.prompt_ids;
   }
   if (r.endpoint == Endpoint::completion) {
-    std::vector<int32_t> t = encode(r.prompt, tok_.add_bos(), "prompt");
-    if (t.empty() && tok_.bos() >= 0) t.push_back(tok_.bos());
-    if (t.empty()) throw ApiError(400, "the prompt is empty and the model has no BOS token", "prompt");
-    return t;
+    check_fits(r.prompt.size(), "prompt");
+    std::unique_lock lock(long_mu_, std::defer_lock);  // long prompts one at a time: one core at most
+    if (r.prompt.size() >= kLongText) lock.lock();
+    try {
+      return llm::prompt_tokens(tok_, r.prompt);
+    } catch (const Error& e) {
+      throw ApiError(400, e.what(), "prompt");
+    }
   }
-  if (!render_chat_) {
+  if (!chat_) {
     throw ApiError(400, "this model has no chat template: start qmm serve with --chat-template NAME|FILE", "messages");
   }
-  std::string text;
+  std::vector<llm::ChatMessage> messages;
+  size_t bytes = 0;
+  for (const Turn& t : r.messages) {
+    messages.push_back({t.role, t.content});
+    bytes += t.content.size();
+  }
+  // Long conversations are rendered and tokenized one at a time: their memory and time do not
+  // multiply with the clients sending them.
+  std::unique_lock lock(long_mu_, std::defer_lock);
+  if (bytes >= kLongText) lock.lock();
   try {
-    std::lock_guard lock(render_mu_);  // one render at a time: its memory does not multiply with requests
-    text = render_chat_(r.messages);
+    return chat_->tokens(tok_, messages, true);
   } catch (const Error& e) {
     throw ApiError(400, std::string("the chat template cannot render these messages: ") + e.what(), "messages");
   }
-  // Templates that write the BOS token themselves get no second one.
-  const bool has_bos = tok_.bos() >= 0 && text.rfind(tok_.text(tok_.bos()), 0) == 0;
-  return encode(text, tok_.add_bos() && !has_bos, "messages");
 }
 
 llm::GenerateParams EngineBackend::params(const Request& r) const {
@@ -91,7 +90,6 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
   p.max_tokens = r.max_tokens.value_or(0);
   p.stop = r.stop;
   p.ignore_eos = r.ignore_eos;
-  if (r.endpoint == Endpoint::chat) p.stop_tokens = end_of_turn_;
   p.strip_leading_space = r.endpoint == Endpoint::chat || (r.prompt.empty() && r.prompt_ids.empty());
   return p;
 }

@@ -7,24 +7,22 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "http_server.h"
 #include "llm/generate.h"
+#include "text/chat.h"
 
 namespace qmm::serve {
 
-// Renders a conversation into prompt text with the generation prompt appended (the chat
-// template); may throw qmm::Error, answered as a 400.
-using ChatRenderer = std::function<std::string(const std::vector<Turn>&)>;
-
 class EngineBackend : public Backend {
  public:
-  // model, tok and ctx must outlive the backend. Without a renderer, chat requests are a 400
-  // that names --chat-template.
+  // model, tok and ctx must outlive the backend. Chat requests are rendered by `chat` (the
+  // format `qmm chat` uses); without one they are a 400 that names --chat-template.
   EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx, const llm::GeneratorOptions& opt,
-                ChatRenderer render_chat);
+                std::optional<llm::ChatFormat> chat);
   ~EngineBackend() override;
 
   std::shared_ptr<Job> submit(Request r) override;
@@ -37,16 +35,14 @@ class EngineBackend : public Backend {
 
  private:
   llm::GenerateParams params(const Request& r) const;
-  std::vector<int32_t> encode(const std::string& text, bool bos, const char* param) const;
+  void check_fits(size_t prompt_bytes, const char* param) const;  // 400 if it cannot fit a slot
 
   const llm::Tokenizer& tok_;
   llm::GeneratorOptions opt_;
-  ChatRenderer render_chat_;
-  std::vector<int32_t> end_of_turn_;  // the chat templates' end-of-turn tokens in this vocabulary
+  std::optional<llm::ChatFormat> chat_;
   std::atomic<size_t> cancelled_{0};  // by their clients
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
-  mutable std::mutex render_mu_;      // one chat template rendered at a time
-  mutable std::mutex long_mu_;        // one long text tokenized at a time
+  mutable std::mutex long_mu_;        // one long prompt built at a time
   size_t max_token_bytes_ = 1;        // the longest token text
   std::unique_ptr<llm::GeneratorThread> gen_;
 };
