@@ -1,7 +1,15 @@
 // Helpers of the qmm serve tests: an HttpServer on 127.0.0.1 at a free port, run on its own
 // thread, and a small HTTP client (cpp-httplib) for plain and streamed (SSE) requests.
 #pragma once
+#include <arpa/inet.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -118,6 +126,44 @@ inline std::string streamed_text(const Stream& s) {
     if (c.contains("text")) text += c["text"].get<std::string>();
   }
   return text;
+}
+
+// Raw sockets, for clients httplib's cannot play (slow, silent, pipelining, malformed).
+inline int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+inline bool send_all(int fd, const std::string& s) {
+  return ::send(fd, s.data(), s.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(s.size());
+}
+
+// What arrives on fd until it closes or `timeout` passes; `closed` tells which.
+inline std::string receive(int fd, std::chrono::milliseconds timeout, bool* closed = nullptr) {
+  std::string out;
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  if (closed) *closed = false;
+  while (std::chrono::steady_clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now()).count();
+    if (::poll(&p, 1, static_cast<int>(std::max<long long>(left, 1))) <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) {
+      if (closed) *closed = true;
+      break;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
 }
 
 }  // namespace qmm::serve::test

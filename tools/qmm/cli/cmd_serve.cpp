@@ -1,7 +1,6 @@
 // qmm serve: an OpenAI-compatible HTTP server (server/http_server.h) over one loaded model,
 // its concurrent requests decoded together (server/engine_backend.h). Binds to 127.0.0.1
 // unless --host says otherwise; SIGINT / SIGTERM stop it cleanly.
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -99,10 +98,7 @@ int cmd_serve(int argc, char** argv) {
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
   if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
   if (queue == 0) queue = 2 * slots;
-  // glibc gives each thread that allocates its own arena and keeps what a request freed there:
-  // with dozens of HTTP threads RSS grows by each large request's size until every arena holds
-  // one (issue 22: 56 MB per 1 MiB request up to ~0.9 GB). Two arenas keep it flat.
-  mallopt(M_ARENA_MAX, 2);
+  serve::limit_malloc_retention();
 
   // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
   sigset_t stop_signals;

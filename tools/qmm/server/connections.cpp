@@ -91,9 +91,10 @@ class ConnStream final : public httplib::Stream {
  public:
   ConnStream(ConnectionServer::Conn& c, std::chrono::milliseconds write_timeout) : c_(c), write_timeout_(write_timeout) {}
   bool is_readable() const override { return c_.pos < c_.buf.size(); }
+  // The client takes bytes within write_timeout (as httplib's own stream waits) and is still there.
   bool is_writable() const override {
     pollfd p{c_.fd, POLLOUT, 0};
-    return ::poll(&p, 1, 0) > 0 && (p.revents & POLLOUT) && !peer_closed(c_.fd);
+    return ::poll(&p, 1, static_cast<int>(write_timeout_.count())) > 0 && (p.revents & POLLOUT) && !peer_closed(c_.fd);
   }
   ssize_t read(char* ptr, size_t size) override {
     if (c_.pos == c_.buf.size()) {

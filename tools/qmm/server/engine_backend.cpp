@@ -1,17 +1,37 @@
 #include "engine_backend.h"
 
+#include <algorithm>
 #include <random>
 
 #include "core/error.h"
 
 namespace qmm::serve {
+namespace {
+
+constexpr size_t kLongText = 64 << 10;  // prompts from here on are built one at a time
+
+}  // namespace
 
 EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx,
                              const llm::GeneratorOptions& opt, std::optional<llm::ChatFormat> chat)
     : tok_(tok),
       opt_(opt),
       chat_(std::move(chat)),
-      gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {}
+      gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
+  for (size_t i = 0; i < tok.n_vocab(); ++i) max_token_bytes_ = std::max(max_token_bytes_, tok.text(static_cast<int32_t>(i)).size());
+}
+
+void EngineBackend::check_fits(size_t bytes, const char* param) const {
+  // No token stands for more bytes than its text has (byte-level BPE and SentencePiece texts
+  // are at least as long as the bytes they stand for), so a text of n bytes has at least
+  // n / max_token_bytes_ tokens: one that cannot fit a slot's context is refused before it is
+  // tokenized, which bounds a request's tokenizing by the context rather than by its body.
+  if (const size_t at_least = bytes / max_token_bytes_; at_least >= opt_.n_ctx) {
+    throw ApiError(400, "the prompt is at least " + std::to_string(at_least) + " tokens, a slot's context holds " +
+                            std::to_string(opt_.n_ctx) + " (qmm serve -c)",
+                   param, "context_length_exceeded");
+  }
+}
 
 EngineBackend::~EngineBackend() { shutdown(); }
 
@@ -26,6 +46,9 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
     return r.prompt_ids;
   }
   if (r.endpoint == Endpoint::completion) {
+    check_fits(r.prompt.size(), "prompt");
+    std::unique_lock lock(long_mu_, std::defer_lock);  // long prompts one at a time: one core at most
+    if (r.prompt.size() >= kLongText) lock.lock();
     try {
       return llm::prompt_tokens(tok_, r.prompt);
     } catch (const Error& e) {
@@ -36,7 +59,15 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
     throw ApiError(400, "this model has no chat template: start qmm serve with --chat-template NAME|FILE", "messages");
   }
   std::vector<llm::ChatMessage> messages;
-  for (const Turn& t : r.messages) messages.push_back({t.role, t.content});
+  size_t bytes = 0;
+  for (const Turn& t : r.messages) {
+    messages.push_back({t.role, t.content});
+    bytes += t.content.size();
+  }
+  // Long conversations are rendered and tokenized one at a time: their memory and time do not
+  // multiply with the clients sending them.
+  std::unique_lock lock(long_mu_, std::defer_lock);
+  if (bytes >= kLongText) lock.lock();
   try {
     return chat_->tokens(tok_, messages, true);
   } catch (const Error& e) {
@@ -64,10 +95,8 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
 }
 
 std::shared_ptr<Job> EngineBackend::submit(Request r) {
-  // Admission before the prompt is built: a request the queue would refuse costs no rendering,
-  // and one render and tokenization at a time (each bounded by the template's limits) keeps
-  // their memory from multiplying with concurrent requests.
-  std::unique_lock render_lock(render_mu_);
+  // Admission before the prompt is built: a request the queue would refuse costs no rendering
+  // or tokenizing.
   {
     std::lock_guard lock(mu_);
     if (!gen_) throw ApiError(503, "the server is shutting down");
@@ -77,7 +106,6 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   }
   llm::Request g;
   g.prompt = prompt_tokens(r);
-  render_lock.unlock();
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;
   auto job = std::make_shared<Job>(std::move(r));

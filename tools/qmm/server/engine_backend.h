@@ -35,13 +35,15 @@ class EngineBackend : public Backend {
 
  private:
   llm::GenerateParams params(const Request& r) const;
+  void check_fits(size_t prompt_bytes, const char* param) const;  // 400 if it cannot fit a slot
 
   const llm::Tokenizer& tok_;
   llm::GeneratorOptions opt_;
   std::optional<llm::ChatFormat> chat_;
   std::atomic<size_t> cancelled_{0};  // by their clients
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
-  std::mutex render_mu_;              // one prompt built at a time (submit())
+  mutable std::mutex long_mu_;        // one long prompt built at a time
+  size_t max_token_bytes_ = 1;        // the longest token text
   std::unique_ptr<llm::GeneratorThread> gen_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <malloc.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@ namespace qmm::serve {
 namespace {
 
 constexpr auto kPoll = std::chrono::milliseconds(250);  // how often a waiting stream checks its client
+constexpr uint64_t kLargeBody = 64 << 10;
 const char* const kJson = "application/json";
 
 void reply_error(httplib::Response& res, const ApiError& e) {
@@ -59,6 +61,11 @@ ConnectionLimits limits(const ServerOptions& o) {
 }
 
 }  // namespace
+
+void limit_malloc_retention() {
+  mallopt(M_ARENA_MAX, 2);
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
+}
 
 HttpServer::HttpServer(Backend& backend, ServerOptions opt)
     : backend_(backend),
@@ -105,6 +112,18 @@ void HttpServer::routes() {
   auto guarded = [this](bool needs_key, Fn fn) {
     return [this, needs_key, fn = std::move(fn)](const Request& req, Response& res, const ContentReader& reader) {
       try {
+        // Requests with a large body (or one of unknown size) are handled two at a time, from
+        // reading the body to queueing the prompt: their copies of it, parsed and tokenized,
+        // would otherwise multiply with the clients sending them.
+        const bool large = req.get_header_value("Transfer-Encoding") == "chunked" ||
+                           req.get_header_value<uint64_t>("Content-Length") > kLargeBody;
+        if (large) large_requests_.acquire();
+        struct Release {
+          std::counting_semaphore<>* s;
+          ~Release() {
+            if (s) s->release();
+          }
+        } release{large ? &large_requests_ : nullptr};
         const std::string body = read_body(req, res, reader);
         if (needs_key && !authorized(req)) {
           throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY' or 'X-Api-Key: KEY')", {},
