@@ -23,6 +23,7 @@ int cmd_synth(int, char**) { not_built("synth"); }
 int cmd_run(int, char**) { not_built("run"); }
 int cmd_chat(int, char**) { not_built("chat"); }
 int cmd_serve(int, char**) { not_built("serve"); }
+int cmd_tune(int, char**) { not_built("tune"); }
 int bench_model(int, char**) { not_built("bench model"); }
 int bench_serve(int, char**) { not_built("bench serve"); }
 int bench_kl(int, char**) { not_built("bench kl"); }

@@ -27,6 +27,7 @@ const Verb kVerbs[] = {
     {"serve", qmm::cli::cmd_serve, "an OpenAI-compatible HTTP server; concurrent requests decoded as one batch", true},
     {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to Q4_0, Q8_0, F16 or F32 (llama-quantize names)", true},
     {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors", true},
+    {"tune", qmm::cli::cmd_tune, "measure the decode kernels and thread chunks of a model on this CPU (cached)", true},
     {"synth", qmm::cli::cmd_synth, "write a random-weight GGUF model of a named shape (qmm synth --help lists them)", true},
 };
 
