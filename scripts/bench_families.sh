@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # qmm against llama.cpp on each model family's 1B-class synthetic model (issue 13). One row per
 # shape, weight type and thread count, made of paired measurements: each round runs `qmm bench
-# model` and llama.cpp (node-llama-cpp's prebuilt CPU build, scripts/llamacpp_bench.mjs) on the
-# same file with the same threads, one right after the other, alternating which goes first; a
-# row reports the median of its rounds. qmm's decode is also given as its share of a plain read
+# model` and llama.cpp built for this CPU (Debian's llama-bench, whose ggml CPU backend picks its
+# ISA variant at run time: scripts/llamacpp_native.sh) on the same file with the same threads, one
+# right after the other, alternating which goes first; a row reports the median of its rounds. qmm's decode is also given as its share of a plain read
 # of its packed weights timed right after each token (the "paired" column of `qmm bench model`):
 # 100 % decodes as fast as the machine streams the weights from DRAM at that moment, so the share
 # holds up under load where a bound measured once would not.
@@ -46,7 +46,6 @@ for v in PP TG ROUNDS; do
 done
 CACHE=${CACHE:-$HOME/.cache/qmm-bench}
 OUT=${OUT:-$ROOT/bench-results/families-$(date -u +%Y%m%d-%H%M%S)}
-LLAMACPP=${QMM_LLAMACPP_DIR:-$HOME/.cache/qmm-llamacpp}
 
 if [ -z "${QMM:-}" ]; then
   scripts/deps.sh
@@ -58,9 +57,7 @@ fi
 for s in "${SHAPES[@]}"; do
   "$QMM" synth --help | grep -q "^  $s:" || { echo "bench_families.sh: no synth shape '$s' (qmm synth --help lists them)" >&2; exit 2; }
 done
-command -v node >/dev/null || { echo "bench_families.sh: needs node (apt-get install nodejs npm)" >&2; exit 1; }
-QMM_LLAMACPP_DIR=$LLAMACPP scripts/llamacpp_setup.sh
-cp scripts/llamacpp_bench.mjs "$LLAMACPP/bench.mjs"  # node resolves node-llama-cpp from there
+LLAMA_BENCH=$(scripts/llamacpp_native.sh --print-bin)/llama-bench
 mkdir -p "$OUT" "$CACHE"
 RAW=$OUT/raw.jsonl
 : >"$RAW"
@@ -87,13 +84,18 @@ round() {
       "$QMM" bench model -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 --no-limits -o jsonl |
         sed "s/^{/{\"system\": \"qmm\", $tag, /" >>"$RAW"
     else
-      (cd "$LLAMACPP" && node bench.mjs "$f" "$PP" "$TG" "$t" 1) |
+      "$LLAMA_BENCH" -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 -o jsonl 2>/dev/null |
         sed "s/^{/{\"system\": \"llamacpp\", $tag, /" >>"$RAW"
     fi
   done
 }
 
-echo "qmm: $("$QMM" --version | head -1); $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/machine.txt"
+{
+  echo "CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "qmm: $("$QMM" --version | head -1)"
+  echo "llama.cpp: $(scripts/llamacpp_native.sh | sed -n 's/^  CPU variant ggml picks here: \([^ ]*\).*/Debian build, CPU variant \1/p')"
+  echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee "$OUT/machine.txt"
 for SHAPE in "${SHAPES[@]}"; do
   for TYPE in $TYPES; do
     f=$(model "$SHAPE" "$TYPE")
@@ -107,46 +109,12 @@ for SHAPE in "${SHAPES[@]}"; do
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
 
-# The table: medians over the rounds of each row.
-node - "$RAW" "$PP" "$TG" >"$OUT/table.md" <<'EOF'
-const fs = require("fs");
-const [raw, pp, tg] = process.argv.slice(2);
-const rows = new Map();
-for (const line of fs.readFileSync(raw, "utf8").split("\n")) {
-  if (!line.trim()) continue;
-  const j = JSON.parse(line);
-  const key = `${j.shape}|${j.type}|${j.threads}`;
-  if (!rows.has(key)) rows.set(key, {shape: j.shape, type: j.type, threads: j.threads, q_pp: [], q_tg: [], paired: [], l_pp: [], l_tg: [], gemv: ""});
-  const r = rows.get(key);
-  if (j.system === "llamacpp") {
-    r.l_pp.push(j.pp_tok_s);
-    r.l_tg.push(j.tg_tok_s);
-  } else if (j.n_gen > 0) {
-    r.q_tg.push(j.avg_ts);
-    if (j.paired_ratio != null) r.paired.push(j.paired_ratio);
-    r.gemv = j.gemv;
-  } else {
-    r.q_pp.push(j.avg_ts);
-  }
-}
-const median = (v) => {
-  if (!v.length) return NaN;
-  const s = [...v].sort((a, b) => a - b), m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const f = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "-");
-const ratio = (a, b) => (Number.isFinite(a / b) ? (a / b).toFixed(2) + "x" : "-");
-console.log(`| model | type | threads | qmm pp${pp} | llama.cpp pp${pp} | qmm / llama.cpp | qmm tg${tg} | llama.cpp tg${tg} | qmm / llama.cpp | qmm tg % of paired read |`);
-console.log("|---|---|---|---|---|---|---|---|---|---|");
-for (const r of rows.values()) {
-  const [qp, lp, qt, lt, pr] = [r.q_pp, r.l_pp, r.q_tg, r.l_tg, r.paired].map(median);
-  console.log(`| ${r.shape} | ${r.type} | ${r.threads} | ${f(qp)} | ${f(lp)} | ${ratio(qp, lp)} | ${f(qt, 2)} | ${f(lt, 2)} | ${ratio(qt, lt)} | ${f(100 * pr, 0)}% |`);
-}
-const kernels = new Map();  // weight type -> the decode kernels of its first weight, over the models
-for (const r of rows.values()) kernels.set(r.type, new Set([...(kernels.get(r.type) ?? []), r.gemv]));
-const gemv = [...kernels].map(([type, k]) => `${type}: ${[...k].join(" or ")}`).join("; ");
-console.log(`\ntok/s, median of ${Math.max(...[...rows.values()].map((r) => r.q_tg.length))} paired round(s) per row; qmm's decode kernel (of the first weight): ${gemv}.`);
-EOF
+# The table: medians (and ranges) over the rounds of each row.
+if command -v node >/dev/null; then
+  node scripts/bench_table.mjs "$RAW" >"$OUT/table.md"
+else
+  echo "(no node here: the raw results are in $RAW; scripts/bench_table.mjs makes the table elsewhere)" >"$OUT/table.md"
+fi
 echo
 cat "$OUT/table.md"
 echo
