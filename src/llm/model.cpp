@@ -558,10 +558,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   }
   if (opt.tune) {
     const double t_tune = now();
-    std::vector<PackedWeights*> ws;
-    for (const PackedWeights* w : m.weights()) ws.push_back(const_cast<PackedWeights*>(w));  // (m's own)
-    Context ctx(pool);
-    m.tuning_ = tune_weights(ws, opt.filter, ctx, *opt.tune);
+    m.tune(pool, opt.filter, *opt.tune);
     if (opt.trace) {
       opt.trace("  decode plans (" + std::to_string(pool.threads()) + " threads" +
                 (m.tuning_.rounds ? ", measured in " + std::to_string(m.tuning_.rounds) + " rounds" : "") + "):");
@@ -634,6 +631,14 @@ void Model::write_pack_cache(const std::string& key, const LoadOptions& opt) {
   }
   stats_.pack_write_seconds = now() - t0;
   if (opt.trace) opt.trace("  pack cache written: " + path);
+}
+
+const TuneReport& Model::tune(ThreadPool& pool, const KernelFilter& filter, const TuneOptions& opt) {
+  std::vector<PackedWeights*> ws;
+  for (const PackedWeights* w : weights()) ws.push_back(const_cast<PackedWeights*>(w));  // (this model's own)
+  Context ctx(pool);
+  tuning_ = tune_weights(ws, filter, ctx, opt);
+  return tuning_;
 }
 
 std::vector<const PackedWeights*> Model::weights() const {

@@ -119,8 +119,11 @@ class Model {
   void check_token(int32_t token) const;  // throws unless 0 <= token < n_vocab
   // Every packed weight of one forward token, in order (for statistics and benchmarks).
   std::vector<const PackedWeights*> weights() const;
-  // The decode plans chosen at load (empty classes when the load did not tune).
+  // The decode plans chosen at load or by tune() (empty classes when nothing tuned).
   const TuneReport& tuning() const { return tuning_; }
+  // Chooses the decode plans for `pool`'s thread count (matmul/tune.h); `filter`: the
+  // kernels that may be chosen. LoadOptions::tune does it at load.
+  const TuneReport& tune(ThreadPool& pool, const KernelFilter& filter, const TuneOptions& opt);
 
  private:
   explicit Model(gguf::File f) : file_(std::move(f)) {}

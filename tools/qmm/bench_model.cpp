@@ -153,7 +153,7 @@ int bench_model(int argc, char** argv) {
   std::string model_path, kernels, disable, convert, format = "md";
   std::vector<size_t> n_prompt{512}, n_gen{128}, threads;
   size_t reps = 5;
-  bool no_limits = false, json = false;
+  bool no_limits = false, json = false, no_tune = false;
   Args args("bench model",
             "Prefill (pp) and decode (tg) tokens/s of a GGUF model, like llama-bench: every combination of the -p,\n"
             "-n and -t lists, -r repetitions each (mean ± standard deviation), and the same as fractions of the\n"
@@ -171,6 +171,7 @@ int bench_model(int argc, char** argv) {
       .choice("--convert", &convert, {"q4_0", "q8_0", "f16", "f32", "qc8", "qc4"},
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .flag("--no-tune", &no_tune, "keep the default decode plans (like QMM_TUNE=0); else tuned per thread count, as loads do")
       .flag("--json", &json, "the same as -o json");
   args.parse();
   if (json) format = "json";
@@ -197,7 +198,7 @@ int bench_model(int argc, char** argv) {
   if (format == "md") opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
   const size_t max_threads = *std::max_element(threads.begin(), threads.end());
   Context load_ctx(static_cast<int>(max_threads));
-  const llm::Model model = llm::Model::load(model_path, opt, load_ctx.pool());
+  llm::Model model = llm::Model::load(model_path, opt, load_ctx.pool());
   bar.finish();
   const llm::Config& c = model.config();
   const llm::LoadStats& st = model.stats();
@@ -224,6 +225,7 @@ int bench_model(int argc, char** argv) {
   std::vector<std::unique_ptr<MachineLimits>> limits;
   for (size_t t : threads) {
     Context ctx(static_cast<int>(t));
+    if (!no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
     llm::State state(model, std::max<size_t>(max_p + max_n, 1), std::max<size_t>(max_p, 1), ctx);
     // Warm-up: one token (first touch of the scratch, the pool's threads). The peak memory is
     // taken before any limits are measured (they read 512 MiB buffers of their own).
