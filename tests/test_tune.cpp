@@ -111,6 +111,29 @@ TEST(Tune, KeepsTheDefaultWithinTheMargin) {
   for (const TuneClass& c : r.classes) EXPECT_EQ(c.chosen.chunk_bytes, DecodePlan::kDefaultChunkBytes);
 }
 
+// A noisy machine: a winner within the measured noise does not replace the default, and a
+// measurement that noisy is not cached (a later, quieter load measures again).
+TEST(Tune, NoisyMeasurementKeepsTheDefaultAndIsNotCached) {
+  const std::string dir = temp_dir();
+  Context ctx(2);
+  Weights ws(WeightType::q4_0);
+  TuneOptions o;
+  o.cache_dir = dir;
+  o.rounds = 4;
+  int calls = 0;
+  o.timer = [&calls](const PackedWeights& w, const DecodePlan& p) {
+    const double slow = (calls++ / 3) % 2 ? 1.5 : 1.0;  // every other pass preempted
+    return static_cast<double>(w.bytes()) * 1e-9 * slow * (p.chunk_bytes == DecodePlan::kDefaultChunkBytes ? 1.0 : 0.8);
+  };
+  const TuneReport r = tune_weights(ws.ptrs, {}, ctx, o);
+  for (const TuneClass& c : r.classes) {
+    EXPECT_GT(c.noise, 0.25);
+    EXPECT_EQ(c.chosen.chunk_bytes, DecodePlan::kDefaultChunkBytes);
+  }
+  EXPECT_EQ(read_text(dir + "/tune.txt").find(" 65536 "), std::string::npos);
+  EXPECT_NE(r.table().find("too noisy"), std::string::npos);
+}
+
 // A corrupt file, another CPU's file and another build's file are ignored and rewritten.
 TEST(Tune, ForeignOrCorruptCacheIsIgnoredAndRewritten) {
   Context ctx(2);

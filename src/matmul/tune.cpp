@@ -26,6 +26,7 @@ namespace {
 
 constexpr const char* kMagic = "qmm-tune 1";
 constexpr size_t kMaxFileBytes = size_t{1} << 20;  // a tune file is a few KiB; more is not ours
+constexpr double kTuneMaxNoise = 0.10;  // a measurement noisier than this is used for the run, not cached
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -274,7 +275,9 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
 
   // Measuring: round r runs candidate index (j + r) % count of every class still to tune, for
   // j = 0, 1, ..., each a pass over the weights in model order (as a decode step reads them,
-  // so that they come from DRAM as in a decode step), and keeps each candidate's fastest pass.
+  // so that they come from DRAM as in a decode step). A candidate's time is the sum over its
+  // class's weights of each weight's fastest run (a run another process preempted counts in
+  // no sum); the spread of the default's passes over the rounds is the noise a winner must beat.
   if (!todo.empty()) {
     size_t max_cands = 0;
     for (size_t c : todo) max_cands = std::max(max_cands, rep.classes[c].candidates.size());
@@ -283,6 +286,8 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     Runner run{ctx, random_floats(max_k, 7), std::vector<float>(max_n)};
     std::vector<char> measured(rep.classes.size(), 0);
     for (size_t c : todo) measured[c] = 1;
+    std::vector<double> fastest(weights.size() * max_cands, 0.0);       // [weight][candidate]
+    std::vector<std::vector<double>> default_passes(rep.classes.size());  // the default's pass per round
     std::vector<double> pass(rep.classes.size());
     const double t0 = now();
     for (int r = 0; r < std::max(2, opt.rounds); ++r) {
@@ -292,28 +297,40 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
         for (size_t i = 0; i < weights.size(); ++i) {
           TuneClass& tc = rep.classes[class_of[i]];
           if (!measured[class_of[i]] || j >= tc.candidates.size()) continue;
-          const DecodePlan& plan = tc.candidates[(j + static_cast<size_t>(r)) % tc.candidates.size()].plan;
-          pass[class_of[i]] += opt.timer ? (weights[i]->set_decode_plan(plan), opt.timer(*weights[i], plan))
-                                         : run(*weights[i], plan);
+          const size_t cand = (j + static_cast<size_t>(r)) % tc.candidates.size();
+          const DecodePlan& plan = tc.candidates[cand].plan;
+          const double t = opt.timer ? (weights[i]->set_decode_plan(plan), opt.timer(*weights[i], plan))
+                                     : run(*weights[i], plan);
+          double& f = fastest[i * max_cands + cand];
+          f = f == 0 ? t : std::min(f, t);
+          pass[class_of[i]] += t;
         }
         for (size_t c : todo) {
-          TuneClass& tc = rep.classes[c];
-          if (j >= tc.candidates.size()) continue;
-          double& best = tc.candidates[(j + static_cast<size_t>(r)) % tc.candidates.size()].seconds;
-          best = best == 0 ? pass[c] : std::min(best, pass[c]);
+          const TuneClass& tc = rep.classes[c];
+          if (j < tc.candidates.size() && (j + static_cast<size_t>(r)) % tc.candidates.size() == 0) {
+            default_passes[c].push_back(pass[c]);
+          }
         }
       }
       rep.rounds = r + 1;
     }
+    for (size_t i = 0; i < weights.size(); ++i) {
+      TuneClass& tc = rep.classes[class_of[i]];
+      if (!measured[class_of[i]]) continue;
+      for (size_t k = 0; k < tc.candidates.size(); ++k) tc.candidates[k].seconds += fastest[i * max_cands + k];
+    }
     for (size_t c : todo) {
       TuneClass& tc = rep.classes[c];
+      std::vector<double>& p = default_passes[c];
+      std::sort(p.begin(), p.end());
+      tc.noise = p.size() >= 2 && p[0] > 0 ? (p[1] - p[0]) / p[0] : 1.0;
       size_t best = 0;
       for (size_t k = 1; k < tc.candidates.size(); ++k) {
         if (tc.candidates[k].seconds < tc.candidates[best].seconds) best = k;
       }
       tc.default_seconds = tc.candidates[0].seconds;
-      // Keep the default unless the winner beats it by more than the noise margin.
-      if (tc.candidates[best].seconds > tc.default_seconds * (1 - kTuneMargin)) best = 0;
+      // Keep the default unless the winner beats it by more than the margin and the noise.
+      if (tc.candidates[best].seconds > tc.default_seconds * (1 - std::max(kTuneMargin, tc.noise))) best = 0;
       tc.chosen = tc.candidates[best].plan;
       tc.chosen_seconds = tc.candidates[best].seconds;
     }
@@ -325,6 +342,7 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     if (!cache_ok) cache.clear();  // a foreign / corrupt file is replaced
     for (size_t c : todo) {
       const TuneClass& tc = rep.classes[c];
+      if (tc.noise > kTuneMaxNoise) continue;  // too noisy to keep: a later, quieter load measures again
       Entry e{rep.threads, tc.bucket, tc.gemm->name, tc.chosen.gemv->name, tc.chosen.chunk_bytes,
               tc.default_seconds * 1e6, tc.chosen_seconds * 1e6};
       cache[e.id()] = e;
@@ -385,6 +403,13 @@ std::string TuneReport::table() const {
   for (const TuneClass& tc : classes) {
     std::snprintf(buf, sizeof buf, "\n%s %s, %zu weights, %.1f MiB, GEMM %s\n", type_name(tc.type),
                   bucket_name(tc.bucket).c_str(), tc.weights, static_cast<double>(tc.bytes) / (1 << 20), tc.gemm->name);
+    s += buf;
+    if (!tc.from_cache && tc.candidates.size() > 1) {
+      std::snprintf(buf, sizeof buf, "  noise %.1f%% (the default's two fastest passes)%s\n", 100 * tc.noise,
+                    tc.noise > kTuneMaxNoise ? ": too noisy, not cached" : "");
+    } else {
+      buf[0] = 0;
+    }
     s += buf;
     if (tc.from_cache) {
       std::snprintf(buf, sizeof buf, "  from the cache: GEMV %s, chunk %s (default %.1f us, chosen %.1f us)\n",

@@ -35,7 +35,7 @@ struct TuneOptions {
 
 struct TuneCandidate {
   DecodePlan plan;
-  double seconds = 0;  // the class's weights, one decode pass, min over rounds (0: not measured)
+  double seconds = 0;  // the class's weights, one decode pass: each weight's fastest run, summed
 };
 
 struct TuneClass {
@@ -46,6 +46,7 @@ struct TuneClass {
   std::vector<TuneCandidate> candidates;  // [0] is the default; empty when read from the cache
   DecodePlan chosen;
   double default_seconds = 0, chosen_seconds = 0;
+  double noise = 0;         // relative spread of the default's passes (a winner must beat it)
   bool from_cache = false;
 };
 
