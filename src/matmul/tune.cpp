@@ -26,7 +26,7 @@ namespace {
 
 constexpr const char* kMagic = "qmm-tune 1";
 constexpr size_t kMaxFileBytes = size_t{1} << 20;  // a tune file is a few KiB; more is not ours
-constexpr double kTuneMaxNoise = 0.10;  // a measurement noisier than this is used for the run, not cached
+constexpr double kTuneMaxNoise = 0.10;  // a measurement noisier than this keeps the default plan
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -289,9 +289,16 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     std::vector<double> fastest(weights.size() * max_cands, 0.0);       // [weight][candidate]
     std::vector<std::vector<double>> default_passes(rep.classes.size());  // the default's pass per round
     std::vector<double> pass(rep.classes.size());
+    // Warm-up, untimed: the first touch of every weight (a mapped pack cache faults its pages
+    // in) must not count against whichever candidate runs first.
+    if (!opt.timer) {
+      for (size_t i = 0; i < weights.size(); ++i) {
+        if (measured[class_of[i]]) run(*weights[i], rep.classes[class_of[i]].candidates[0].plan);
+      }
+    }
     const double t0 = now();
-    for (int r = 0; r < std::max(2, opt.rounds); ++r) {
-      if (r >= 2 && now() - t0 > opt.budget_seconds) break;
+    for (int r = 0; r < std::max(3, opt.rounds); ++r) {
+      if (r >= 3 && now() - t0 > opt.budget_seconds) break;
       for (size_t j = 0; j < max_cands; ++j) {
         std::fill(pass.begin(), pass.end(), 0.0);
         for (size_t i = 0; i < weights.size(); ++i) {
@@ -329,8 +336,12 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
         if (tc.candidates[k].seconds < tc.candidates[best].seconds) best = k;
       }
       tc.default_seconds = tc.candidates[0].seconds;
-      // Keep the default unless the winner beats it by more than the margin and the noise.
-      if (tc.candidates[best].seconds > tc.default_seconds * (1 - std::max(kTuneMargin, tc.noise))) best = 0;
+      // Keep the default unless the winner beats it by more than the margin and the noise, and
+      // keep it when the measurement is too noisy to say (qmm tune measures again on demand).
+      if (tc.candidates[best].seconds > tc.default_seconds * (1 - std::max(kTuneMargin, tc.noise)) ||
+          tc.noise > kTuneMaxNoise) {
+        best = 0;
+      }
       tc.chosen = tc.candidates[best].plan;
       tc.chosen_seconds = tc.candidates[best].seconds;
     }
@@ -342,7 +353,6 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     if (!cache_ok) cache.clear();  // a foreign / corrupt file is replaced
     for (size_t c : todo) {
       const TuneClass& tc = rep.classes[c];
-      if (tc.noise > kTuneMaxNoise) continue;  // too noisy to keep: a later, quieter load measures again
       Entry e{rep.threads, tc.bucket, tc.gemm->name, tc.chosen.gemv->name, tc.chosen.chunk_bytes,
               tc.default_seconds * 1e6, tc.chosen_seconds * 1e6};
       cache[e.id()] = e;
@@ -406,7 +416,7 @@ std::string TuneReport::table() const {
     s += buf;
     if (!tc.from_cache && tc.candidates.size() > 1) {
       std::snprintf(buf, sizeof buf, "  noise %.1f%% (the default's two fastest passes)%s\n", 100 * tc.noise,
-                    tc.noise > kTuneMaxNoise ? ": too noisy, not cached" : "");
+                    tc.noise > kTuneMaxNoise ? ": too noisy to choose, the default kept" : "");
     } else {
       buf[0] = 0;
     }
