@@ -229,7 +229,7 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     for (const Ukernel* g : gemvs) {
       for (size_t chunk : kChunks) {
         if (rep.threads == 1 && chunk != DecodePlan::kDefaultChunkBytes) continue;  // one thread: no chunks
-        tc.candidates.push_back({{g, chunk, true}, 0});
+        tc.candidates.push_back({{g, chunk, true}, 0, {}});
       }
     }
   }
@@ -313,13 +313,19 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
           pass[class_of[i]] += t;
         }
         for (size_t c : todo) {
-          const TuneClass& tc = rep.classes[c];
-          if (j < tc.candidates.size() && (j + static_cast<size_t>(r)) % tc.candidates.size() == 0) {
-            default_passes[c].push_back(pass[c]);
-          }
+          TuneClass& tc = rep.classes[c];
+          if (j >= tc.candidates.size()) continue;
+          const size_t cand = (j + static_cast<size_t>(r)) % tc.candidates.size();
+          tc.candidates[cand].passes.push_back(pass[c]);
+          if (cand == 0) default_passes[c].push_back(pass[c]);
         }
       }
       rep.rounds = r + 1;
+      // Three rounds would take too long (a busy machine): keep the defaults, cache nothing.
+      if (r == 0 && 3 * (now() - t0) > 1.25 * opt.budget_seconds) {
+        rep.too_busy = true;
+        break;
+      }
     }
     for (size_t i = 0; i < weights.size(); ++i) {
       TuneClass& tc = rep.classes[class_of[i]];
@@ -330,10 +336,19 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
       TuneClass& tc = rep.classes[c];
       std::vector<double>& p = default_passes[c];
       std::sort(p.begin(), p.end());
-      tc.noise = p.size() >= 2 && p[0] > 0 ? (p[1] - p[0]) / p[0] : 1.0;
+      tc.noise = p.size() >= 2 && p[0] > 0 && !rep.too_busy ? (p[1] - p[0]) / p[0] : 1.0;
+      // A winner must also have beaten the default's pass in every round (the rounds interleave
+      // them, so a slow spell of the machine hits both alike).
+      auto wins_every_round = [&](const TuneCandidate& k) {
+        const std::vector<double>& d = tc.candidates[0].passes;
+        for (size_t r = 0; r < k.passes.size() && r < d.size(); ++r) {
+          if (!(k.passes[r] < d[r] * (1 - kTuneMargin))) return false;
+        }
+        return true;
+      };
       size_t best = 0;
       for (size_t k = 1; k < tc.candidates.size(); ++k) {
-        if (tc.candidates[k].seconds < tc.candidates[best].seconds) best = k;
+        if (tc.candidates[k].seconds < tc.candidates[best].seconds && wins_every_round(tc.candidates[k])) best = k;
       }
       tc.default_seconds = tc.candidates[0].seconds;
       // Keep the default unless the winner beats it by more than the margin and the noise, and
@@ -349,7 +364,7 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
   for (size_t i = 0; i < weights.size(); ++i) weights[i]->set_decode_plan(rep.classes[class_of[i]].chosen);
 
   // Persist what was measured (not under a kernel filter: that is not this machine's choice).
-  if (!todo.empty() && !rep.file.empty() && !filtered) {
+  if (!todo.empty() && !rep.file.empty() && !filtered && !rep.too_busy) {
     if (!cache_ok) cache.clear();  // a foreign / corrupt file is replaced
     for (size_t c : todo) {
       const TuneClass& tc = rep.classes[c];
@@ -410,6 +425,7 @@ std::string TuneReport::table() const {
   std::snprintf(buf, sizeof buf, "tuning: %d thread%s, %d round%s, %.2f s measuring; cache %s\n", threads,
                 threads == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", seconds, file.empty() ? "(none)" : file.c_str());
   s += buf;
+  if (too_busy) s += "the machine was too busy to measure in time: the defaults are kept, nothing cached\n";
   for (const TuneClass& tc : classes) {
     std::snprintf(buf, sizeof buf, "\n%s %s, %zu weights, %.1f MiB, GEMM %s\n", type_name(tc.type),
                   bucket_name(tc.bucket).c_str(), tc.weights, static_cast<double>(tc.bytes) / (1 << 20), tc.gemm->name);

@@ -26,7 +26,8 @@ struct TuneOptions {
   bool force = false;       // re-measure every class (qmm tune)
   std::string cache_dir;    // "" : tune_cache_dir()
   bool persist = true;      // read and write the cache file
-  double budget_seconds = 8;  // no new round starts after this (at least 2 rounds run)
+  double budget_seconds = 8;  // no new round starts after this (at least 3 run, unless the first
+                              // shows that 3 would take 1.25x this: then the defaults are kept)
   int rounds = 5;
   // Tests: the seconds of one decode GEMV over `w` under `plan` (default: runs and times it).
   std::function<double(const PackedWeights& w, const DecodePlan& plan)> timer;
@@ -36,6 +37,7 @@ struct TuneOptions {
 struct TuneCandidate {
   DecodePlan plan;
   double seconds = 0;  // the class's weights, one decode pass: each weight's fastest run, summed
+  std::vector<double> passes;  // the class's pass time in each round
 };
 
 struct TuneClass {
@@ -55,6 +57,7 @@ struct TuneReport {
   std::string file;       // the cache file ("" when not persisted)
   int threads = 1;
   int rounds = 0;         // rounds measured (0: everything from the cache)
+  bool too_busy = false;  // one round took over a third of the budget: defaults kept, nothing cached
   double seconds = 0;     // time spent tuning (reading the cache, measuring, writing)
   std::string table() const;                 // every class, candidate and time (qmm tune)
   std::vector<std::string> summary() const;  // one line per class (--trace, qmm info)
