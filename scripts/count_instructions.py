@@ -9,8 +9,11 @@ count is the sum of the lengths of the TBs executed between the two markers. The
 through a FIFO, so nothing large is written to disk.
 
 usage: count_instructions.py --qemu QEMU [--cpu CPU] [--svl BYTES] --driver DRIVER
-                             [--shape M N K] KERNEL [KERNEL ...]
+                             [--shape M N K] [--c-api MAX_INSTR MAX_PERCENT] KERNEL [KERNEL ...]
 Prints per kernel: instructions, MACs, instructions per MAC, and the most executed mnemonics.
+With --c-api, each kernel is counted twice, called directly and through the public
+qmm_ukernel_run; the script fails when the public call adds more than MAX_INSTR instructions or
+more than MAX_PERCENT % of the kernel's own count.
 """
 import argparse
 import collections
@@ -24,12 +27,12 @@ IN_RE = re.compile(r"^0x([0-9a-f]+):\s+[0-9a-f]+\s+(\S+)")
 TRACE_RE = re.compile(r"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/[^\]]*\]\s*(\S*)")
 
 
-def count(qemu, cpu, svl, driver, kernel, shape):
+def count(qemu, cpu, svl, driver, kernel, shape, capi=False):
     with tempfile.TemporaryDirectory() as tmp:
         fifo = os.path.join(tmp, "log")
         os.mkfifo(fifo)
         cmd = [qemu, "-cpu", f"{cpu},sme-default-vector-length={svl}", "-d", "in_asm,exec,nochain", "-D", fifo,
-               driver, kernel] + [str(x) for x in shape]
+               driver, kernel] + [str(x) for x in shape] + (["capi"] if capi else [])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         tbs = {}  # first pc -> mnemonics of the TB
         block, counting, seen_end = None, False, False
@@ -73,6 +76,8 @@ def main():
     ap.add_argument("--driver", required=True)
     ap.add_argument("--shape", type=int, nargs=3, default=[64, 256, 512], metavar=("M", "N", "K"))
     ap.add_argument("--top", type=int, default=8, help="mnemonics listed per kernel")
+    ap.add_argument("--c-api", type=float, nargs=2, metavar=("MAX_INSTR", "MAX_PERCENT"),
+                    help="also count the public qmm_ukernel_run call and bound what it adds")
     ap.add_argument("kernels", nargs="+")
     a = ap.parse_args()
     m, n, k = a.shape
@@ -82,6 +87,14 @@ def main():
         total, hist = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape)
         top = ", ".join(f"{mn} {c}" for mn, c in hist.most_common(a.top))
         print(f"{kernel}: {total} instructions, {total / macs:.5f} instr/MAC ({macs / max(total, 1):.1f} MACs/instr); {top}")
+        if a.c_api:
+            public, _ = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape, capi=True)
+            extra = public - total
+            pct = 100.0 * extra / max(total, 1)
+            print(f"{kernel} through qmm_ukernel_run: {public} instructions, {extra} more than the kernel ({pct:.2f} %)")
+            if extra > a.c_api[0] or pct > a.c_api[1]:
+                sys.exit(f"count_instructions: qmm_ukernel_run adds {extra} instructions ({pct:.2f} %), "
+                         f"over the bound of {a.c_api[0]:g} ({a.c_api[1]:g} %)")
 
 
 if __name__ == "__main__":

@@ -80,6 +80,11 @@ TEST(CApi, PackF32PerChannel) {
   EXPECT_EQ(last(), "qmm_weights_pack_f32 takes QMM_TYPE_QC8 or QMM_TYPE_QC4, not q4_0");
   EXPECT_EQ(qmm_weights_pack_f32(77, n, k, wf.data(), nullptr, nullptr, &w), QMM_ERR_UNSUPPORTED);
   EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, n, k, nullptr, nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
+  // Misaligned floats (as qmm_matmul refuses them): an error, not undefined behaviour.
+  const float* odd = reinterpret_cast<const float*>(reinterpret_cast<const char*>(wf.data()) + 1);
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC8, 1, 32, odd, nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(last(), "qmm_weights_pack_f32: weights and bias must be aligned to 4 bytes");
+  EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC8, 1, 32, wf.data(), odd, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, 0, k, wf.data(), nullptr, nullptr, &w), QMM_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(qmm_weights_pack_f32(QMM_TYPE_QC4, SIZE_MAX / 2, SIZE_MAX / 2, wf.data(), nullptr, nullptr, &w),
             QMM_ERR_INVALID_ARGUMENT);
@@ -136,6 +141,9 @@ TEST(CApi, MicrokernelLevel) {
   EXPECT_EQ(qmm_ukernel_get(0, nullptr), QMM_ERR_INVALID_ARGUMENT);
   size_t idx = 0;
   EXPECT_EQ(qmm_ukernel_find("no_such_kernel", &idx), QMM_ERR_INVALID_ARGUMENT);
+  // A name KleidiAI gives to another layout is refused with qmm's new name, on every architecture.
+  EXPECT_EQ(qmm_ukernel_find("matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot", &idx), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(qmm_last_error()).find("qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot"), std::string::npos);
   EXPECT_EQ(qmm_ukernel_lhs_packed_size(count, 1, 32), 0u);
   for (size_t i = 0; i < count; ++i) {
     ASSERT_EQ(qmm_ukernel_get(i, &info), QMM_OK);

@@ -95,6 +95,56 @@ TEST(Channels, BiasAndErrorAgainstF32Product) {
   }
 }
 
+// KleidiAI's epilogue, bit for bit: out = fl(fl(isum · s) + bias), the product rounded before the
+// bias is added, not one fused multiply-add (which differs where the bias cancels the product).
+// Each per-channel variant runs once with the biases and once without (its own product P, as
+// adding 0 changes nothing); with the biases every output must be P + bias exactly. The biases
+// nearly cancel the products of row 0, where a fused multiply-add is furthest off.
+TEST(Channels, BiasIsAddedToTheRoundedProductBitForBit) {
+  const size_t n = 37, k = 200;
+  const std::vector<float> a = test::random_floats(5 * k, 31), w = test::random_floats(n * k, 32);
+  std::vector<float> bias(n);
+  for (size_t j = 0; j < n; ++j) {
+    float dot = 0;
+    for (size_t c = 0; c < k; ++c) dot += a[c] * w[j * k + c];
+    bias[j] = -dot * (j % 3 == 0 ? 1.0f : j % 3 == 1 ? 0.999f : 0.5f);
+  }
+  size_t checked = 0;
+  for (WeightType t : {WeightType::qc8, WeightType::qc4}) {
+    const size_t rb = row_bytes(t, k);
+    std::vector<uint8_t> with(n * rb), without(n * rb);
+    for (size_t j = 0; j < n; ++j) {
+      (t == WeightType::qc8 ? quantize_row_qc8 : quantize_row_qc4)(&w[j * k], bias[j], &with[j * rb], k);
+      (t == WeightType::qc8 ? quantize_row_qc8 : quantize_row_qc4)(&w[j * k], 0.0f, &without[j * rb], k);
+    }
+    for (const Ukernel* u : kernel_list()) {
+      if (u->type != t || !test::why_unavailable(*u).empty()) continue;
+      const size_t m = u->gemv ? 1 : 5;
+      const TileParams p = kernel_params(*u);
+      AlignedBuffer lp(lhs_packed_size(*u, p, m, k)), rp(rhs_packed_size(*u, p, n, k));
+      u->lhs->run(m, k, p.mr, p.kr, p.sr, a.data(), k * 4, lp.data());
+      const auto run = [&](const std::vector<uint8_t>& rows) {
+        std::memset(rp.data(), 0, rp.size());
+        u->rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), rp.data());
+        std::vector<float> dst(m * n);
+        u->run(m, n, k, lp.data(), rp.data(), dst.data(), n * 4, -INFINITY, INFINITY);
+        return dst;
+      };
+      const std::vector<float> product = run(without), got = run(with);
+      for (size_t i = 0; i < m; ++i) {
+        for (size_t j = 0; j < n; ++j) {
+          volatile float rounded = product[i * n + j];  // no contraction into a multiply-add here
+          const float want = rounded + bias[j];
+          ASSERT_EQ(got[i * n + j], want) << u->name << " (" << i << ", " << j << "): product " << rounded
+                                          << " + bias " << bias[j];
+        }
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 4u);  // the scalar GEMM + GEMV of each type at least
+}
+
 // The extremes of both operands: weights -128 / 127 (qc8, which quantize_row_qc8 never writes
 // but raw QC8 rows may hold) and -8 / 7 (qc4), activations quantized to -128 and 127, over a
 // long k: every variant of the kernel list gives the scalar kernel's result (its integer sums

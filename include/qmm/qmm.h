@@ -127,7 +127,7 @@ QMM_API qmm_status qmm_matmul(const qmm_weights* w, size_t m, const float* lhs, 
 
 /* ---- Microkernel level: every variant of the kernel list, by index ---- */
 typedef struct qmm_ukernel_info {
-  const char* name;       /* e.g. matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar */
+  const char* name;       /* e.g. matmul_clamp_f32_qsi8d32p4x4_qsi4c32p8x4_4x8_scalar */
   const char* isa;        /* "scalar", "avx512vnni", "sme2", ... */
   const char* lhs_packer; /* e.g. lhs_quant_pack_qsi8d32p_f32 */
   const char* rhs_packer; /* e.g. rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0 */

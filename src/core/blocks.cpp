@@ -1,70 +1,14 @@
 #include "core/blocks.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <strings.h>
 
-#include "core/channels.h"
 #include "core/fp16.h"
-#include "core/kquants.h"
 
 namespace qmm {
-
-const char* type_name(WeightType t) {
-  switch (t) {
-    case WeightType::f32: return "f32";
-    case WeightType::f16: return "f16";
-    case WeightType::q4_0: return "q4_0";
-    case WeightType::q8_0: return "q8_0";
-    case WeightType::q4_k: return "q4_k";
-    case WeightType::q5_k: return "q5_k";
-    case WeightType::q6_k: return "q6_k";
-    case WeightType::iq4_nl: return "iq4_nl";
-    case WeightType::qc8: return "qc8";
-    case WeightType::qc4: return "qc4";
-  }
-  return "?";
-}
-
-bool parse_type(const char* name, WeightType* out) {
-  for (WeightType t : kWeightTypes) {
-    if (strcasecmp(name, type_name(t)) == 0) {
-      *out = t;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool is_block_type(WeightType t) { return block_len(t) > 1; }
-
-bool is_channel_type(WeightType t) { return t == WeightType::qc8 || t == WeightType::qc4; }
-
-size_t block_len(WeightType t) {
-  switch (t) {
-    case WeightType::f32: case WeightType::f16: case WeightType::qc8: case WeightType::qc4: return 1;
-    case WeightType::q4_0: case WeightType::q8_0: case WeightType::iq4_nl: return kBlock;
-    case WeightType::q4_k: case WeightType::q5_k: case WeightType::q6_k: return kSuperBlock;
-  }
-  return 1;
-}
-
-size_t row_bytes(WeightType t, size_t k) {
-  switch (t) {
-    case WeightType::f32: return k * 4;
-    case WeightType::f16: return k * 2;
-    case WeightType::q4_0: return k / kBlock * sizeof(BlockQ4_0);
-    case WeightType::q8_0: return k / kBlock * sizeof(BlockQ8_0);
-    case WeightType::q4_k: return k / kSuperBlock * sizeof(BlockQ4_K);
-    case WeightType::q5_k: return k / kSuperBlock * sizeof(BlockQ5_K);
-    case WeightType::q6_k: return k / kSuperBlock * sizeof(BlockQ6_K);
-    case WeightType::iq4_nl: return k / kBlock * sizeof(BlockIQ4_NL);
-    case WeightType::qc8: return qc8_row_bytes(k);
-    case WeightType::qc4: return qc4_row_bytes(k);
-  }
-  return 0;
-}
 
 namespace {
 
@@ -180,38 +124,53 @@ void dequantize_row_q8_0(const BlockQ8_0* x, float* y, size_t k) {
   }
 }
 
-void dequantize_row(WeightType t, const void* row, float* y, size_t k) {
-  switch (t) {
-    case WeightType::f32: std::memcpy(y, row, k * 4); break;
-    case WeightType::f16: fp16_to_fp32_row(static_cast<const uint16_t*>(row), y, k); break;
-    case WeightType::q4_0: dequantize_row_q4_0(static_cast<const BlockQ4_0*>(row), y, k); break;
-    case WeightType::q8_0: dequantize_row_q8_0(static_cast<const BlockQ8_0*>(row), y, k); break;
-    case WeightType::q4_k: dequantize_row_q4_k(static_cast<const BlockQ4_K*>(row), y, k); break;
-    case WeightType::q5_k: dequantize_row_q5_k(static_cast<const BlockQ5_K*>(row), y, k); break;
-    case WeightType::q6_k: dequantize_row_q6_k(static_cast<const BlockQ6_K*>(row), y, k); break;
-    case WeightType::iq4_nl: dequantize_row_iq4_nl(static_cast<const BlockIQ4_NL*>(row), y, k); break;
-    case WeightType::qc8: dequantize_row_qc8(static_cast<const uint8_t*>(row), y, k); break;
-    case WeightType::qc4: dequantize_row_qc4(static_cast<const uint8_t*>(row), y, k); break;
+// The read-only types (converted at load), the formulas of ggml's dequantize_row_*.
+void dequantize_row_q4_1(const BlockQ4_1* x, float* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, y += kBlock) {
+    const float d = fp16_to_fp32(x[b].d), m = fp16_to_fp32(x[b].m);
+    for (size_t j = 0; j < kBlock / 2; ++j) {
+      const float lo = static_cast<float>(x[b].qs[j] & 0x0f) * d;
+      const float hi = static_cast<float>(x[b].qs[j] >> 4) * d;
+      y[j] = lo + m;
+      y[j + 16] = hi + m;
+    }
   }
 }
 
-void quantize_rows(WeightType t, const float* x, void* y, size_t n, size_t k) {
-  auto* out = static_cast<uint8_t*>(y);
-  const size_t rb = row_bytes(t, k);
-  for (size_t i = 0; i < n; ++i, x += k, out += rb) {
-    switch (t) {
-      case WeightType::f32: std::memcpy(out, x, k * 4); break;
-      case WeightType::f16: fp32_to_fp16_row(x, reinterpret_cast<uint16_t*>(out), k); break;
-      case WeightType::q4_0: quantize_row_q4_0(x, reinterpret_cast<BlockQ4_0*>(out), k); break;
-      case WeightType::q8_0: quantize_row_q8_0(x, reinterpret_cast<BlockQ8_0*>(out), k); break;
-      case WeightType::q4_k: quantize_row_q4_k(x, reinterpret_cast<BlockQ4_K*>(out), k); break;
-      case WeightType::q5_k: quantize_row_q5_k(x, reinterpret_cast<BlockQ5_K*>(out), k); break;
-      case WeightType::q6_k: quantize_row_q6_k(x, reinterpret_cast<BlockQ6_K*>(out), k); break;
-      case WeightType::iq4_nl: quantize_row_iq4_nl(x, reinterpret_cast<BlockIQ4_NL*>(out), k); break;
-      case WeightType::qc8: quantize_row_qc8(x, 0.0f, out, k); break;  // bias 0
-      case WeightType::qc4: quantize_row_qc4(x, 0.0f, out, k); break;
+void dequantize_row_q5_0(const BlockQ5_0* x, float* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, y += kBlock) {
+    const float d = fp16_to_fp32(x[b].d);
+    uint32_t qh;
+    std::memcpy(&qh, x[b].qh, 4);
+    for (uint32_t j = 0; j < kBlock / 2; ++j) {
+      const uint32_t h0 = ((qh >> j) << 4) & 0x10;  // bit j -> bit 4 of element j
+      const uint32_t h1 = (qh >> (j + 12)) & 0x10;  // bit j + 16 -> bit 4 of element j + 16
+      const int x0 = static_cast<int>((x[b].qs[j] & 0x0fu) | h0) - 16;
+      const int x1 = static_cast<int>((x[b].qs[j] >> 4) | h1) - 16;
+      y[j] = static_cast<float>(x0) * d;
+      y[j + 16] = static_cast<float>(x1) * d;
     }
   }
+}
+
+void dequantize_row_q5_1(const BlockQ5_1* x, float* y, size_t k) {
+  for (size_t b = 0; b < k / kBlock; ++b, y += kBlock) {
+    const float d = fp16_to_fp32(x[b].d), m = fp16_to_fp32(x[b].m);
+    uint32_t qh;
+    std::memcpy(&qh, x[b].qh, 4);
+    for (uint32_t j = 0; j < kBlock / 2; ++j) {
+      const uint32_t h0 = ((qh >> j) << 4) & 0x10;
+      const uint32_t h1 = (qh >> (j + 12)) & 0x10;
+      const float lo = static_cast<float>((x[b].qs[j] & 0x0fu) | h0) * d;
+      const float hi = static_cast<float>((x[b].qs[j] >> 4) | h1) * d;
+      y[j] = lo + m;
+      y[j + 16] = hi + m;
+    }
+  }
+}
+
+void dequantize_row_bf16(const uint16_t* x, float* y, size_t k) {
+  for (size_t i = 0; i < k; ++i) y[i] = std::bit_cast<float>(static_cast<uint32_t>(x[i]) << 16);
 }
 
 }  // namespace qmm

@@ -3,17 +3,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/weight_types.h"
+
 namespace qmm {
-
-// GGML type ids as they appear in GGUF files; qc8 / qc4 are qmm's per-channel row formats
-// (core/channels.h), numbered outside GGML's range: they never come from a GGUF file.
-enum class WeightType : uint32_t { f32 = 0, f16 = 1, q4_0 = 2, q8_0 = 8, q4_k = 12, q5_k = 13, q6_k = 14, iq4_nl = 20,
-                                   qc8 = 1024, qc4 = 1025 };
-
-// Every GGUF type above, for tools that list them (parse_type knows only these: qc8 / qc4 are
-// no target of the GGUF tools).
-inline constexpr WeightType kWeightTypes[] = {WeightType::f32,  WeightType::f16,  WeightType::q4_0, WeightType::q8_0,
-                                             WeightType::q4_k, WeightType::q5_k, WeightType::q6_k, WeightType::iq4_nl};
 
 constexpr size_t kBlock = 32;  // weights per Q4_0 / Q8_0 block
 
@@ -43,19 +35,20 @@ struct BlockQ5_0 {
 };
 static_assert(sizeof(BlockQ5_0) == 22);
 
+// Q4_1: element j (0..15) is the low nibble of qs[j], element j + 16 its high nibble;
+// value = q·d + m. Read only.
+struct BlockQ4_1 {
+  uint16_t d, m;
+  uint8_t qs[kBlock / 2];
+};
+static_assert(sizeof(BlockQ4_1) == 20);
+
 struct BlockQ5_1 {
   uint16_t d, m;
   uint8_t qh[4];
   uint8_t qs[kBlock / 2];
 };
 static_assert(sizeof(BlockQ5_1) == 24);
-
-const char* type_name(WeightType t);
-bool parse_type(const char* name, WeightType* out);  // type_name's spelling, any case ("Q4_K" too)
-bool is_block_type(WeightType t);                    // a quantized type: k must be a multiple of block_len
-bool is_channel_type(WeightType t);                  // qc8 / qc4: one scale per row, any k
-size_t block_len(WeightType t);                      // weights per block: 1 (f32, f16), 32, 256 (K-quants)
-size_t row_bytes(WeightType t, size_t k);            // bytes of one GGUF row of k elements (k valid)
 
 // True when x[0..31] are all finite (no NaN, no ±Inf).
 inline bool block_is_finite(const float* x) {
@@ -76,9 +69,10 @@ void quantize_row_q5_0(const float* x, BlockQ5_0* y, size_t k);
 void quantize_row_q5_1(const float* x, BlockQ5_1* y, size_t k);
 void dequantize_row_q4_0(const BlockQ4_0* x, float* y, size_t k);
 void dequantize_row_q8_0(const BlockQ8_0* x, float* y, size_t k);
-// Any supported GGUF row -> F32.
-void dequantize_row(WeightType t, const void* row, float* y, size_t k);
-// F32 rows -> GGUF rows of type t (n rows of k). k must suit t.
-void quantize_rows(WeightType t, const float* x, void* y, size_t n, size_t k);
+// The types qmm only reads (converted at load): ggml's dequantizers.
+void dequantize_row_q4_1(const BlockQ4_1* x, float* y, size_t k);
+void dequantize_row_q5_0(const BlockQ5_0* x, float* y, size_t k);
+void dequantize_row_q5_1(const BlockQ5_1* x, float* y, size_t k);
+void dequantize_row_bf16(const uint16_t* x, float* y, size_t k);  // BF16: the upper half of an F32
 
 }  // namespace qmm

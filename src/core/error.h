@@ -21,6 +21,11 @@ class Error : public std::runtime_error {
 inline void check_arg(bool ok, const std::string& msg) {
   if (!ok) fail(Status::invalid_argument, msg);
 }
+// The same with a literal: no std::string is built unless the check fails (the C API's per-tile
+// calls check on every call and must cost nothing on the valid path).
+inline void check_arg(bool ok, const char* msg) {
+  if (!ok) [[unlikely]] fail(Status::invalid_argument, msg);
+}
 
 // a * b, or an error naming `what` when it overflows size_t.
 size_t checked_mul(size_t a, size_t b, const char* what);

@@ -28,7 +28,7 @@ const Ukernel* const kKernels[] = {
 #endif
     // Scalar reference: the last resort on every CPU.
     &matmul_clamp_f32_qsi8d32p4x4_qsi4c32p8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar,
+    &matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar,
     &matmul_clamp_f32_qsi8d32p4x4_qsi8c32p8x4_4x8_scalar,
     &matmul_clamp_f32_qsi8d32p1x4_qsi8c32p8x4_1x8_scalar,
     &matmul_clamp_f32_qsi8d32p4x4_q4kp8x4_4x8_scalar,
@@ -110,6 +110,25 @@ const Ukernel* find_kernel(std::string_view name) {
   return nullptr;
 }
 
+const char* retired_kernel_name(std::string_view name) {
+  struct Retired {
+    const char* name;
+    const char* message;
+  };
+  static constexpr Retired kRetired[] = {
+      {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot",
+       "is KleidiAI's QC4 GEMV on its kr 4 / sr 1 layout, which qmm does not have; qmm's SME2 QC4 GEMV "
+       "(kr 8 / sr 2, the QC4 GEMM's buffer) is matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot"},
+      {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar",
+       "names the operands of KleidiAI's SVE Q4_0 GEMV (kr 8 / sr 2); qmm's scalar Q4_0 GEMV (kr 4 / sr 2) is "
+       "matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar"},
+  };
+  for (const Retired& r : kRetired) {
+    if (name == r.name) return r.message;
+  }
+  return nullptr;
+}
+
 std::span<const Isa> isa_list() { return kIsas; }
 
 bool parse_isa(std::string_view name, Isa* out) {
@@ -151,7 +170,7 @@ std::span<const PackerPreset> packer_presets() {
          sme2_f16_gemv_params},
         {"matmul_clamp_f32_qai8dxp1vlx4_qsi4cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemm_params},
-        {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+        {"matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemv_params},
         {"matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemm_params},

@@ -11,6 +11,10 @@ namespace qmm {
 
 std::span<const Ukernel* const> kernel_list();
 const Ukernel* find_kernel(std::string_view name);  // nullptr if absent
+// A name qmm used once and gave up because KleidiAI gives it to another layout: the message that
+// refuses it (saying the new name), or nullptr. Callers refuse, never map: a framework asking for
+// KleidiAI's kernel by that name must not get qmm's different bytes.
+const char* retired_kernel_name(std::string_view name);
 std::span<const Isa> isa_list();                    // the ISAs of this architecture, best first
 bool parse_isa(std::string_view name, Isa* out);
 

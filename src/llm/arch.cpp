@@ -7,11 +7,11 @@ namespace qmm::llm {
 namespace {
 
 constexpr std::array kArchs = {
-    ArchSpec{.name = "llama"},
-    ArchSpec{.name = "mistral"},
-    ArchSpec{.name = "qwen2", .rope = Rope::neox, .qkv_bias = true},
+    ArchSpec{.name = "llama", .rope_freqs = true},
+    ArchSpec{.name = "mistral", .rope_freqs = true},
+    ArchSpec{.name = "qwen2", .rope = Rope::neox},
     ArchSpec{.name = "qwen3", .rope = Rope::neox, .qk_norm = true},
-    ArchSpec{.name = "phi3", .rope = Rope::neox, .fused = true},
+    ArchSpec{.name = "phi3", .rope = Rope::neox, .fused = true, .long_rope = true},
     ArchSpec{.name = "gemma2", .rope = Rope::neox, .act = Activation::geglu, .embed_scale = true, .post_norms = true,
              .swa_pattern = 2, .default_window = 4096, .softcap = true, .big_layers = 46},
     ArchSpec{.name = "gemma3", .rope = Rope::neox, .act = Activation::geglu, .embed_scale = true, .qk_norm = true,

@@ -18,15 +18,19 @@ enum class Activation : uint8_t {
   geglu,   // gelu(gate) · up, GELU's tanh approximation (Gemma)
 };
 
+// Every family: Q/K/V as separate attn_q/k/v or one fused attn_qkv (as the file has them, per
+// layer), with optional biases (attn_{q,k,v}.bias or attn_qkv.bias) added after the projection,
+// as llama.cpp's create_tensor_qkv takes them. A file with any other tensor is refused.
 struct ArchSpec {
   const char* name;             // general.architecture
   Rope rope = Rope::normal;
   Activation act = Activation::swiglu;
   bool embed_scale = false;     // x = embedding · √n_embd (Gemma)
-  bool qkv_bias = false;        // attn_{q,k,v}.bias added after the projections (Qwen 2)
   bool qk_norm = false;         // attn_{q,k}_norm: RMSNorm of every query / key head before RoPE (Qwen 3, Gemma 3)
   bool post_norms = false;      // post_attention_norm / post_ffw_norm on the attention / FFN output before the residual (Gemma 2/3)
-  bool fused = false;           // attn_qkv = [Wq; Wk; Wv] and ffn_up = [Wgate; Wup] in one tensor each (Phi-3)
+  bool fused = false;           // ffn_up = [Wgate; Wup] in one tensor (Phi-3)
+  bool rope_freqs = false;      // rope_freqs.weight: Llama 3's RoPE frequency factors (llama.cpp loads them for llama only)
+  bool long_rope = false;       // rope_factors_short / _long: LongRoPE frequency factors (Phi-3; llama with rope.scaling.type longrope)
   uint32_t swa_pattern = 0;     // with attention.sliding_window: layer l is local unless l % pattern == pattern - 1
   float swa_rope_base = 0;      // the local layers' RoPE base (0: the model's)
   uint32_t default_window = 0;  // the window when the file names none

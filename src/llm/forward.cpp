@@ -181,13 +181,14 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
   }
 
   // RoPE angles of the rows' positions, shared by every layer: (cos, sin) per rotated pair, for
-  // the global layers and (with their own base) the local ones.
+  // the global layers and (with their own base) the local ones, times the attention factor
+  // (ggml's rope scales both by it: the rotated dimensions of queries and keys).
   for (size_t local = 0; local < 2; ++local) {
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < c.n_rot / 2; ++j) {
-        const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs(local)[j];
-        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j] = std::cos(theta);
-        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j + 1] = std::sin(theta);
+        const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs(local, s.n_ctx_)[j];
+        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j] = std::cos(theta) * c.rope_attn_factor;
+        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j + 1] = std::sin(theta) * c.rope_attn_factor;
       }
     }
   }

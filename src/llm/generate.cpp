@@ -71,6 +71,7 @@ void Generator::validate(const Request& r) const {
   check_arg(p.top_p > 0 && p.top_p <= 1, "top_p must be in (0, 1]");
   check_arg(p.min_p >= 0 && p.min_p <= 1, "min_p must be in [0, 1]");
   check_arg(p.repeat_penalty > 0 && std::isfinite(p.repeat_penalty), "the repeat penalty must be > 0");
+  check_arg(std::isfinite(p.frequency_penalty) && std::isfinite(p.presence_penalty), "the penalties must be finite");
   for (const std::string& s : r.params.stop) check_arg(!s.empty(), "a stop string is empty");
 }
 
@@ -305,7 +306,10 @@ GeneratorThread::~GeneratorThread() {
 std::optional<uint64_t> GeneratorThread::submit(Request r) {
   gen_.validate(r);
   std::lock_guard<std::mutex> lock(mu_);
-  if (waiting_ + inbox_.size() >= gen_.options().max_queue) return std::nullopt;
+  // Every request not yet finished counts, running or not: a burst of n_slots + max_queue
+  // requests fits, whether the engine thread has taken the first ones over yet or not.
+  const GeneratorOptions& o = gen_.options();
+  if (active_ + waiting_ + inbox_.size() >= o.n_slots + o.max_queue) return std::nullopt;
   r.id = next_id_++;
   const uint64_t id = r.id;
   inbox_.push_back(std::move(r));

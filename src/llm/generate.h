@@ -42,7 +42,7 @@
 
 #include "llm/model.h"
 #include "llm/sampler.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace qmm::llm {
 
@@ -97,7 +97,7 @@ struct GeneratorOptions {
   size_t n_slots = 1;    // sequences decoded together
   size_t n_ctx = 2048;   // positions per slot
   size_t n_batch = 512;  // prompt tokens prefilled per step (on top of one row per decoding slot)
-  size_t max_queue = 64; // GeneratorThread: requests waiting for a slot before submit refuses
+  size_t max_queue = 64; // GeneratorThread: requests that may wait beside n_slots running before submit refuses
 };
 
 class Generator {
@@ -170,7 +170,7 @@ class GeneratorThread {
   GeneratorThread& operator=(const GeneratorThread&) = delete;
 
   // Validates (throws Error(invalid_argument) on the caller's thread) and hands the request
-  // to the engine; returns its id, or nullopt when max_queue requests already wait for a slot.
+  // to the engine; returns its id, or nullopt when n_slots + max_queue requests are unfinished.
   std::optional<uint64_t> submit(Request r);
   void cancel(uint64_t id);  // any time; a no-op for a finished or unknown id
   size_t active() const;     // requests running (as of the last step)

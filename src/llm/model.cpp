@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "llm/pack_cache.h"
@@ -26,19 +27,11 @@ std::string mib(size_t bytes) {
 }
 
 
-// The weight types the kernels take as they are.
+// The weight type of a GGML id when the kernels take it as it is.
 std::optional<WeightType> native_type(uint32_t ggml) {
-  switch (ggml) {
-    case gguf::kF32: return WeightType::f32;
-    case gguf::kF16: return WeightType::f16;
-    case gguf::kQ4_0: return WeightType::q4_0;
-    case gguf::kQ8_0: return WeightType::q8_0;
-    case gguf::kQ4_K: return WeightType::q4_k;
-    case gguf::kQ5_K: return WeightType::q5_k;
-    case gguf::kQ6_K: return WeightType::q6_k;
-    case gguf::kIQ4_NL: return WeightType::iq4_nl;
-    default: return std::nullopt;
-  }
+  const TypeInfo* t = find_type(ggml);
+  if (!t || !t->native || t->per_channel()) return std::nullopt;
+  return t->type();
 }
 
 // Maps the file's pages of [p, p + bytes) in one call before a weight is read (advice only):
@@ -65,7 +58,8 @@ void release_pages(const void* p, size_t bytes) {
 
 [[noreturn]] void unloadable(const gguf::TensorInfo& t) {
   fail(Status::unsupported, "tensor '" + t.name + "' has type " + gguf::ggml_type_name(t.type) +
-                                ", which qmm cannot load (f32, f16, bf16, q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl)");
+                                ", which qmm cannot load (it loads " +
+                                name_list(type_names([](const TypeInfo& ti) { return ti.to_f32 && !ti.per_channel(); })) + ")");
 }
 
 class Loader {
@@ -347,10 +341,17 @@ Config read_config(const gguf::File& f) {
   };
   c.norm_eps = positive(a + "attention.layer_norm_rms_epsilon", 1e-5);
   c.rope_freq_base = positive(a + "rope.freq_base", 10000.0);
-  if (auto type = f.find_string(a + "rope.scaling.type"); type && *type != "none") {
-    if (*type != "linear") bad("rope.scaling.type '" + std::string(*type) + "' is not supported (linear only)");
-    c.rope_freq_scale = 1.0f / positive(a + "rope.scaling.factor", 1.0);
+  // RoPE scaling as llama.cpp reads it: the type defaults to linear; the factor is
+  // rope.scaling.factor, else the older rope.scale_linear, and 0 (or none) means no scaling.
+  c.rope_scaling = std::string(f.find_string(a + "rope.scaling.type").value_or("linear"));
+  if (c.rope_scaling != "none" && c.rope_scaling != "linear" && c.rope_scaling != "longrope") {
+    bad("rope.scaling.type '" + c.rope_scaling + "' is not supported (none, linear, longrope)");
   }
+  const std::string factor_key = a + (f.has(a + "rope.scaling.factor") ? "rope.scaling.factor" : "rope.scale_linear");
+  if (f.find_f64(factor_key).value_or(0) != 0 && c.rope_scaling != "none") c.rope_freq_scale = 1.0f / positive(factor_key, 1.0);
+  c.n_ctx_orig = f.has(a + "rope.scaling.original_context_length") ? get_size(f, a + "rope.scaling.original_context_length")
+                                                                     : c.n_ctx_train;
+  c.rope_attn_factor = positive(a + "rope.scaling.attn_factor", 1.0);
   if (spec.swa_pattern) {
     const std::optional<uint64_t> w = f.find_u64(a + "attention.sliding_window");
     c.n_swa = w ? static_cast<size_t>(std::min<uint64_t>(*w, uint64_t{1} << 31)) : spec.default_window;
@@ -368,52 +369,88 @@ Config read_config(const gguf::File& f) {
   return c;
 }
 
-// The tensors of one layer (names after "blk.N.") and their shapes, by what the family has.
-std::vector<std::pair<std::string, std::vector<uint64_t>>> layer_tensors(const ArchSpec& a, uint64_t embd, uint64_t q,
-                                                                         uint64_t kv, uint64_t ff, uint64_t hd) {
-  std::vector<std::pair<std::string, std::vector<uint64_t>>> t = {{"attn_norm.weight", {embd}}};
-  if (a.fused) {
-    t.push_back({"attn_qkv.weight", {embd, q + 2 * kv}});
+// A tensor the model reads: its name, its shape, and whether the file may leave it out.
+struct Expected {
+  std::string name;
+  std::vector<uint64_t> shape;
+  bool optional = false;
+};
+
+// The tensors of layer l (names after "blk.N.") by what the family has and, for Q/K/V, how the
+// file stores them: fused in attn_qkv or not, biases or not (llama.cpp's create_tensor_qkv).
+std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t l) {
+  const ArchSpec& a = *c.spec;
+  const uint64_t embd = c.n_embd, q = c.q_dim(), kv = c.kv_dim(), ff = c.n_ff, hd = c.head_dim;
+  const std::string b = "blk." + std::to_string(l) + ".";
+  std::vector<Expected> t;
+  auto add = [&](const char* name, std::vector<uint64_t> shape, bool optional = false) {
+    t.push_back({b + name, std::move(shape), optional});
+  };
+  add("attn_norm.weight", {embd});
+  const bool fused_qkv = f.find_tensor(b + "attn_qkv.weight") != nullptr;
+  if (fused_qkv) {
+    add("attn_qkv.weight", {embd, q + 2 * kv});
+    add("attn_qkv.bias", {q + 2 * kv}, true);
   } else {
-    t.insert(t.end(), {{"attn_q.weight", {embd, q}}, {"attn_k.weight", {embd, kv}}, {"attn_v.weight", {embd, kv}}});
+    add("attn_q.weight", {embd, q});
+    add("attn_k.weight", {embd, kv});
+    add("attn_v.weight", {embd, kv});
   }
-  if (a.qkv_bias) t.insert(t.end(), {{"attn_q.bias", {q}}, {"attn_k.bias", {kv}}, {"attn_v.bias", {kv}}});
-  if (a.qk_norm) t.insert(t.end(), {{"attn_q_norm.weight", {hd}}, {"attn_k_norm.weight", {hd}}});
-  t.push_back({"attn_output.weight", {q, embd}});
-  if (a.post_norms) t.push_back({"post_attention_norm.weight", {embd}});
-  t.push_back({"ffn_norm.weight", {embd}});
+  if (!fused_qkv || !f.find_tensor(b + "attn_qkv.bias")) {
+    add("attn_q.bias", {q}, true);
+    add("attn_k.bias", {kv}, true);
+    add("attn_v.bias", {kv}, true);
+  }
+  if (a.qk_norm) {
+    add("attn_q_norm.weight", {hd});
+    add("attn_k_norm.weight", {hd});
+  }
+  add("attn_output.weight", {q, embd});
+  if (a.post_norms) add("post_attention_norm.weight", {embd});
+  add("ffn_norm.weight", {embd});
   if (a.fused) {
-    t.push_back({"ffn_up.weight", {embd, 2 * ff}});
+    add("ffn_up.weight", {embd, 2 * ff});
   } else {
-    t.insert(t.end(), {{"ffn_gate.weight", {embd, ff}}, {"ffn_up.weight", {embd, ff}}});
+    add("ffn_gate.weight", {embd, ff});
+    add("ffn_up.weight", {embd, ff});
   }
-  t.push_back({"ffn_down.weight", {ff, embd}});
-  if (a.post_norms) t.push_back({"post_ffw_norm.weight", {embd}});
+  add("ffn_down.weight", {ff, embd});
+  if (a.post_norms) add("post_ffw_norm.weight", {embd});
   return t;
+}
+
+// LongRoPE's factor tensors replace rope_freqs (llama.cpp: Phi-3, or llama with longrope scaling).
+bool long_rope(const Config& c) { return c.spec->long_rope || (c.spec->rope_freqs && c.rope_scaling == "longrope"); }
+
+// The tensors outside the layers.
+std::vector<Expected> global_tensors(const Config& c) {
+  std::vector<Expected> t = {{"token_embd.weight", {c.n_embd, c.n_vocab}},
+                             {"output_norm.weight", {c.n_embd}},
+                             {"output.weight", {c.n_embd, c.n_vocab}, true}};
+  if (long_rope(c)) {
+    t.push_back({"rope_factors_short.weight", {c.n_rot / 2}, true});
+    t.push_back({"rope_factors_long.weight", {c.n_rot / 2}, true});
+  } else if (c.spec->rope_freqs) {
+    t.push_back({"rope_freqs.weight", {c.n_rot / 2}, true});
+  }
+  return t;
+}
+
+std::string dims(const std::vector<uint64_t>& s) {
+  std::string r;
+  for (uint64_t d : s) r += (r.empty() ? "" : ", ") + std::to_string(d);
+  return "[" + r + "]";
 }
 
 // Every tensor the model reads, present with the shape the hyper-parameters give it and a
 // type qmm loads, checked before anything sized by the metadata is allocated: a file cannot
-// claim more layers than it holds, nor hold layers beyond those it claims.
+// claim more layers than it holds, nor hold layers beyond those it claims, nor hold a tensor
+// the family does not read (a bias, a scale: qmm would compute a different model without it).
 void check_tensors(const gguf::File& f, const Config& c) {
-  auto need = [&](const std::string& name, std::vector<uint64_t> shape, bool optional = false) {
-    const gguf::TensorInfo* t = f.find_tensor(name);
-    if (!t && optional) return;
-    if (!t) fail(Status::io, f.path() + ": tensor '" + name + "' missing");
-    if (t->shape != shape) {
-      auto dims = [](const std::vector<uint64_t>& s) {
-        std::string r;
-        for (uint64_t d : s) r += (r.empty() ? "" : ", ") + std::to_string(d);
-        return "[" + r + "]";
-      };
-      fail(Status::io, f.path() + ": tensor '" + name + "' has shape " + dims(t->shape) + ", expected " + dims(shape));
-    }
-    if (!gguf::ggml_can_dequantize(t->type)) unloadable(*t);
-  };
-  const uint64_t embd = c.n_embd, q = c.q_dim(), kv = c.kv_dim(), ff = c.n_ff, hd = c.head_dim;
-  const std::vector<std::pair<std::string, std::vector<uint64_t>>> per_layer = layer_tensors(*c.spec, embd, q, kv, ff, hd);
-  if (c.n_layer > f.tensors().size() / per_layer.size()) {
-    fail(Status::io, f.path() + ": block_count " + std::to_string(c.n_layer) + " needs " + std::to_string(per_layer.size()) +
+  size_t per_layer = 0;
+  for (const Expected& e : layer_tensors(f, c, 0)) per_layer += !e.optional;
+  if (c.n_layer > f.tensors().size() / per_layer) {
+    fail(Status::io, f.path() + ": block_count " + std::to_string(c.n_layer) + " needs " + std::to_string(per_layer) +
                          " tensors per layer, the file has " + std::to_string(f.tensors().size()) + " tensors");
   }
   for (const gguf::TensorInfo& t : f.tensors()) {  // blk.N.* with N >= block_count
@@ -425,13 +462,51 @@ void check_tensors(const gguf::File& f, const Config& c) {
                            " (block_count " + std::to_string(c.n_layer) + ")");
     }
   }
-  need("token_embd.weight", {embd, c.n_vocab});
-  need("output_norm.weight", {embd});
+  std::unordered_set<std::string> expected;
+  auto need = [&](const Expected& e) {
+    expected.insert(e.name);
+    const gguf::TensorInfo* t = f.find_tensor(e.name);
+    if (!t && e.optional) return;
+    if (!t && e.name.ends_with(".attn_q.weight")) {
+      fail(Status::io, f.path() + ": tensor '" + e.name + "' missing (nor is Q/K/V fused in '" +
+                           e.name.substr(0, e.name.size() - 8) + "qkv.weight')");
+    }
+    if (!t) fail(Status::io, f.path() + ": tensor '" + e.name + "' missing");
+    if (t->shape != e.shape) {
+      fail(Status::io, f.path() + ": tensor '" + e.name + "' has shape " + dims(t->shape) + ", expected " + dims(e.shape));
+    }
+    if (!gguf::ggml_can_dequantize(t->type)) unloadable(*t);
+  };
+  for (const Expected& e : global_tensors(c)) need(e);
   for (size_t l = 0; l < c.n_layer; ++l) {
-    for (const auto& [name, shape] : per_layer) need("blk." + std::to_string(l) + "." + name, shape);
+    for (const Expected& e : layer_tensors(f, c, l)) need(e);
   }
-  need("output.weight", {embd, c.n_vocab}, true);
-  need("rope_freqs.weight", {c.n_rot / 2}, true);
+  std::string unused;
+  size_t n_unused = 0;
+  for (const gguf::TensorInfo& t : f.tensors()) {
+    if (expected.contains(t.name)) continue;
+    if (++n_unused <= 4) unused += (unused.empty() ? "'" : ", '") + t.name + "'";
+  }
+  if (n_unused > 0) {
+    if (n_unused > 4) unused += " and " + std::to_string(n_unused - 4) + " more";
+    fail(Status::unsupported, f.path() + ": tensor" + (n_unused > 1 ? "s " : " ") + unused + " not read by the " + c.arch +
+                                  " architecture (qmm would run a different model without " + (n_unused > 1 ? "them)" : "it)"));
+  }
+}
+
+// The Q/K/V biases of layer prefix b as one [q | k | v] vector (a part the file leaves out is
+// zero), or empty when the layer has none.
+std::vector<float> qkv_bias(Loader& ld, const gguf::File& f, const std::string& b, size_t q, size_t kv) {
+  if (f.find_tensor(b + "attn_qkv.bias")) return ld.vec(b + "attn_qkv.bias", q + 2 * kv);
+  std::vector<float> out;
+  bool any = false;
+  for (const auto& [name, n] : {std::pair{"attn_q.bias", q}, {"attn_k.bias", kv}, {"attn_v.bias", kv}}) {
+    const bool has = f.find_tensor(b + name) != nullptr;
+    const std::vector<float> part = has ? ld.vec(b + name, n) : std::vector<float>(n, 0.0f);
+    out.insert(out.end(), part.begin(), part.end());
+    any |= has;
+  }
+  return any ? out : std::vector<float>{};
 }
 
 }  // namespace
@@ -488,14 +563,10 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     Layer& L = m.layers_[l];
     auto t = [&](const char* name) { return &f.tensor(b + name); };
     L.attn_norm = ld.vec(b + "attn_norm.weight", c.n_embd);
-    L.qkv = spec.fused ? ld.matrices({t("attn_qkv.weight")}, {q_dim + 2 * kv_dim}, c.n_embd)
-                       : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
-    if (spec.qkv_bias) {
-      for (const auto& [name, n] : {std::pair{"attn_q.bias", q_dim}, {"attn_k.bias", kv_dim}, {"attn_v.bias", kv_dim}}) {
-        const std::vector<float> bias = ld.vec(b + name, n);
-        L.qkv_bias.insert(L.qkv_bias.end(), bias.begin(), bias.end());
-      }
-    }
+    L.qkv = f.find_tensor(b + "attn_qkv.weight")
+                ? ld.matrices({t("attn_qkv.weight")}, {q_dim + 2 * kv_dim}, c.n_embd)
+                : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
+    L.qkv_bias = qkv_bias(ld, f, b, q_dim, kv_dim);
     if (spec.qk_norm) {
       L.q_norm = ld.vec(b + "attn_q_norm.weight", c.head_dim);
       L.k_norm = ld.vec(b + "attn_k_norm.weight", c.head_dim);
@@ -517,32 +588,44 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     m.output_ = ld.matrix(*m.tok_embd_, c.n_vocab, c.n_embd);
   }
 
-  // RoPE: angle per position of pair i = base^(-2i/n_rot) · scale, divided by the Llama-3
-  // frequency factor of the pair when the model has them.
-  std::vector<float> factors(c.n_rot / 2, 1.0f);
-  if (f.find_tensor("rope_freqs.weight")) {
-    factors = ld.vec("rope_freqs.weight", c.n_rot / 2);
-    if (opt.trace) opt.trace("  rope_freqs.weight: Llama-3 RoPE frequency factors");
-  }
-  auto freqs = [&](double base, double scale) {
+  // RoPE: angle per position of pair i = base^(-2i/n_rot) · scale, divided by the frequency
+  // factor of the pair where the model has them: Llama 3's rope_freqs, or LongRoPE's short
+  // factors and (for contexts beyond n_ctx_orig) long ones. A LongRoPE model without one of the
+  // two runs without factors at that length, as llama.cpp does.
+  const std::vector<float> ones(c.n_rot / 2, 1.0f);
+  auto factors = [&](const char* name) {
+    if (!f.find_tensor(name)) return ones;
+    if (opt.trace) opt.trace(std::string("  ") + name + ": RoPE frequency factors");
+    return ld.vec(name, c.n_rot / 2);
+  };
+  auto freqs = [&](double base, double scale, const std::vector<float>& factor, const char* name) {
     std::vector<float> out(c.n_rot / 2);
     for (size_t i = 0; i < c.n_rot / 2; ++i) {
       const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
-      out[i] = static_cast<float>(theta * scale / factors[i]);
-      if (!(factors[i] > 0) || !std::isfinite(factors[i]) || !std::isfinite(out[i])) {
-        fail(Status::io, path + ": rope_freqs.weight[" + std::to_string(i) + "] = " + std::to_string(factors[i]) +
+      out[i] = static_cast<float>(theta * scale / factor[i]);
+      if (!(factor[i] > 0) || !std::isfinite(factor[i]) || !std::isfinite(out[i])) {
+        fail(Status::io, path + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(factor[i]) +
                              " must be a finite positive number");
       }
     }
     return out;
   };
-  m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale);
+  if (long_rope(c)) {
+    m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_factors_short.weight"), "rope_factors_short.weight");
+    if (f.find_tensor("rope_factors_short.weight") || f.find_tensor("rope_factors_long.weight")) {
+      m.rope_freqs_long_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_factors_long.weight"), "rope_factors_long.weight");
+    }
+  } else {
+    m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_freqs.weight"), "rope_freqs.weight");
+  }
   // Gemma 3's local layers: RoPE base 10000 without scaling (llama.cpp's rope_freq_base_train_swa).
-  m.rope_freqs_local_ = spec.swa_rope_base > 0 ? freqs(spec.swa_rope_base, 1.0) : m.rope_freqs_;
+  m.rope_freqs_local_ = spec.swa_rope_base > 0 ? freqs(spec.swa_rope_base, 1.0, ones, "rope_freqs.weight") : m.rope_freqs_;
   if (opt.trace) {
     std::string line = "  architecture " + c.arch + ": " + (spec.rope == Rope::neox ? "NeoX" : "normal") + " RoPE, " +
                        (spec.act == Activation::geglu ? "GeGLU" : "SwiGLU");
-    if (spec.qkv_bias) line += ", Q/K/V biases";
+    if (!m.layers_.empty() && !m.layers_[0].qkv_bias.empty()) line += ", Q/K/V biases";
+    if (!m.rope_freqs_long_.empty()) line += ", LongRoPE (long factors beyond " + std::to_string(c.n_ctx_orig) + " positions)";
+    if (c.rope_attn_factor != 1.0f) line += ", RoPE attention factor " + std::to_string(c.rope_attn_factor);
     if (spec.qk_norm) line += ", q/k norms";
     if (spec.post_norms) line += ", post-attention/FFN norms";
     if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";

@@ -18,7 +18,7 @@
 
 #include "core/buffer.h"
 #include "llm/arch.h"
-#include "llm/gguf.h"
+#include "gguf/gguf.h"
 #include "matmul/matmul.h"
 #include "matmul/tune.h"
 
@@ -38,7 +38,10 @@ struct Config {
   size_t n_rot = 0;          // RoPE dimensions per head (the first n_rot of head_dim)
   float norm_eps = 1e-5f;    // RMSNorm epsilon
   float rope_freq_base = 10000.0f;
+  std::string rope_scaling;      // rope.scaling.type: none, linear or longrope
   float rope_freq_scale = 1.0f;  // linear RoPE scaling: positions are multiplied by this
+  size_t n_ctx_orig = 0;         // rope.scaling.original_context_length (else n_ctx_train): LongRoPE's long factors beyond it
+  float rope_attn_factor = 1.0f; // rope.scaling.attn_factor: the rotated dimensions of queries and keys are scaled by it
   size_t n_swa = 0;              // the local layers' attention window (0: every layer attends to all positions)
   float attn_scale = 0;          // queries · keys are scaled by this (1/√head_dim for most)
   float attn_softcap = 0;        // scores -> cap · tanh(scores / cap) (0: none)
@@ -112,8 +115,14 @@ class Model {
   const std::vector<float>& output_norm() const { return output_norm_; }
   const PackedWeights& output() const { return output_; }
   // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i
-  // (the local layers' own base where the family has one).
-  const std::vector<float>& rope_freqs(bool local = false) const { return local ? rope_freqs_local_ : rope_freqs_; }
+  // (the local layers' own base where the family has one), for a context of n_ctx positions per
+  // sequence: LongRoPE's long factors when n_ctx rounded up to a multiple of 256 (as llama.cpp
+  // pads it) exceeds n_ctx_orig, else its short ones (llama.cpp's get_rope_factors), or Llama 3's
+  // rope_freqs.
+  const std::vector<float>& rope_freqs(bool local, size_t n_ctx) const {
+    if (local) return rope_freqs_local_;
+    return !rope_freqs_long_.empty() && (n_ctx + 255) / 256 * 256 > cfg_.n_ctx_orig ? rope_freqs_long_ : rope_freqs_;
+  }
   // Row `token` of the token embedding as F32 (dequantized from a copy of the tensor).
   void embed(int32_t token, float* out) const;
   void check_token(int32_t token) const;  // throws unless 0 <= token < n_vocab
@@ -139,7 +148,7 @@ class Model {
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
   PackedWeights output_;
-  std::vector<float> rope_freqs_, rope_freqs_local_;
+  std::vector<float> rope_freqs_, rope_freqs_local_, rope_freqs_long_;
   TuneReport tuning_;
 };
 

@@ -12,8 +12,9 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/weight_types.h"
 #include "kernels/kernel_list.h"
-#include "llm/atomic_file.h"
+#include "gguf/atomic_file.h"
 #include "matmul/tune.h"
 
 namespace qmm::llm {
@@ -57,9 +58,9 @@ PackId pack_id(const gguf::File& f, const std::string& convert_to, const KernelF
   char real[PATH_MAX];
   const std::string path = ::realpath(f.path().c_str(), real) ? std::string(real) : f.path();
   std::string kernels;
-  for (WeightType t : kWeightTypes) kernels += std::string(type_name(t)) + ":" + select_kernels(t, filter, cpu_info()).gemm->name + " ";
-  for (WeightType t : {WeightType::qc8, WeightType::qc4}) {
-    kernels += std::string(type_name(t)) + ":" + select_kernels(t, filter, cpu_info()).gemm->name + " ";
+  for (const TypeInfo& info : type_table()) {  // every type the kernels take
+    if (!info.native) continue;
+    kernels += std::string(type_name(info.type())) + ":" + select_kernels(info.type(), filter, cpu_info()).gemm->name + " ";
   }
   const std::span<const uint8_t> header = f.header_bytes();
   char hex[17];

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "llm/gguf.h"
+#include "gguf/gguf.h"
 #include "matmul/matmul.h"
 
 namespace qmm::llm {

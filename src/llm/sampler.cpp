@@ -12,6 +12,7 @@ Sampler::Sampler(const SamplerParams& p, size_t n_vocab) : p_(p), rng_(p.seed), 
   check_arg(n_vocab > 0, "empty vocabulary");
   check_arg(!(p.top_p <= 0.0f) && !(p.min_p > 1.0f) && !(p.repeat_penalty <= 0.0f),
             "top-p must be > 0, min-p at most 1 and the repeat penalty > 0");
+  check_arg(std::isfinite(p.frequency_penalty) && std::isfinite(p.presence_penalty), "the penalties must be finite");
   cand_.reserve(n_vocab);
 }
 
@@ -25,18 +26,22 @@ int32_t Sampler::sample(const float* logits, std::span<const int32_t> history) {
                          std::to_string(*bad) + "): its weights or activations are NaN or overflow");
   }
 
-  // Repetition penalty: each distinct recent token's logit is divided (if > 0) or multiplied
-  // (if < 0) by the penalty, once.
-  if (p_.repeat_penalty != 1.0f && p_.repeat_last_n > 0) {
+  // Penalties, llama.cpp's: each distinct token of the last repeat_last_n has its logit
+  // divided (if > 0) or multiplied (if <= 0) by the repeat penalty, then lowered by
+  // count x frequency_penalty + presence_penalty.
+  const bool penalise = p_.repeat_penalty != 1.0f || p_.frequency_penalty != 0.0f || p_.presence_penalty != 0.0f;
+  if (penalise && p_.repeat_last_n > 0) {
     const size_t from = history.size() > p_.repeat_last_n ? history.size() - p_.repeat_last_n : 0;
-    for (size_t i = from; i < history.size(); ++i) {
-      const int32_t t = history[i];
+    window_.assign(history.begin() + static_cast<std::ptrdiff_t>(from), history.end());
+    std::sort(window_.begin(), window_.end());
+    for (size_t i = 0; i < window_.size();) {
+      const int32_t t = window_[i];
+      size_t count = 0;
+      for (; i < window_.size() && window_[i] == t; ++i) ++count;
       if (t < 0 || static_cast<size_t>(t) >= n) continue;
-      bool seen = false;
-      for (size_t j = from; j < i && !seen; ++j) seen = history[j] == t;
-      if (seen) continue;
       float& l = logits_[static_cast<size_t>(t)];
       l = l > 0 ? l / p_.repeat_penalty : l * p_.repeat_penalty;
+      l -= static_cast<float>(count) * p_.frequency_penalty + p_.presence_penalty;
     }
   }
 

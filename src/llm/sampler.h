@@ -1,6 +1,6 @@
-// Next-token sampling, in llama.cpp's default order: repetition penalty over the last
-// tokens, top-k, top-p, min-p, temperature, then a draw from the softmax (seeded). A
-// temperature of 0 (or below) picks the highest logit after the penalty (greedy).
+// Next-token sampling, in llama.cpp's default order: the penalties over the last tokens,
+// top-k, top-p, min-p, temperature, then a draw from the softmax (seeded). A temperature of 0
+// (or below) picks the highest logit after the penalties (greedy).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +16,9 @@ struct SamplerParams {
   float top_p = 0.95f;          // >= 1: off
   float min_p = 0.05f;          // <= 0: off
   float repeat_penalty = 1.0f;  // 1: off
-  size_t repeat_last_n = 64;    // tokens of history the penalty looks at
+  size_t repeat_last_n = 64;    // tokens of history the penalties look at
+  float frequency_penalty = 0;  // subtracted once per occurrence of a token (0: off)
+  float presence_penalty = 0;   // subtracted once from every token that occurs (0: off)
   uint64_t seed = 0;
 };
 
@@ -36,6 +38,7 @@ class Sampler {
   std::mt19937_64 rng_;
   std::vector<Cand> cand_;      // reused every token
   std::vector<float> logits_;   // penalised copy of the logits
+  std::vector<int32_t> window_; // the penalties' window of the history, sorted
 };
 
 }  // namespace qmm::llm

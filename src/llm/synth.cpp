@@ -7,10 +7,10 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
-#include "llm/chat_template.h"
-#include "llm/gguf_writer.h"
-#include "llm/quantize.h"
-#include "llm/synth_vocab.h"
+#include "text/chat_template.h"
+#include "gguf/gguf_writer.h"
+#include "gguf/quantize.h"
+#include "text/synth_vocab.h"
 
 namespace qmm::gguf {
 
@@ -32,6 +32,17 @@ void random_row(uint64_t seed, uint64_t tensor, uint64_t row, float sd, float* x
     const uint32_t sum = static_cast<uint32_t>(r & 0xffff) + ((r >> 16) & 0xffff) + ((r >> 32) & 0xffff) + (r >> 48);
     x[i] = (static_cast<float>(sum) - 2.0f * 65535.0f) * scale;
   }
+}
+
+// LongRoPE's per-frequency divisors for n_rot/2 pairs, growing with the wavelength as in
+// Phi-3-mini-128k's config: short ones near 1, long ones up to 16.
+std::vector<float> long_rope_factors(uint32_t n_rot, bool long_ctx) {
+  std::vector<float> out(n_rot / 2);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const double x = static_cast<double>(i) / static_cast<double>(out.size() - 1);
+    out[i] = static_cast<float>(long_ctx ? 1 + 15 * x * x : 1 + 0.5 * x);
+  }
+  return out;
 }
 
 // Llama 3's per-frequency rope scaling (factor 32, low 1, high 4, original context 8192), as
@@ -86,6 +97,10 @@ const std::vector<SynthShape>& synth_shapes() {
       {.name = "tiny-phi3", .arch = "phi3", .vocab_flavor = phi3, .dim = 96, .layers = 2, .heads = 3, .kv_heads = 3,
        .head_dim = 32, .ffn = 192, .vocab = 576, .context = 512, .rope_base = 10000.0f, .chat_template = "phi3",
        .summary = "Phi-3 features: fused attn_qkv and ffn_up (gate|up), Phi-3 special tokens"},
+      {.name = "tiny-phi3-long", .arch = "phi3", .vocab_flavor = phi3, .dim = 96, .layers = 2, .heads = 3, .kv_heads = 3,
+       .head_dim = 32, .ffn = 192, .vocab = 576, .context = 2048, .rope_base = 10000.0f, .long_rope_orig = 256,
+       .chat_template = "phi3",
+       .summary = "tiny-phi3 with LongRoPE (Phi-3-mini-128k): short / long RoPE factors, original context 256 of 2048"},
       {.name = "llama-1b", .arch = "llama", .vocab_flavor = llama, .dim = 2048, .layers = 16, .heads = 32, .kv_heads = 8,
        .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f,
        .summary = "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
@@ -152,6 +167,11 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
   w.set_f32(a + "rope.freq_base", sh.rope_base);
   w.set_f32(a + "attention.layer_norm_rms_epsilon", plain || fused ? 1e-5f : 1e-6f);
   if (sh.sliding_window) w.set_u32(a + "attention.sliding_window", sh.sliding_window);
+  if (sh.long_rope_orig) {  // as llama.cpp's converter writes Phi-3's LongRoPE (the attention factor from the two contexts)
+    w.set_u32(a + "rope.scaling.original_context_length", sh.long_rope_orig);
+    const double scale = static_cast<double>(sh.context) / sh.long_rope_orig;
+    w.set_f32(a + "rope.scaling.attn_factor", static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(sh.long_rope_orig))));
+  }
   if (arch == "gemma2") {
     w.set_f32(a + "attn_logit_softcapping", 50.0f);
     w.set_f32(a + "final_logit_softcapping", 30.0f);
@@ -230,6 +250,10 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
   norm("output_norm.weight", sh.dim, 8.0f);
   if (!sh.tied) mat("output.weight", sh.dim, sh.vocab);
   if (sh.llama3) vec("rope_freqs.weight", rope);
+  if (sh.long_rope_orig) {
+    vec("rope_factors_long.weight", long_rope_factors(sh.head_dim, true));
+    vec("rope_factors_short.weight", long_rope_factors(sh.head_dim, false));
+  }
   for (uint32_t l = 0; l < sh.layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
     norm(p + "attn_norm.weight", sh.dim);

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/blocks.h"
-#include "llm/atomic_file.h"
-#include "llm/quantize.h"
-#include "llm/synth_vocab.h"
+#include "gguf/atomic_file.h"
+#include "gguf/quantize.h"
+#include "text/synth_vocab.h"
 
 namespace qmm::gguf {
 
@@ -25,7 +25,8 @@ struct SynthShape {
   uint32_t sliding_window = 0;  // gemma: the local layers' attention window
   bool tied = false;            // no output.weight: the output projection is token_embd
   bool llama3 = false;          // Llama 3.x: rope_freqs (llama3 scaling)
-  const char* chat_template = nullptr;  // the family's built-in chat template (llm/chat_template.h)
+  uint32_t long_rope_orig = 0;  // Phi-3 LongRoPE: rope_factors_short / _long, trained at this context (`context` is the long one)
+  const char* chat_template = nullptr;  // the family's built-in chat template (text/chat_template.h)
   const char* summary = "";
 };
 
@@ -39,7 +40,7 @@ struct SynthStats {
 };
 
 // Writes the model to `path`. 2-D weights are `target`'s type (per tensor for a K-quant mix,
-// llm/quantize.h) when their rows fit its blocks, else F32 (F16 for an f16 model); 1-D
+// gguf/quantize.h) when their rows fit its blocks, else F32 (F16 for an f16 model); 1-D
 // tensors are F32. `chat_template` (if not empty) is written as tokenizer.chat_template.
 SynthStats synth_model(const SynthShape& shape, const QuantTarget& target, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt = {}, const std::string& chat_template = "");

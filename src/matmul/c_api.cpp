@@ -1,5 +1,6 @@
 // The C API (include/qmm/qmm.h): validates every argument, catches every exception and turns
 // it into a status code plus a per-thread message.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -50,6 +51,8 @@ qmm_status guarded(F&& f) {
   }
 }
 
+// Every check below tests first and builds its message only when it fails: the valid path of a
+// per-tile call (qmm_ukernel_run) allocates nothing (tests/arm/count_c_api.cpp bounds it).
 void require(bool ok, const char* msg) { qmm::check_arg(ok, msg); }
 
 // Holds a context for one call; a context another thread holds is an error, not a race.
@@ -76,39 +79,38 @@ bool aligned_for_float(const void* p, size_t stride) {
   return reinterpret_cast<uintptr_t>(p) % alignof(float) == 0 && stride % sizeof(float) == 0;
 }
 
-void check_clamp(float lo, float hi, const char* fn) {
+[[noreturn, gnu::cold, gnu::noinline]] void clamp_error(float lo, float hi, const char* fn) {
   qmm::check_arg(!std::isnan(lo) && !std::isnan(hi), std::string(fn) + ": a clamp bound is NaN");
-  qmm::check_arg(lo <= hi, std::string(fn) + ": clamp_min > clamp_max");
+  qmm::fail(qmm::Status::invalid_argument, std::string(fn) + ": clamp_min > clamp_max");
+}
+inline void check_clamp(float lo, float hi, const char* fn) {
+  if (!(lo <= hi)) [[unlikely]] clamp_error(lo, hi, fn);  // false when either is NaN
 }
 
 // The type as the caller passed it: any int, validated here (no enum conversion before).
 qmm::WeightType to_type(int t) {
-  switch (t) {
-    case QMM_TYPE_F32: return qmm::WeightType::f32;
-    case QMM_TYPE_F16: return qmm::WeightType::f16;
-    case QMM_TYPE_Q4_0: return qmm::WeightType::q4_0;
-    case QMM_TYPE_Q8_0: return qmm::WeightType::q8_0;
-    case QMM_TYPE_Q4_K: return qmm::WeightType::q4_k;
-    case QMM_TYPE_Q5_K: return qmm::WeightType::q5_k;
-    case QMM_TYPE_Q6_K: return qmm::WeightType::q6_k;
-    case QMM_TYPE_IQ4_NL: return qmm::WeightType::iq4_nl;
-    case QMM_TYPE_QC8: return qmm::WeightType::qc8;
-    case QMM_TYPE_QC4: return qmm::WeightType::qc4;
-    default: break;
-  }
+  // QMM_TYPE_* are the ids of core/weight_types.h's table: the types the kernels take.
+  const qmm::TypeInfo* info = t >= 0 ? qmm::find_type(static_cast<uint32_t>(t)) : nullptr;
+  if (info && info->native) return info->type();
   qmm::fail(qmm::Status::unsupported, "unknown weight type " + std::to_string(t));
 }
 
-const qmm::Ukernel& kernel_at(size_t index) {
+[[noreturn, gnu::cold, gnu::noinline]] void index_error(size_t index) {
+  qmm::fail(qmm::Status::invalid_argument, "kernel index " + std::to_string(index) + " out of range (" +
+                                               std::to_string(qmm::kernel_list().size()) + " kernels)");
+}
+inline const qmm::Ukernel& kernel_at(size_t index) {
   const auto list = qmm::kernel_list();
-  qmm::check_arg(index < list.size(), "kernel index " + std::to_string(index) + " out of range (" +
-                                          std::to_string(list.size()) + " kernels)");
+  if (index >= list.size()) [[unlikely]] index_error(index);
   return *list[index];
 }
 
-void check_available(const qmm::Ukernel& u) {
-  const std::string why = qmm::unavailable_reason(u, qmm::cpu_info());
-  if (!why.empty()) qmm::fail(qmm::Status::unsupported, std::string(u.name) + " cannot run here: " + why);
+[[noreturn, gnu::cold, gnu::noinline]] void unavailable_error(const qmm::Ukernel& u) {
+  qmm::fail(qmm::Status::unsupported,
+            std::string(u.name) + " cannot run here: " + qmm::unavailable_reason(u, qmm::cpu_info()));
+}
+inline void check_available(const qmm::Ukernel& u) {
+  if (!qmm::cpu_info().has(qmm::isa_features(u.isa))) [[unlikely]] unavailable_error(u);
 }
 
 // Size/offset getters answer 0 for a bad index, a kernel that cannot run here or a bad or
@@ -173,6 +175,8 @@ qmm_status qmm_weights_pack_f32(int type, size_t n, size_t k, const float* weigh
     require(out != nullptr, "qmm_weights_pack_f32: out is null");
     *out = nullptr;
     require(weights != nullptr, "qmm_weights_pack_f32: weights are null");
+    require(aligned_for_float(weights, 0) && aligned_for_float(bias, 0),
+            "qmm_weights_pack_f32: weights and bias must be aligned to 4 bytes");
     const qmm::WeightType t = to_type(type);
     if (!qmm::is_channel_type(t)) {
       qmm::fail(qmm::Status::unsupported, std::string("qmm_weights_pack_f32 takes QMM_TYPE_QC8 or QMM_TYPE_QC4, not ") +
@@ -265,6 +269,9 @@ qmm_status qmm_ukernel_find(const char* name, size_t* index) {
         return;
       }
     }
+    if (const char* why = qmm::retired_kernel_name(name)) {
+      qmm::fail(qmm::Status::invalid_argument, std::string("qmm_ukernel_find: '") + name + "' " + why);
+    }
     qmm::fail(qmm::Status::invalid_argument, std::string("qmm_ukernel_find: no kernel named '") + name + "'");
   });
 }
@@ -328,13 +335,16 @@ qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const voi
   return guarded([&] {
     const qmm::Ukernel& u = kernel_at(index);
     check_available(u);
-    qmm::check_shape(u.type, n, k, "qmm_ukernel_run: weights");
-    qmm::check_shape(u.type, m, k, "qmm_ukernel_run: activations");
+    if (std::min(m, n) == 0 || !qmm::shape_ok(u.type, std::max(m, n), k)) [[unlikely]] {  // both shapes at once
+      qmm::check_shape(u.type, n, k, "qmm_ukernel_run: weights");
+      qmm::check_shape(u.type, m, k, "qmm_ukernel_run: activations");
+    }
     require(!u.gemv || m == 1, "qmm_ukernel_run: a GEMV variant takes m == 1 only");
     require(lhs_packed && rhs_packed && dst, "qmm_ukernel_run: null pointer");
     require(dst_stride_row >= n * sizeof(float), "qmm_ukernel_run: dst_stride_row is smaller than n floats");
     require(aligned_for_float(dst, dst_stride_row), "qmm_ukernel_run: dst and dst_stride_row must be multiples of 4 bytes");
-    qmm::checked_mul(m, dst_stride_row, "qmm_ukernel_run: m x dst_stride_row");
+    size_t dst_bytes;
+    require(!__builtin_mul_overflow(m, dst_stride_row, &dst_bytes), "qmm_ukernel_run: m x dst_stride_row: size overflows");
     check_clamp(clamp_min, clamp_max, "qmm_ukernel_run");
     u.run(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
   });

@@ -61,7 +61,13 @@ void set_matmul_trace(MatmulTraceFn fn, void* user) {
   g_trace_user = user;
 }
 
+bool shape_ok(WeightType type, size_t rows, size_t k) {
+  return rows > 0 && k > 0 && rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements &&
+         (!is_block_type(type) || k % block_len(type) == 0) && (!is_channel_type(type) || k <= kMaxChannelK);
+}
+
 void check_shape(WeightType type, size_t rows, size_t k, const char* what) {
+  if (shape_ok(type, rows, k)) [[likely]] return;  // the message only when it fails
   const std::string shape = std::string(what) + " [" + std::to_string(rows) + ", " + std::to_string(k) + "]";
   check_arg(rows > 0 && k > 0, shape + ": sizes must be > 0");
   check_arg(rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements,

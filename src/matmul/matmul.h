@@ -89,6 +89,7 @@ class PackedWeights {
 // Validates a (type, rows, k) shape of weights or activations (`what`): rows, k in 1..kMaxDim,
 // rows·k <= kMaxElements (ukernel.h), k a multiple of 32 for block types; throws a readable
 // qmm::Error (invalid_argument) otherwise.
+bool shape_ok(WeightType type, size_t rows, size_t k);  // what check_shape accepts, no message
 void check_shape(WeightType type, size_t rows, size_t k, const char* what);
 inline void check_weight_shape(WeightType type, size_t n, size_t k) { check_shape(type, n, k, "weights"); }
 // Validates a panel start (row m_idx or n_idx) for offsets into a buffer of rows of k elements.

@@ -70,11 +70,14 @@ size_t edit_distance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
+// The name nearest to `t`: one that starts with it first ("avx512" -> "avx512vnni", not the
+// nearer "avx2"), else the fewest edits.
 std::string closest_name(const std::string& t) {
   std::string best;
   size_t best_d = SIZE_MAX;
   auto consider = [&](const std::string& n) {
-    if (const size_t d = edit_distance(t, n); d < best_d) {
+    const size_t edits = edit_distance(t, n);
+    if (const size_t d = n.rfind(t, 0) == 0 ? edits : edits + (size_t{1} << 20); d < best_d) {
       best = n;
       best_d = d;
     }
@@ -92,6 +95,8 @@ std::vector<std::string> check_names(const std::vector<std::string>& tokens, con
   for (const auto& t : tokens) {
     if (is_local_isa(t) || find_kernel(t)) {
       kept.push_back(t);
+    } else if (const char* why = retired_kernel_name(t)) {
+      fail(Status::invalid_argument, what + ": '" + t + "' " + why);
     } else if (is_foreign(t)) {
       ignored->push_back(t);
     } else {

@@ -1,14 +1,17 @@
 // Runs one kernel of the list once on a random M × N × K problem, between two marker calls,
 // for scripts/count_instructions.py (executed instructions counted under qemu-aarch64):
-//   count_kernel KERNEL_NAME M N K
+//   count_kernel KERNEL_NAME M N K [capi]
 // Everything between qmm_count_begin() and qmm_count_end() is the kernel call (including any
-// SME ABI routine it calls); packing happens before.
+// SME ABI routine it calls); packing happens before. With `capi` the call is the public one,
+// qmm_ukernel_run (argument checks included), on the same packed operands.
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "arm_test_util.h"
 #include "kernels/kernel_list.h"
+#include "qmm/qmm.h"
 
 volatile int qmm_count_marker;
 extern "C" __attribute__((noinline)) void qmm_count_begin() { qmm_count_marker = 1; }
@@ -16,8 +19,9 @@ extern "C" __attribute__((noinline)) void qmm_count_end() { qmm_count_marker = 2
 
 int main(int argc, char** argv) {
   using namespace qmm;
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: count_kernel KERNEL M N K\n");
+  const bool capi = argc == 6 && std::string_view(argv[5]) == "capi";
+  if (argc != 5 && !capi) {
+    std::fprintf(stderr, "usage: count_kernel KERNEL M N K [capi]\n");
     return 2;
   }
   const Ukernel* u = find_kernel(argv[1]);
@@ -38,9 +42,23 @@ int main(int argc, char** argv) {
   quantize_rows(u->type, w.data(), rows.data(), n, k);
   const armtest::Packed packed = armtest::pack_for(*u, m, n, k, data(m * k, 3), rows);
   std::vector<float> dst(m * n);
+  size_t index = 0;
+  if (capi && qmm_ukernel_find(u->name, &index) != QMM_OK) {
+    std::fprintf(stderr, "count_kernel: %s\n", qmm_last_error());
+    return 2;
+  }
+  qmm_status status = QMM_OK;
   qmm_count_begin();
-  u->run(m, n, k, packed.lhs.data(), packed.rhs.data(), dst.data(), n * 4, -1e30f, 1e30f);
+  if (capi) {
+    status = qmm_ukernel_run(index, m, n, k, packed.lhs.data(), packed.rhs.data(), dst.data(), n * 4, -1e30f, 1e30f);
+  } else {
+    u->run(m, n, k, packed.lhs.data(), packed.rhs.data(), dst.data(), n * 4, -1e30f, 1e30f);
+  }
   qmm_count_end();
+  if (status != QMM_OK) {
+    std::fprintf(stderr, "count_kernel: qmm_ukernel_run: %s\n", qmm_last_error());
+    return 2;
+  }
   std::printf("kernel %s m %zu n %zu k %zu dst[0] %g\n", u->name, m, n, k, static_cast<double>(dst[0]));
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "llm/gguf.h"
+#include "gguf/gguf.h"
 
 namespace {
 

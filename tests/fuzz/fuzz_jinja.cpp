@@ -6,7 +6,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "llm/jinja/template.h"
+#include "text/jinja/template.h"
 
 namespace {
 

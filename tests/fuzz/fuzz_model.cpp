@@ -14,7 +14,7 @@
 
 #include "core/error.h"
 #include "llm/model.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace {
 

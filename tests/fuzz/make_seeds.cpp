@@ -9,8 +9,8 @@
 
 #include "core/blocks.h"
 #include "core/error.h"
-#include "llm/chat_template.h"
-#include "llm/gguf_writer.h"
+#include "text/chat_template.h"
+#include "gguf/gguf_writer.h"
 #include "llm/synth.h"
 
 using namespace qmm::gguf;

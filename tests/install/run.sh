@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs qmm into temporary prefixes and builds consumers there, as a user of the library would:
 #   - the tree's own build (static by default) and a second build of the other kind, made with
-#     -DQMM_BUILD_LLM=OFF (its qmm tool must link without src/llm and say so);
+#     -DQMM_BUILD_LLM=OFF (its qmm tool must link without the LLM path and say so);
 #   - in each prefix: find_package(qmm) and pkg-config, each in C and C++, run;
 #   - the shared library exports the C API and nothing else.
 # Usage: run.sh SOURCE_DIR BUILD_DIR WORK_DIR C_COMPILER CXX_COMPILER SHARED(ON|OFF) [LAUNCHER]
@@ -23,16 +23,16 @@ cmake --build "$WORK/build-$other" -j 2 >/dev/null
 cmake --install "$WORK/build-$other" --prefix "$WORK/prefix-$other" >/dev/null
 echo "ok: installed this $(kind_name "$SHARED") build and a $(kind_name $other) one"
 
-# 2. -DQMM_BUILD_LLM=OFF: no src/llm on the tool's link line; the LLM verbs say why they are absent.
-grep -q "qmm_llm" "$WORK/build-$other/build.ninja" && fail "qmm_llm is part of a -DQMM_BUILD_LLM=OFF build"
+# 2. -DQMM_BUILD_LLM=OFF: no LLM library on the tool's link line; the LLM verbs say why they are absent.
+grep -qE "qmm_(llm|text|gguf)" "$WORK/build-$other/build.ninja" && fail "an LLM library is part of a -DQMM_BUILD_LLM=OFF build"
 tool="$WORK/prefix-$other/bin/qmm"
 [[ $("$tool" --version) == *"kernels only"* ]] || fail "qmm --version does not say 'kernels only'"
 set +e
 msg=$("$tool" run -m x.gguf 2>&1)
 rc=$?
 set -e
-[ $rc = 2 ] && grep -q "built with -DQMM_BUILD_LLM=OFF" <<<"$msg" || fail "qmm run without src/llm: rc $rc, '$msg'"
-"$tool" info >/dev/null || fail "qmm info fails without src/llm"
+[ $rc = 2 ] && grep -q "built with -DQMM_BUILD_LLM=OFF" <<<"$msg" || fail "qmm run without the LLM path: rc $rc, '$msg'"
+"$tool" info >/dev/null || fail "qmm info fails without the LLM path"
 echo "ok: -DQMM_BUILD_LLM=OFF tool links without qmm_llm; 'qmm run' says: $msg"
 
 # 3. The shared library exports exactly the functions of qmm.h.

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "kernels/kernel_list.h"
-#include "qmm/layout_probe.h"
-#include "qmm/layout_render.h"
+#include "qmm/layout/layout_probe.h"
+#include "qmm/layout/layout_render.h"
 
 namespace qmm::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "llm/jinja/value.h"
+#include "text/jinja/value.h"
 
 namespace qmm::test {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "llm/gguf.h"
-#include "llm/gguf_writer.h"
+#include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
 
 namespace qmm::test {
 

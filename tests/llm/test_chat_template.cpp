@@ -11,8 +11,8 @@
 
 #include "core/error.h"
 #include "jinja_oracle.h"
-#include "llm/chat_template.h"
-#include "llm/jinja/builtins.h"
+#include "text/chat_template.h"
+#include "text/jinja/builtins.h"
 
 namespace qmm::test {
 namespace {

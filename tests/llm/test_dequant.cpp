@@ -10,7 +10,7 @@
 #include "core/blocks.h"
 #include "core/error.h"
 #include "core/fp16.h"
-#include "llm/dequant.h"
+#include "gguf/dequant.h"
 
 namespace qmm {
 namespace {

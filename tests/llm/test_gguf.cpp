@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/fp16.h"
 #include "gguf_test_util.h"
-#include "llm/gguf.h"
+#include "gguf/gguf.h"
 
 namespace qmm {
 namespace {

@@ -4,8 +4,8 @@
 
 #include "core/error.h"
 #include "gguf_test_util.h"
-#include "llm/gguf.h"
-#include "llm/gguf_writer.h"
+#include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
 
 namespace qmm {
 namespace {

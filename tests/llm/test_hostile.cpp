@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,7 +22,7 @@
 #include <iterator>
 #include <limits>
 
-#include "llm/gguf_writer.h"
+#include "gguf/gguf_writer.h"
 #include "llm/synth.h"
 #include "model_copy.h"
 #include "qmm_child.h"
@@ -366,6 +367,23 @@ INSTANTIATE_TEST_SUITE_P(Files, Hostile, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 TEST(Hostile, AtLeastFortyKinds) { EXPECT_GE(cases().size(), 40u); }
+
+// A file without a vocabulary (llama.cpp's tokenizer.ggml.model = no_vocab, no token arrays) can be
+// inspected; running it is a one-line error saying why.
+TEST(Hostile, NoVocabularyIsInspectableAndRunSaysWhy) {
+  QMM_REQUIRE_STORIES260K();
+  const fs::path path = edited("no_vocab.gguf", [](ModelCopy& m) {
+    m.writer().set_string("tokenizer.ggml.model", "no_vocab");
+    for (const char* key : {"tokenizer.ggml.tokens", "tokenizer.ggml.scores", "tokenizer.ggml.token_type"}) m.writer().remove(key);
+  });
+  const ChildResult info = run_qmm({"gguf", path});
+  EXPECT_EQ(info.code, 0) << info.err;
+  EXPECT_NE(info.out.find("no_vocab"), std::string::npos) << info.out;
+  const ChildResult run = run_qmm({"run", "-m", path, "-n", "4", "--temp", "0", "-t", "1"});
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.err.find("the model has no vocabulary (tokenizer.ggml.model = no_vocab)"), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+}
 
 }  // namespace
 }  // namespace qmm::test

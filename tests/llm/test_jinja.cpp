@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "jinja_oracle.h"
-#include "llm/jinja/template.h"
+#include "text/jinja/template.h"
 
 namespace qmm::test {
 namespace {
@@ -134,6 +134,14 @@ const char* const kSnippets[] = {
     "{% set ns = namespace(items=[]) %}{% for m in messages %}{% set ns.items = ns.items + [m.role] %}{% endfor %}{{ ns.items }} {{ ns.items | length }}",
     "{{ raise_exception('custom failure') if false else 'no raise' }} {{ strftime_now('%Y') | length }}",
     "{{ messages[0]['content'] | trim + '!' }} {{ messages | length - 1 }} {{ 'a' ~ 'b' | upper }} {{ not true == false }}",
+    // a filter or test jinja2 lacks, in a branch that never runs (DeepSeek's from_json): rendered
+    "{% if false %}{{ s | from_json }}{% elif n > 100 %}{{ s is from_json }}{% endif %}ok {{ 1 if true else s | from_json(1) }}",
+    "{% if n %}{% set x = s | from_json if false else 'set' %}{{ x }}{% endif %}",
+    // indent (width, first, blank) and the filter block
+    "[{{ 'a\nb\n\nc' | indent }}]|[{{ 'a\nb\n\nc' | indent(2, true) }}]|[{{ 'a\nb\n\nc\n' | indent(width='> ', first=true, blank=true) }}]",
+    "[{{ '' | indent(first=true) }}]|[{{ 'x\r\ny\u2028z\x0bw' | indent(1) }}]|[{{ tools[0] | tojson(indent=2) | indent(4) }}]",
+    "{% filter upper %}ab {{ n }}{% endfilter %}|{% filter indent(2, true) | trim %}\n a\nb{% endfilter %}|{% filter replace('a', 'o') %}{% set q = 1 %}banana{% endfilter %}{{ q is defined }}",
+    "{% for m in messages %}{% filter indent(2) %}\n{{ m.role }}:\n{{ m.content }}{% endfilter %}{% endfor %}",
 };
 
 TEST(Jinja, SnippetsMatchJinja2) {
@@ -209,6 +217,18 @@ TEST(Jinja, ErrorsNameTheLine) {
        "template line 1: 'missing' is undefined"},
       {"{{ d.nope.deeper }}",
        "template line 1: 'dict object' has no attribute 'nope'"},
+      {"{% if true %}\n{{ x | from_json }}{% endif %}",
+       "template line 2: no filter named 'from_json'"},
+      {"{{ 0 if false else (x is from_json) }}",
+       "template line 1: no test named 'from_json'"},
+      {"{% if false %}{% for a in l %}\n{{ a | from_json }}{% endfor %}{% endif %}",
+       "template line 2: no filter named 'from_json'"},
+      {"{% if false %}{% filter from_json %}a{% endfilter %}{% endif %}",
+       "template line 1: no filter named 'from_json'"},
+      {"{{ 5 | indent }}",
+       "template line 1: unsupported operand type(s) for +=: 'int' and 'str'"},
+      {"{% filter upper %}a",
+       "template line 1: unexpected end of template: the block is never closed, expected 'endfilter'"},
       {"{{ 'a' + 1 }}",
        "template line 1: unsupported operand type(s) for +: 'str' and 'int'"},
       {"{{ 1 // 0 }}",

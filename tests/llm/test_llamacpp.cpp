@@ -5,7 +5,8 @@
 //    runs, accents, CJK, emoji, control tokens written in the text),
 //  - the same prompt tokens and the same greedy continuation (kTokens tokens, or up to the same
 //    end-of-generation token),
-//  - next-token probabilities within kProbTolerance of llama.cpp's (top kTop at each step).
+//  - next-token probabilities within kProbTolerance of llama.cpp's (top kTop at each step),
+//  - and the same for Phi-3 with LongRoPE at a context beyond its original one and within it.
 // All models go through one node process (llama.cpp's start-up is paid once). The test skips,
 // saying why, when node or node-llama-cpp is missing (scripts/test.sh installs it from the npm
 // registry; it cannot when the registry is unreachable).
@@ -22,7 +23,7 @@
 
 #include "llm/model.h"
 #include "llm/synth.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace qmm::llm {
 namespace {
@@ -73,7 +74,8 @@ struct Case {
   std::string shape;
   WeightType type;
   uint64_t seed;
-  bool strings;  // also compare the tokenization corpus
+  bool strings;      // also compare the tokenization corpus
+  size_t ctx = 256;  // context size (LongRoPE picks its long factors beyond the original context)
 };
 
 std::vector<Case> cases() {
@@ -83,6 +85,11 @@ std::vector<Case> cases() {
     c.push_back({shape, WeightType::f32, 2, false});
     c.push_back({shape, WeightType::q8_0, 3, false});
   }
+  // Phi-3 LongRoPE (original context 256): long factors at a context of 512, short ones at 256;
+  // the attention factor at both.
+  c.push_back({"tiny-phi3-long", WeightType::f32, 1, false, 512});
+  c.push_back({"tiny-phi3-long", WeightType::f32, 2, false, 256});
+  c.push_back({"tiny-phi3-long", WeightType::q8_0, 3, false, 512});
   return c;
 }
 
@@ -182,7 +189,7 @@ class LlamaCpp : public ::testing::Test {
       const std::string path = (work_ / (cs[m].shape + "-" + std::to_string(m) + ".gguf")).string();
       gguf::synth_model(*gguf::find_synth_shape(cs[m].shape), cs[m].type, cs[m].seed, path, 1);
       paths_.push_back(path);
-      req << (m ? ", " : "") << "{\"path\": " << json_string(path) << ", \"n\": " << kTokens << ", \"top\": " << kTop;
+      req << (m ? ", " : "") << "{\"path\": " << json_string(path) << ", \"n\": " << kTokens << ", \"top\": " << kTop << ", \"ctx\": " << cs[m].ctx;
       req << ", \"strings\": [";
       for (size_t i = 0; cs[m].strings && i < std::size(kStrings); ++i) req << (i ? ", " : "") << json_string(kStrings[i]);
       req << "], \"prompts\": [";
@@ -245,7 +252,7 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
       const std::vector<int32_t>& want = oracle_->greedy[std::make_pair(m, p)];
       // A batch of just the prompt: Gemma's sliding-window layers then keep a ring of window +
       // prompt - 1 positions, which the 32 generated tokens wrap around.
-      State s(model, 256, prompt.size(), ctx);
+      State s(model, cs[m].ctx, prompt.size(), ctx);
       const float* logits = forward(model, s, prompt.data(), prompt.size());
       std::vector<int32_t> got;
       std::string where;  // at a divergence: llama.cpp's top probabilities and qmm's for the same ids

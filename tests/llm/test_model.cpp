@@ -13,10 +13,10 @@
 #include "core/cpu.h"
 #include "core/error.h"
 #include "kernels/kernel_list.h"
-#include "llm/gguf_writer.h"
+#include "gguf/gguf_writer.h"
 #include "llm/model.h"
 #include "llm/synth.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 #include "test_models.h"
 
 namespace qmm::llm {

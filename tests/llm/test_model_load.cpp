@@ -7,14 +7,16 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
 #include "core/error.h"
+#include "gguf/dequant.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "llm/synth.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 #include "model_copy.h"
 #include "test_models.h"
 
@@ -88,14 +90,18 @@ TEST(ModelLoad, UnknownPreTokenizerIsOneLineNamingItAndTheSupportedOnes) {
 }
 
 TEST(ModelLoad, EachFamilysLayerTensorsAreCheckedUpFront) {
-  // A Gemma 3 file without a layer's post-FFN norm, a Phi-3 file without its fused QKV.
+  // A Gemma 3 file without a layer's post-FFN norm, a Phi-3 file without its fused QKV (nor
+  // separate Q/K/V), a Qwen 2 file without a K projection (its biases are optional, as in llama.cpp).
   for (const auto& [shape, tensor] : {std::pair{"tiny-gemma3", "blk.5.post_ffw_norm.weight"}, {"tiny-phi3", "blk.1.attn_qkv.weight"},
-                                      {"tiny-qwen2", "blk.0.attn_k.bias"}, {"tiny-qwen3", "blk.1.attn_q_norm.weight"}}) {
+                                      {"tiny-qwen2", "blk.0.attn_k.weight"}, {"tiny-qwen3", "blk.1.attn_q_norm.weight"}}) {
     const std::string src = temp(std::string(shape) + ".gguf");
     gguf::synth_model(*gguf::find_synth_shape(shape), WeightType::q8_0, 1, src, 1, {.replace = true, .inputs = {}});
     EXPECT_EQ(load_error(src), "") << shape;
     test::ModelCopy m(src, [&](const std::string& name) { return name == tensor ? "" : name; });
-    EXPECT_TRUE(fails_with(m.write(temp("missing.gguf")), "tensor '" + std::string(tensor) + "' missing")) << shape;
+    const std::string missing = shape == std::string("tiny-phi3")
+                                    ? "tensor 'blk.1.attn_q.weight' missing (nor is Q/K/V fused in 'blk.1.attn_qkv.weight')"
+                                    : "tensor '" + std::string(tensor) + "' missing";
+    EXPECT_TRUE(fails_with(m.write(temp("missing.gguf")), missing)) << shape;
   }
 }
 
@@ -130,10 +136,150 @@ TEST(ModelLoad, MeaninglessHyperParametersAreErrors) {
       EXPECT_TRUE(fails_with(m.write(temp("hparam.gguf")), std::string(key) + " = ")) << v;
     }
   }
-  test::ModelCopy scale(test::stories260k_path());
-  scale.writer().set_string("llama.rope.scaling.type", "linear");
-  scale.writer().set_f32("llama.rope.scaling.factor", 0.0f);
-  EXPECT_TRUE(fails_with(scale.write(temp("scale.gguf")), "llama.rope.scaling.factor = "));
+  for (float v : {-1.0f, inf, nan}) {
+    test::ModelCopy scale(test::stories260k_path());
+    scale.writer().set_string("llama.rope.scaling.type", "linear");
+    scale.writer().set_f32("llama.rope.scaling.factor", v);
+    EXPECT_TRUE(fails_with(scale.write(temp("scale.gguf")), "llama.rope.scaling.factor = ")) << v;
+  }
+}
+
+// RoPE scaling keys as llama.cpp reads them: rope.scaling.factor, else the older
+// rope.scale_linear; a factor of 0 is no scaling; the type defaults to linear; "none" ignores
+// the factor; YaRN is refused by name.
+TEST(ModelLoad, RopeScalingKeysAsLlamaCpp) {
+  QMM_REQUIRE_STORIES260K();
+  Context ctx(1);
+  auto freq = [&](const std::function<void(gguf::Writer&)>& edit) {
+    test::ModelCopy m(test::stories260k_path());
+    edit(m.writer());
+    const Model model = Model::load(m.write(temp("rope_scale.gguf")), {}, ctx.pool());
+    return model.rope_freqs(false, 8)[1];
+  };
+  const float plain = freq([](gguf::Writer&) {});
+  EXPECT_EQ(freq([](gguf::Writer& w) { w.set_f32("llama.rope.scaling.factor", 0.0f); }), plain);
+  EXPECT_EQ(freq([](gguf::Writer& w) {
+              w.set_string("llama.rope.scaling.type", "linear");
+              w.set_f32("llama.rope.scaling.factor", 0.0f);
+            }),
+            plain);
+  EXPECT_FLOAT_EQ(freq([](gguf::Writer& w) { w.set_f32("llama.rope.scale_linear", 4.0f); }), plain / 4);
+  EXPECT_FLOAT_EQ(freq([](gguf::Writer& w) { w.set_f32("llama.rope.scaling.factor", 2.0f); }), plain / 2);
+  EXPECT_EQ(freq([](gguf::Writer& w) {
+              w.set_string("llama.rope.scaling.type", "none");
+              w.set_f32("llama.rope.scaling.factor", 4.0f);
+            }),
+            plain);
+  test::ModelCopy yarn(test::stories260k_path());
+  yarn.writer().set_string("llama.rope.scaling.type", "yarn");
+  EXPECT_TRUE(fails_with(yarn.write(temp("yarn.gguf")), "rope.scaling.type 'yarn' is not supported (none, linear, longrope)"));
+}
+
+// A tensor the family does not read would be dropped: a different model. llama.cpp refuses such
+// a file too ("wrong number of tensors"); qmm names the tensors.
+TEST(ModelLoad, TensorsTheArchitectureDoesNotReadAreRefusedByName) {
+  QMM_REQUIRE_STORIES260K();
+  test::ModelCopy one(test::stories260k_path());
+  one.add_f32("output.bias", {512}, 0.0f);
+  EXPECT_TRUE(fails_with(one.write(temp("output_bias.gguf")),
+                         "tensor 'output.bias' not read by the llama architecture (qmm would run a different model without it)"));
+  test::ModelCopy many(test::stories260k_path());
+  for (int l = 0; l < 5; ++l) many.add_f32("blk." + std::to_string(l) + ".attn_output.bias", {64}, 0.0f);
+  many.add_f32("blk.0.attn_output.scale", {1}, 1.0f);
+  EXPECT_TRUE(fails_with(many.write(temp("biases.gguf")),
+                         "tensors 'blk.0.attn_output.bias', 'blk.1.attn_output.bias', 'blk.2.attn_output.bias', "
+                         "'blk.3.attn_output.bias' and 2 more not read by the llama architecture"));
+  // rope_freqs: Llama 3's (llama.cpp reads it for llama only, qmm too), not Qwen's.
+  const std::string qwen = temp("qwen_src.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-qwen2"), WeightType::f32, 1, qwen, 1);
+  test::ModelCopy q(qwen);
+  q.add_f32("rope_freqs.weight", {8}, 1.0f);
+  EXPECT_TRUE(fails_with(q.write(temp("qwen_rope_freqs.gguf")), "tensor 'rope_freqs.weight' not read by the qwen2 architecture"));
+}
+
+// Q/K/V biases are read wherever the file has them (llama.cpp's create_tensor_qkv takes them for
+// every family): a bias on a Llama model changes its logits; a missing part of one is zero.
+TEST(ModelLoad, QkvBiasesAreReadForEveryFamily) {
+  QMM_REQUIRE_STORIES260K();
+  Context ctx(1);
+  auto logits = [&](const std::string& path) {
+    const Model model = Model::load(path, {}, ctx.pool());
+    State s(model, 8, 8, ctx);
+    const int32_t tokens[3] = {1, 100, 200};
+    const float* l = forward(model, s, tokens, 3);
+    return std::vector<float>(l, l + model.config().n_vocab);
+  };
+  test::ModelCopy plain(test::stories260k_path());
+  const std::vector<float> base = logits(plain.write(temp("plain.gguf")));
+  test::ModelCopy zero(test::stories260k_path());
+  zero.add_f32("blk.1.attn_q.bias", {64}, 0.0f);
+  EXPECT_EQ(logits(zero.write(temp("zero_bias.gguf"))), base);
+  test::ModelCopy biased(test::stories260k_path());
+  biased.add_f32("blk.1.attn_v.bias", {64 * 4 / 8}, 0.5f);  // kv_dim: 4 KV heads of 8
+  EXPECT_NE(logits(biased.write(temp("v_bias.gguf"))), base);
+}
+
+// Phi-3 with separate attn_q / attn_k / attn_v (instead of the fused attn_qkv) is the same model.
+TEST(ModelLoad, Phi3WithSeparateQkvIsTheSameModel) {
+  const std::string src = temp("phi3_fused.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-phi3"), WeightType::f32, 1, src, 1);
+  test::ModelCopy split(src, [](const std::string& n) { return n.ends_with(".attn_qkv.weight") ? "" : n; });
+  const size_t embd = 96, q = 96, kv = 96;
+  for (int l = 0; l < 2; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    const auto* data = split.source().tensor(b + "attn_qkv.weight").data;
+    split.writer().add_tensor(b + "attn_q.weight", gguf::kF32, {embd, q}, data, embd * q * 4);
+    split.writer().add_tensor(b + "attn_k.weight", gguf::kF32, {embd, kv}, data + embd * q * 4, embd * kv * 4);
+    split.writer().add_tensor(b + "attn_v.weight", gguf::kF32, {embd, kv}, data + embd * (q + kv) * 4, embd * kv * 4);
+  }
+  Context ctx(1);
+  auto logits = [&](const std::string& path) {
+    const Model model = Model::load(path, {}, ctx.pool());
+    State s(model, 16, 16, ctx);
+    const int32_t tokens[4] = {1, 100, 200, 300};
+    const float* l = forward(model, s, tokens, 4);
+    return std::vector<float>(l, l + model.config().n_vocab);
+  };
+  EXPECT_EQ(logits(split.write(temp("phi3_split.gguf"))), logits(src));
+}
+
+// Phi-3 LongRoPE (tiny-phi3-long: original context 256): the short factors divide the RoPE
+// frequencies up to a context of 256, the long ones beyond (as llama.cpp, after rounding the
+// context up to a multiple of 256), and the attention factor scales queries and keys at every
+// length; without the factors or the attention factor the model computes something else.
+TEST(ModelLoad, Phi3LongRopeFactorsAndAttentionFactor) {
+  const std::string src = temp("phi3_long.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-phi3-long"), WeightType::f32, 1, src, 1);
+  Context ctx(1);
+  const Model model = Model::load(src, {}, ctx.pool());
+  const Config& c = model.config();
+  EXPECT_EQ(c.n_ctx_orig, 256u);
+  EXPECT_FLOAT_EQ(c.rope_attn_factor, std::sqrt(1.0f + std::log(8.0f) / std::log(256.0f)));
+  const gguf::File& f = model.file();
+  std::vector<float> short_f(16), long_f(16);
+  gguf::dequantize_rows(gguf::kF32, f.tensor("rope_factors_short.weight").data, short_f.data(), 1, 16);
+  gguf::dequantize_rows(gguf::kF32, f.tensor("rope_factors_long.weight").data, long_f.data(), 1, 16);
+  for (size_t i = 0; i < 16; ++i) {
+    const double theta = std::pow(10000.0, -2.0 * static_cast<double>(i) / 32);
+    EXPECT_FLOAT_EQ(model.rope_freqs(false, 256)[i], static_cast<float>(theta / short_f[i])) << i;
+    EXPECT_FLOAT_EQ(model.rope_freqs(false, 200)[i], static_cast<float>(theta / short_f[i])) << i;
+    EXPECT_FLOAT_EQ(model.rope_freqs(false, 257)[i], static_cast<float>(theta / long_f[i])) << i;
+  }
+  EXPECT_NE(short_f, long_f);
+  auto logits = [&](const std::string& path, size_t n_ctx) {
+    const Model m = Model::load(path, {}, ctx.pool());
+    State s(m, n_ctx, 8, ctx);
+    const int32_t tokens[4] = {1, 100, 200, 300};
+    const float* l = forward(m, s, tokens, 4);
+    return std::vector<float>(l, l + m.config().n_vocab);
+  };
+  const std::vector<float> at_256 = logits(src, 256), at_512 = logits(src, 512);
+  EXPECT_NE(at_256, at_512);
+  test::ModelCopy no_attn(src);
+  no_attn.writer().set_f32("phi3.rope.scaling.attn_factor", 1.0f);
+  EXPECT_NE(logits(no_attn.write(temp("phi3_attn1.gguf")), 256), at_256);
+  test::ModelCopy no_factors(src, [](const std::string& n) { return n.starts_with("rope_factors") ? "" : n; });
+  EXPECT_NE(logits(no_factors.write(temp("phi3_nofactors.gguf")), 256), at_256);
 }
 
 TEST(ModelLoad, RopeFactorsMustBeFinitePositive) {

@@ -1,4 +1,4 @@
-// qmm quantize (src/llm/quantize.h): stories260K to q8_0 / q4_0 / f16 / f32, re-read with the
+// qmm quantize (src/gguf/quantize.h): stories260K to q8_0 / q4_0 / f16 / f32, re-read with the
 // reader; types follow the rules, metadata is copied, the bytes are exactly quantize_rows of
 // the originals and the values are close to them.
 #include <gtest/gtest.h>
@@ -7,9 +7,11 @@
 #include <filesystem>
 
 #include "core/blocks.h"
+#include "core/error.h"
 #include "gguf_test_util.h"
-#include "llm/gguf.h"
-#include "llm/quantize.h"
+#include "gguf/gguf.h"
+#include "gguf/quantize.h"
+#include "llm/synth.h"
 
 namespace qmm {
 namespace {
@@ -119,6 +121,30 @@ TEST(QuantizeRules, KQuantMixes) {
   EXPECT_FALSE(parse_quant_target("q6_k_m", &m));
 }
 
+// A fused-QKV model (Phi-3: attn_qkv, no attn_v) counts its layers from attn_qkv, as llama.cpp's
+// llama-quant.cpp counts n_attention_wv, and attn_qkv gets attn_v's extra bits: for 2 layers
+// use_more_bits picks layer 1 only (before, 0 layers were counted and every ffn_down got Q6_K).
+// tiny-phi3's rows (96, 192) are not multiples of 256: Q4_K falls back to Q5_0, Q6_K to Q8_0.
+TEST(QuantizeRules, FusedQkvMixCountsLayers) {
+  const std::string in_path = test::temp_path("phi3_f32.gguf"), out_path = test::temp_path("phi3_q4_k_m.gguf");
+  synth_model(*find_synth_shape("tiny-phi3"), WeightType::f32, 1, in_path, 1);
+  const File in = File::open(in_path);
+  QuantTarget m = WeightType::q4_0;
+  ASSERT_TRUE(parse_quant_target("Q4_K_M", &m));
+  EXPECT_EQ(for_file(in, m).n_layer, 2u);
+  quantize_file(in, out_path, m, 1);
+  const File out = File::open(out_path);
+  for (const char* name : {"blk.0.attn_qkv.weight", "blk.0.ffn_down.weight", "blk.0.attn_output.weight",
+                           "blk.0.ffn_up.weight", "blk.1.attn_output.weight", "blk.1.ffn_up.weight", "token_embd.weight"}) {
+    EXPECT_EQ(out.tensor(name).type, kQ5_0) << name;
+  }
+  for (const char* name : {"blk.1.attn_qkv.weight", "blk.1.ffn_down.weight", "output.weight"}) {
+    EXPECT_EQ(out.tensor(name).type, kQ8_0) << name;
+  }
+  std::filesystem::remove(in_path);
+  std::filesystem::remove(out_path);
+}
+
 // The fallbacks' blocks (Q5_0 / Q5_1, byte-identical to llama.cpp per tests/test_kquants.cpp)
 // read back through the loader's dequantizers: within half a step of each 32-block's range,
 // and a block holding NaN or ±Inf dequantizes to NaN (the NaN policy).
@@ -169,6 +195,24 @@ TEST(QuantizeRules, TensorTypes) {
   EXPECT_EQ(quantized_type(t, WeightType::q4_0), kQ4_0);
   t.name = "some.table";  // not a weight
   EXPECT_EQ(quantized_type(t, WeightType::q4_0), kF32);
+}
+
+// The input truncated while quantize reads it (issue 22): a one-line error, not SIGBUS (the
+// tensors are read from the file, not from the mapping that shrank).
+TEST(Quantize, InputTruncatedMeanwhile) {
+  const std::string src = test::stories_path();
+  if (!std::filesystem::exists(src)) GTEST_SKIP() << "model absent: " << src;
+  const std::string path = test::temp_path("shrinking.gguf");
+  std::filesystem::copy_file(src, path, std::filesystem::copy_options::overwrite_existing);
+  const File in = File::open(path);
+  std::filesystem::resize_file(path, in.data_offset() + 1000);
+  try {
+    quantize_file(in, test::temp_path("shrunk_q8_0.gguf"), WeightType::q8_0, 2);
+    ADD_FAILURE() << "quantize read a truncated file to its end";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("shrinking.gguf: the file was truncated while being read"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -71,6 +71,28 @@ TEST(Sampler, RepetitionPenaltyDemotesRecentTokens) {
   EXPECT_EQ(s2.sample(kLogits.data(), history), 1);
 }
 
+// llama.cpp's penalties: logit -= count x frequency_penalty + presence_penalty, over the window.
+TEST(Sampler, FrequencyAndPresencePenaltiesAsLlamaCpp) {
+  SamplerParams p;
+  p.temperature = 0;
+  const std::vector<int32_t> history = {1, 1, 3, 2};  // token 1 twice, 3 and 2 once
+  p.frequency_penalty = 0.3f;                          // 1: 3.0 - 0.6 = 2.4, 3: 2.9 - 0.3 = 2.6
+  EXPECT_EQ(Sampler(p, kLogits.size()).sample(kLogits.data(), history), 3);
+  p.frequency_penalty = 0.04f;                         // 1: 2.92, 3: 2.86
+  EXPECT_EQ(Sampler(p, kLogits.size()).sample(kLogits.data(), history), 1);
+  p.frequency_penalty = 0;
+  p.presence_penalty = 1.5f;                           // 1: 1.5, 3: 1.4, 2: 0.5, 0: 1.0 (not seen)
+  EXPECT_EQ(Sampler(p, kLogits.size()).sample(kLogits.data(), history), 1);
+  p.presence_penalty = -2.0f;                          // a negative penalty favours seen tokens
+  p.repeat_last_n = 1;                                 // only token 2 (2.0 + 2 = 4.0)
+  EXPECT_EQ(Sampler(p, kLogits.size()).sample(kLogits.data(), history), 2);
+  p.repeat_last_n = 64;
+  p.presence_penalty = 0;
+  p.repeat_penalty = 2.0f;                             // the repeat penalty first: 1: 1.5 - 0.5 = 1.0
+  p.frequency_penalty = 0.25f;                         // 3: 1.45 - 0.25 = 1.2, 2: 1.0 - 0.25, 0: 1.0
+  EXPECT_EQ(Sampler(p, kLogits.size()).sample(kLogits.data(), history), 3);
+}
+
 TEST(Sampler, SameSeedSameTokens) {
   SamplerParams p;
   p.temperature = 1.0f;

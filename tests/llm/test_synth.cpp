@@ -7,9 +7,9 @@
 #include <unordered_set>
 
 #include "gguf_test_util.h"
-#include "llm/gguf.h"
+#include "gguf/gguf.h"
 #include "llm/synth.h"
-#include "llm/synth_vocab.h"
+#include "text/synth_vocab.h"
 
 namespace qmm {
 namespace {

@@ -3,8 +3,8 @@
 // pre-tokenizers, and streaming UTF-8 decoding.
 #include <gtest/gtest.h>
 
-#include "llm/gguf.h"
-#include "llm/tokenizer.h"
+#include "gguf/gguf.h"
+#include "text/tokenizer.h"
 #include "test_models.h"
 
 namespace qmm::llm {
@@ -249,6 +249,34 @@ TEST(SpecialTokens, EndOfTurnTokensEndGeneration) {
   EXPECT_FALSE(t.is_end_of_generation(3));
   EXPECT_EQ(t.piece(5), "");  // marked as control, as llama.cpp does
   EXPECT_EQ(t.encode("x<end_of_turn>", false), (std::vector<int32_t>{6, 3, 5}));
+}
+
+// llama.cpp's rule (llama-vocab.cpp): a token spelled like an end of generation is a control
+// token that ends generation whatever type the file gives it, e.g. "</s>" in a Qwen-style BPE
+// vocabulary, where it is typed normal: the text "</s>" is that one token, and it stops a
+// generation. FIM pad / repo / separator tokens end generation too; FIM prefix is control only.
+TEST(SpecialTokens, ControlLookingTokensAreControlAndEndGeneration) {
+  std::vector<std::string> tokens;
+  for (char c : std::string("</s>abc")) tokens.emplace_back(1, c);
+  for (const char* t : {"<|im_end|>", "</s>", "<|fim_prefix|>", "<|fim_pad|>", "<|file_sep|>", "<|fim_middle|>x"}) tokens.push_back(t);
+  const std::vector<int32_t> types(tokens.size(), 1);  // all normal
+  const Tokenizer t = Tokenizer::bpe(tokens, {}, types, -1, 7, Tokenizer::Pre::qwen2);
+  const int32_t s = t.find("</s>"), pre = t.find("<|fim_prefix|>");
+  EXPECT_EQ(t.encode("a</s>b", false), (std::vector<int32_t>{t.find("a"), s, t.find("b")}));
+  EXPECT_TRUE(t.is_end_of_generation(s));
+  EXPECT_EQ(t.piece(s), "");
+  EXPECT_EQ(t.encode("<|fim_prefix|>", false), (std::vector<int32_t>{pre}));
+  EXPECT_FALSE(t.is_end_of_generation(pre));
+  EXPECT_TRUE(t.is_end_of_generation(t.find("<|fim_pad|>")));
+  EXPECT_TRUE(t.is_end_of_generation(t.find("<|file_sep|>")));
+  EXPECT_FALSE(t.is_end_of_generation(t.find("<|fim_middle|>x")));
+  // gpt-oss's exception: with <|return|> and <|call|>, <|end|> is text.
+  std::vector<std::string> oss = {"a", "<|end|>", "<|return|>", "<|call|>", "<|channel|>"};
+  const Tokenizer o = Tokenizer::bpe(oss, {}, std::vector<int32_t>(oss.size(), 3), -1, 2, Tokenizer::Pre::llama3);
+  EXPECT_FALSE(o.is_end_of_generation(1));
+  EXPECT_TRUE(o.is_end_of_generation(2));
+  EXPECT_TRUE(o.is_end_of_generation(3));
+  EXPECT_EQ(o.piece(4), "<|channel|>");  // always rendered
 }
 
 // ---- Streaming ---------------------------------------------------------------------------------

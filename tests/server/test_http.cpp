@@ -196,6 +196,68 @@ TEST(ServeHttp, ApiKey) {
   EXPECT_EQ(request(p, "POST", "/v1/chat/completions", kChat + "}", "sesame").status, 200);
 }
 
+// llama-server's key header and CORS: an allowed Origin is echoed on every answer, a preflight
+// OPTIONS is answered without the key; --cors narrows or disables it.
+TEST(ServeHttp, XApiKeyAndCors) {
+  ScriptedBackend b(4);
+  auto send = [](int port, const char* method, const char* path, httplib::Headers h, const std::string& body = {}) {
+    httplib::Client c = test::client(port);
+    httplib::Request req;
+    req.method = method;
+    req.path = path;
+    req.headers = std::move(h);
+    req.body = body;
+    httplib::Response res;
+    httplib::Error err = httplib::Error::Success;
+    if (!c.send(req, res, err)) res.status = 0;
+    return res;
+  };
+  {
+    test::TestServer s(b, options("sekret"));
+    EXPECT_EQ(send(s.port(), "GET", "/v1/models", {{"X-Api-Key", "sekret"}}).status, 200);
+    EXPECT_EQ(send(s.port(), "GET", "/v1/models", {{"X-Api-Key", "wrong"}}).status, 401);
+    const httplib::Response pre = send(s.port(), "OPTIONS", "/v1/chat/completions",
+                                       {{"Origin", "http://example.com"}, {"Access-Control-Request-Method", "POST"}});
+    EXPECT_EQ(pre.status, 204);
+    EXPECT_EQ(pre.get_header_value("Access-Control-Allow-Origin"), "http://example.com");
+    EXPECT_EQ(pre.get_header_value("Access-Control-Allow-Headers"), "*");
+    EXPECT_NE(pre.get_header_value("Access-Control-Allow-Methods").find("POST"), std::string::npos);
+    const httplib::Response post = send(s.port(), "POST", "/v1/chat/completions",
+                                        {{"Origin", "http://example.com"}, {"Authorization", "Bearer sekret"}}, kChat + "}");
+    EXPECT_EQ(post.status, 200) << post.body;
+    EXPECT_EQ(post.get_header_value("Access-Control-Allow-Origin"), "http://example.com");
+    const httplib::Response refused = send(s.port(), "GET", "/v1/models", {{"Origin", "http://example.com"}});
+    EXPECT_EQ(refused.status, 401);
+    EXPECT_EQ(refused.get_header_value("Access-Control-Allow-Origin"), "http://example.com");  // the browser sees the error
+  }
+  {
+    ServerOptions o = options();
+    o.cors = "http://a.test,http://b.test";
+    test::TestServer s(b, o);
+    EXPECT_EQ(send(s.port(), "GET", "/health", {{"Origin", "http://b.test"}}).get_header_value("Access-Control-Allow-Origin"),
+              "http://b.test");
+    EXPECT_FALSE(send(s.port(), "GET", "/health", {{"Origin", "http://c.test"}}).has_header("Access-Control-Allow-Origin"));
+    EXPECT_FALSE(send(s.port(), "GET", "/health", {{"Origin", "http://a.tes"}}).has_header("Access-Control-Allow-Origin"));
+    o.cors = "";
+    test::TestServer off(b, o);
+    const httplib::Response pre = send(off.port(), "OPTIONS", "/v1/models", {{"Origin", "http://a.test"}});
+    EXPECT_FALSE(pre.has_header("Access-Control-Allow-Origin"));
+  }
+}
+
+// While the model loads, /health is llama-server's 503 "Loading model" (load balancers wait).
+TEST(ServeHttp, HealthIs503WhileTheModelLoads) {
+  struct Loading : Backend {
+    std::shared_ptr<Job> submit(Request) override { throw ApiError(503, "Loading model", {}, "loading"); }
+    Load load() const override { return Load{0, 0, 0, 0, true}; }
+  } b;
+  test::TestServer s(b, options());
+  const test::Reply h = request(s.port(), "GET", "/health");
+  expect_error(h, 503, "unavailable_error");
+  EXPECT_EQ(h.json()["error"]["message"], "Loading model");
+  expect_error(request(s.port(), "POST", "/v1/chat/completions", kChat + "}"), 503, "unavailable_error");
+}
+
 TEST(ServeHttp, BusyIs503) {
   ScriptedBackend b(1);
   b.hold = true;  // the first job holds the only slot until the refusal was seen, however slow the machine

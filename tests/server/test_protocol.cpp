@@ -88,9 +88,11 @@ TEST(ServeProtocol, RejectsBadFieldsNamingThem) {
   };
   for (const auto& [body, param] : cases) EXPECT_EQ(rejection(body), std::make_pair(400, std::string(param))) << body;
   const std::pair<const char*, const char*> fields[] = {
-      {R"("max_tokens":0)", "max_tokens"},          {R"("max_tokens":-3)", "max_tokens"},
+      {R"("max_tokens":-1)", "max_tokens"},         {R"("max_tokens":-3)", "max_tokens"},
       {R"("max_tokens":2.5)", "max_tokens"},        {R"("max_tokens":"9")", "max_tokens"},
-      {R"("max_completion_tokens":0)", "max_completion_tokens"},
+      {R"("max_completion_tokens":-1)", "max_completion_tokens"}, {R"("n_predict":-2)", "n_predict"},
+      {R"("frequency_penalty":2.5)", "frequency_penalty"}, {R"("presence_penalty":"x")", "presence_penalty"},
+      {R"("repeat_penalty":0)", "repeat_penalty"},  {R"("repeat_last_n":-2)", "repeat_last_n"},
       {R"("temperature":-0.1)", "temperature"},     {R"("temperature":2.5)", "temperature"},
       {R"("temperature":"hot")", "temperature"},    {R"("temperature":true)", "temperature"},
       {R"("top_p":1.5)", "top_p"},                  {R"("top_k":-1)", "top_k"},
@@ -104,6 +106,50 @@ TEST(ServeProtocol, RejectsBadFieldsNamingThem) {
     const std::string body = "{" + kHi + "," + field + "}";
     EXPECT_EQ(rejection(body), std::make_pair(400, std::string(param))) << body;
   }
+}
+
+// A field qmm does not implement is a 400 naming it, unless its value changes nothing.
+TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
+  const std::pair<const char*, const char*> refused[] = {
+      {R"("tools":[{"type":"function","function":{"name":"f"}}])", "tools"},
+      {R"("tool_choice":"required")", "tool_choice"},
+      {R"("response_format":{"type":"json_object"})", "response_format"},
+      {R"("logprobs":true)", "logprobs"},           {R"("top_logprobs":2)", "top_logprobs"},
+      {R"("logit_bias":{"50256":-100})", "logit_bias"}, {R"("grammar":"root ::= [a-z]")", "grammar"},
+      {R"("n_probs":5)", "n_probs"},                {R"("echo":true)", "echo"},
+      {R"("suffix":"end")", "suffix"},              {R"("best_of":3)", "best_of"},
+      {R"("json_schema":{"type":"object"})", "json_schema"}, {R"("mirostat":2)", "mirostat"},
+      {R"("typical_p":0.5)", "typical_p"},          {R"("reasoning_effort":"low")", "reasoning_effort"},
+  };
+  for (const auto& [field, param] : refused) {
+    const std::string body = "{" + kHi + "," + field + "}";
+    EXPECT_EQ(rejection(body), std::make_pair(400, std::string(param))) << body;
+    const std::string completion = std::string(R"({"prompt":"a",)") + field + "}";
+    EXPECT_EQ(rejection(completion, Endpoint::completion), std::make_pair(400, std::string(param))) << completion;
+  }
+  const Request r = chat("{" + kHi + R"(,"tools":[],"tool_choice":"none","logprobs":false,"top_logprobs":0,"logit_bias":{},
+      "response_format":{"type":"text"},"echo":false,"suffix":null,"n_probs":0,"frequency_penalty":0.5,
+      "presence_penalty":-0.25,"repeat_penalty":1.1,"repeat_last_n":-1,"cache_prompt":true,"samplers":"edkypmxt"})");
+  EXPECT_EQ(rejection("{" + kHi + R"(,"samplers":["temperature","top_k"]})"), std::make_pair(400, std::string("samplers")));
+  EXPECT_EQ(r.frequency_penalty, 0.5f);
+  EXPECT_EQ(r.presence_penalty, -0.25f);
+  EXPECT_FLOAT_EQ(r.repeat_penalty, 1.1f);
+  EXPECT_EQ(r.repeat_last_n, size_t{1} << 30);
+}
+
+// Token-id prompts and max_tokens 0 (the usage of a prompt only) as llama-server and OpenAI;
+// a batch of prompts is refused by name.
+TEST(ServeProtocol, TokenIdPromptsAndZeroMaxTokens) {
+  const Request ids = parse_request(R"({"prompt":[1,2,3],"max_tokens":0})", Endpoint::completion);
+  EXPECT_EQ(ids.prompt_ids, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(ids.max_tokens, 0u);
+  EXPECT_EQ(parse_request(R"({"prompt":[[7,8]]})", Endpoint::completion).prompt_ids, (std::vector<int32_t>{7, 8}));
+  EXPECT_FALSE(parse_request(R"({"prompt":"a","n_predict":-1})", Endpoint::completion).max_tokens.has_value());
+  EXPECT_EQ(parse_request(R"({"prompt":"a","n_predict":5})", Endpoint::completion).max_tokens, 5u);
+  EXPECT_EQ(rejection(R"({"prompt":["a","b"]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
+  EXPECT_EQ(rejection(R"({"prompt":[1,-2]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
+  EXPECT_EQ(rejection(R"({"prompt":[1,"a"]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
+  EXPECT_EQ(rejection(R"({"prompt":[]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
 }
 
 TEST(ServeProtocol, ErrorBodyIsOpenAIStyle) {

@@ -12,7 +12,7 @@
 #include <random>
 
 #include "llm/model.h"
-#include "llm/tokenizer.h"
+#include "text/tokenizer.h"
 #include "qmm/server/engine_backend.h"
 #include "server_test_util.h"
 #include "../llm/test_models.h"
@@ -204,6 +204,58 @@ TEST_F(ServeEngine, FullQueueIs503) {
   EXPECT_GT(refused, 0);
   EXPECT_GT(served, 0);
   EXPECT_EQ(request(s.port(), "POST", "/v1/completions", completion("Once", 4)).status, 200);
+}
+
+// llama-server's and OpenAI's forms: token ids as the prompt; max_tokens 0 answers the usage
+// of the prompt with no completion (lm-eval); the penalties change a greedy text.
+TEST_F(ServeEngine, TokenIdsZeroMaxTokensAndPenalties) {
+  Served s(1, 256, 2);
+  const std::vector<int32_t> ids = stories().tok.encode("Once upon a time", true);
+  const test::Reply text = request(s.port(), "POST", "/v1/completions", completion("Once upon a time", 12));
+  const test::Reply by_ids = request(s.port(), "POST", "/v1/completions",
+                                     json{{"prompt", ids}, {"max_tokens", 12}, {"temperature", 0}}.dump());
+  ASSERT_EQ(by_ids.status, 200) << by_ids.body;
+  EXPECT_EQ(answer_text(by_ids.json()), answer_text(text.json()));
+  EXPECT_EQ(by_ids.json()["usage"]["prompt_tokens"], ids.size());
+  const test::Reply zero = request(s.port(), "POST", "/v1/completions", completion("Once upon a time", 0));
+  ASSERT_EQ(zero.status, 200) << zero.body;
+  EXPECT_EQ(answer_text(zero.json()), "");
+  EXPECT_EQ(zero.json()["usage"]["prompt_tokens"], ids.size());
+  EXPECT_EQ(zero.json()["usage"]["completion_tokens"], 0);
+  const test::Reply bad = request(s.port(), "POST", "/v1/completions", json{{"prompt", {1, 99999}}}.dump());
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_EQ(bad.json()["error"]["param"], "prompt");
+  const test::Reply penalised = request(s.port(), "POST", "/v1/completions",
+                                        completion("Once upon a time", 40, false, R"("frequency_penalty":2,"presence_penalty":2)"));
+  const test::Reply plain = request(s.port(), "POST", "/v1/completions", completion("Once upon a time", 40));
+  ASSERT_EQ(penalised.status, 200) << penalised.body;
+  EXPECT_NE(answer_text(penalised.json()), answer_text(plain.json()));
+  const test::Reply tools = request(s.port(), "POST", "/v1/chat/completions",
+                                    R"({"messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function"}]})");
+  EXPECT_EQ(tools.status, 400) << tools.body;
+  EXPECT_EQ(tools.json()["error"]["param"], "tools");
+}
+
+// A default server (4 slots, queue 8) takes a burst of 12 at once: the queue is what waits
+// beside the running slots, not a cap on everything not yet handed to the engine.
+TEST_F(ServeEngine, BurstOfSlotsPlusQueueIsServed) {
+  Served s(4, 512, 8);
+  for (int round = 0; round < 3; ++round) {
+    std::barrier start(12);
+    std::atomic<int> ok{0};
+    std::vector<std::thread> clients;
+    for (int i = 0; i < 12; ++i) {
+      clients.emplace_back([&] {
+        start.arrive_and_wait();
+        const test::Reply r = request(s.port(), "POST", "/v1/completions",
+                                      completion("Once upon a time", 200, false, R"("ignore_eos":true)"));
+        ok += r.status == 200;
+        EXPECT_EQ(r.status, 200) << r.body;
+      });
+    }
+    for (std::thread& t : clients) t.join();
+    EXPECT_EQ(ok, 12);
+  }
 }
 
 TEST_F(ServeEngine, ClientGoneMidStreamFreesTheSlot) {

@@ -57,7 +57,8 @@ inline void store_row(int32x4_t acc, const uint8_t* tail, int32_t neg_zp, float 
   std::memcpy(&scales, tail + 16, 16);
   std::memcpy(&biases, tail + 32, 16);
   const float32x4_t f = vcvtq_f32_s32(vmlaq_n_s32(acc, sums, neg_zp));
-  const float32x4_t v = neon::clamp(vfmaq_f32(biases, f, vmulq_n_f32(scales, s_lhs)), lo, hi);
+  // The product rounded, then the bias added (KleidiAI's bits; a fused multiply-add differs).
+  const float32x4_t v = neon::clamp(vaddq_f32(vmulq_f32(f, vmulq_n_f32(scales, s_lhs)), biases), lo, hi);
   if (cols == kNr) {
     vst1q_f32(out, v);
   } else {

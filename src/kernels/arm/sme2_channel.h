@@ -40,11 +40,14 @@ template <int T>
 __attribute__((always_inline)) inline svfloat32_t out_vector(svfloat32x4_t f, svfloat32x4_t scales, svfloat32x4_t biases,
                                                              float s_lhs) __arm_streaming {
   const svbool_t all = svptrue_b32();
-  return svmla_f32_x(all, svget4(biases, T), svget4(f, T), svmul_n_f32_x(all, svget4(scales, T), s_lhs));
+  // The product rounded, then the bias added (FMUL, FADD: KleidiAI's bits; one FMLA differs where
+  // the bias cancels the product).
+  const svfloat32_t product = svmul_f32_x(all, svget4(f, T), svmul_n_f32_x(all, svget4(scales, T), s_lhs));
+  return svadd_f32_x(all, product, svget4(biases, T));
 }
 
-// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (4 FMUL + 4
-// FMLA), FMAX + FMIN, one store.
+// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (8 FMUL + 4
+// FADD), FMAX + FMIN, one store.
 __attribute__((always_inline)) inline void store_row(svint32x4_t acc, const uint8_t* tail, size_t nr, int32_t neg_zp,
                                                      float s_lhs, svcount_t cols, float* out, svfloat32_t lo,
                                                      svfloat32_t hi) __arm_streaming {
@@ -143,14 +146,18 @@ struct Qc4 {
     const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
     const svcount_t all = svptrue_c8();
     const svint8_t mask = high_mask();
+    // The chunk offsets in registers for the whole K loop: the empty asm keeps the compiler from
+    // recomputing them (3 RDVL per 32-block) where the epilogue leaves it fewer registers.
+    size_t o4 = nr * 4, o8 = nr * 8, o12 = nr * 12;
+    asm("" : "+r"(o4), "+r"(o8), "+r"(o12));
     for (size_t c = 0; c < kp; c += 32) {
       const auto* a = reinterpret_cast<const int8_t*>(lhs + c * vl);
       const svint8x4_t a_lo = svld1_s8_x4(all, a), a_hi = svld1_s8_x4(all, a + 16 * vl);
       const uint8_t* w = rhs + c / 2 * nr;
       gemm_chunk<0>(a_lo, a_hi, w, mask);
-      gemm_chunk<1>(a_lo, a_hi, w + nr * 4, mask);
-      gemm_chunk<2>(a_lo, a_hi, w + nr * 8, mask);
-      gemm_chunk<3>(a_lo, a_hi, w + nr * 12, mask);
+      gemm_chunk<1>(a_lo, a_hi, w + o4, mask);
+      gemm_chunk<2>(a_lo, a_hi, w + o8, mask);
+      gemm_chunk<3>(a_lo, a_hi, w + o12, mask);
     }
   }
   template <int T>

@@ -22,7 +22,7 @@ void gemv(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 
 const Ukernel matmul_clamp_f32_qsi8d32p4x4_qsi4c32p8x4_4x8_scalar = {"matmul_clamp_f32_qsi8d32p4x4_qsi4c32p8x4_4x8_scalar", Isa::scalar, WeightType::q4_0, false, gemm_params,
     &lhs_quant_pack_qsi8d32p_f32, &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, gemm};
-const Ukernel matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar = {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar", Isa::scalar, WeightType::q4_0, true, gemv_params,
+const Ukernel matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar = {"matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar", Isa::scalar, WeightType::q4_0, true, gemv_params,
     &lhs_quant_pack_qsi8d32p_f32, &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, gemv};
 
 }  // namespace qmm

@@ -29,7 +29,10 @@ void matmul_channel(size_t m, size_t n, size_t k, size_t mr, size_t nr, size_t k
       }
       isum += int64_t{layout::qai8dxp_neg_zero_point(lp, mr, k, i % mr)} * layout::channel_row_sum(tail, j % nr);
       const float s = layout::qai8dxp_scale(lp, mr, k, i % mr) * layout::channel_scale(tail, nr, j % nr);
-      out[j] = clamp(static_cast<float>(isum) * s + layout::channel_bias(tail, nr, j % nr), lo, hi);
+      // The product rounded, then the bias added: two statements, and the file is compiled with
+      // -ffp-contract=off, so no compiler fuses them (KleidiAI's bits).
+      const float product = static_cast<float>(isum) * s;
+      out[j] = clamp(product + layout::channel_bias(tail, nr, j % nr), lo, hi);
     }
   }
 }

@@ -27,6 +27,15 @@ EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok,
 EngineBackend::~EngineBackend() { shutdown(); }
 
 std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
+  if (r.endpoint == Endpoint::completion && !r.prompt_ids.empty()) {  // token ids, as given (no BOS added)
+    for (const int32_t t : r.prompt_ids) {
+      if (static_cast<size_t>(t) >= tok_.n_vocab()) {
+        throw ApiError(400, "'prompt' token id " + std::to_string(t) + " is outside the vocabulary (" +
+                                std::to_string(tok_.n_vocab()) + " tokens)", "prompt");
+      }
+    }
+    return r.prompt_ids;
+  }
   if (r.endpoint == Endpoint::completion) {
     std::vector<int32_t> t = tok_.encode(r.prompt, tok_.add_bos());
     if (t.empty() && tok_.bos() >= 0) t.push_back(tok_.bos());
@@ -54,19 +63,34 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
   s.top_p = r.top_p == 0 ? 1.0f : r.top_p;
   s.top_k = r.top_k;
   s.min_p = r.min_p;
-  s.repeat_penalty = 1.0f;
+  s.repeat_penalty = r.repeat_penalty;
+  s.repeat_last_n = r.repeat_last_n;
+  s.frequency_penalty = r.frequency_penalty;
+  s.presence_penalty = r.presence_penalty;
   s.seed = r.seed ? *r.seed : std::random_device{}();
   p.max_tokens = r.max_tokens.value_or(0);
   p.stop = r.stop;
   p.ignore_eos = r.ignore_eos;
   if (r.endpoint == Endpoint::chat) p.stop_tokens = end_of_turn_;
-  p.strip_leading_space = r.endpoint == Endpoint::chat || r.prompt.empty();
+  p.strip_leading_space = r.endpoint == Endpoint::chat || (r.prompt.empty() && r.prompt_ids.empty());
   return p;
 }
 
 std::shared_ptr<Job> EngineBackend::submit(Request r) {
+  // Admission before the prompt is built: a request the queue would refuse costs no rendering,
+  // and one render and tokenization at a time (each bounded by the template's limits) keeps
+  // their memory from multiplying with concurrent requests.
+  std::unique_lock render_lock(render_mu_);
+  {
+    std::lock_guard lock(mu_);
+    if (!gen_) throw ApiError(503, "the server is shutting down");
+    if (gen_->active() + gen_->waiting() >= opt_.n_slots + opt_.max_queue) {  // as GeneratorThread::submit
+      throw ApiError(503, "all slots are busy and the queue is full; retry later");
+    }
+  }
   llm::Request g;
   g.prompt = prompt_tokens(r);
+  render_lock.unlock();
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;
   auto job = std::make_shared<Job>(std::move(r));
@@ -94,6 +118,10 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
     throw ApiError(400, "the prompt is " + std::to_string(g.prompt.size()) + " tokens, a slot's context holds " +
                             std::to_string(opt_.n_ctx) + " (qmm serve -c)",
                    chat ? "messages" : "prompt", "context_length_exceeded");
+  }
+  if (job->request().max_tokens == 0u) {  // the usage of the prompt only (lm-eval's scoring requests)
+    job->finish(Finish::length, Usage{g.prompt.size(), 0});
+    return job;
   }
   std::lock_guard lock(mu_);
   if (!gen_) throw ApiError(503, "the server is shutting down");

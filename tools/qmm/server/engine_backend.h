@@ -44,6 +44,7 @@ class EngineBackend : public Backend {
   std::vector<int32_t> end_of_turn_;  // the chat templates' end-of-turn tokens in this vocabulary
   std::atomic<size_t> cancelled_{0};  // by their clients
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
+  std::mutex render_mu_;              // one prompt built at a time (submit())
   std::unique_ptr<llm::GeneratorThread> gen_;
 };
 

@@ -4,9 +4,11 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "connections.h"
 #include "core/error.h"
 
 namespace qmm::serve {
@@ -42,20 +44,33 @@ bool same_key(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+namespace {
+
+ConnectionLimits limits(const ServerOptions& o) {
+  ConnectionLimits l;
+  l.threads = o.threads;
+  l.max_connections = o.max_connections;
+  l.idle_timeout = o.idle_timeout;
+  l.header_timeout = o.header_timeout;
+  l.body_timeout = o.body_timeout;
+  l.busy_body = error_body(ApiError(503, "too many open connections (" + std::to_string(o.max_connections) +
+                                             "); retry later"));
+  return l;
+}
+
+}  // namespace
+
 HttpServer::HttpServer(Backend& backend, ServerOptions opt)
-    : backend_(backend), opt_(std::move(opt)), svr_(std::make_unique<httplib::Server>()), created_(std::time(nullptr)) {
-  const size_t threads = opt_.threads;
-  svr_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    : backend_(backend),
+      opt_(std::move(opt)),
+      svr_(std::make_unique<ConnectionServer>(limits(opt_))),
+      created_(std::time(nullptr)) {
   svr_->set_payload_max_length(opt_.max_body_bytes);
-  // Every connection is first waited on for keep_alive_timeout: a late request is dropped.
-  svr_->set_keep_alive_timeout(5);
   svr_->set_socket_options([this](int sock) {
     const int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);  // (no SO_REUSEPORT: one server per port)
     listen_fd_ = sock;
   });
-  svr_->set_read_timeout(10);
-  svr_->set_write_timeout(10);
   routes();
 }
 
@@ -65,8 +80,19 @@ bool HttpServer::authorized(const httplib::Request& req) const {
   if (opt_.api_key.empty()) return true;
   const std::string h = req.get_header_value("Authorization");
   const std::string prefix = "Bearer ";
-  return h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0 &&
-         same_key(h.substr(prefix.size()), opt_.api_key);
+  if (h.size() > prefix.size() && h.compare(0, prefix.size(), prefix) == 0) return same_key(h.substr(prefix.size()), opt_.api_key);
+  return req.has_header("X-Api-Key") && same_key(req.get_header_value("X-Api-Key"), opt_.api_key);  // llama-server's too
+}
+
+bool HttpServer::cors_allows(const std::string& origin) const {
+  if (origin.empty() || opt_.cors.empty()) return false;
+  if (opt_.cors == "*") return true;
+  for (size_t at = 0; at <= opt_.cors.size();) {
+    const size_t comma = std::min(opt_.cors.find(',', at), opt_.cors.size());
+    if (opt_.cors.compare(at, comma - at, origin) == 0 && comma - at == origin.size()) return true;
+    at = comma + 1;
+  }
+  return false;
 }
 
 void HttpServer::routes() {
@@ -81,7 +107,8 @@ void HttpServer::routes() {
       try {
         const std::string body = read_body(req, res, reader);
         if (needs_key && !authorized(req)) {
-          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY')", {}, "invalid_api_key");
+          throw ApiError(401, "invalid or missing API key (send 'Authorization: Bearer KEY' or 'X-Api-Key: KEY')", {},
+                         "invalid_api_key");
         }
         fn(req, res, body);
       } catch (const ApiError& e) {
@@ -104,6 +131,7 @@ void HttpServer::routes() {
 
   const auto health = get(false, [this](const Request&, Response& res, const std::string&) {
     const Load l = backend_.load();
+    if (l.loading) throw ApiError(503, "Loading model", {}, "loading");  // llama-server's answer
     res.set_content(nlohmann::json{{"status", "ok"},
                                    {"slots_idle", l.slots - l.active},
                                    {"slots_processing", l.active},
@@ -137,6 +165,42 @@ void HttpServer::routes() {
   for (const char* p : {"/v1/completions", "/completions"}) {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
   }
+
+  // CORS as llama-server: an allowed Origin is echoed on every answer; a preflight OPTIONS
+  // request is answered at once (no key: browsers send none with it). A request whose length
+  // is ambiguous is refused, and its connection closed (whatever follows could be read as a
+  // request): more than one Content-Length, one that is not a number, or one with
+  // Transfer-Encoding (request smuggling).
+  svr_->set_pre_routing_handler([this](const Request& req, Response& res) {
+    const std::string origin = req.get_header_value("Origin");
+    const bool allowed = cors_allows(origin);
+    if (allowed) {
+      res.set_header("Access-Control-Allow-Origin", origin);
+      res.set_header("Vary", "Origin");
+    }
+    const size_t lengths = req.get_header_value_count("Content-Length");
+    const std::string len = req.get_header_value("Content-Length");
+    std::string bad;
+    if (lengths > 1) bad = "more than one Content-Length header";
+    else if (lengths == 1 && (len.empty() || len.size() > 19 || len.find_first_not_of("0123456789") != std::string::npos))
+      bad = "Content-Length is not a number: '" + len.substr(0, 40) + "'";
+    else if (lengths == 1 && req.has_header("Transfer-Encoding")) bad = "both Content-Length and Transfer-Encoding";
+    if (!bad.empty()) {
+      ConnectionServer::close_after_response();
+      res.set_header("Connection", "close");
+      reply_error(res, ApiError(400, "malformed HTTP request: " + bad));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.method != "OPTIONS") return httplib::Server::HandlerResponse::Unhandled;
+    if (allowed) {
+      res.set_header("Access-Control-Allow-Credentials", "true");
+      res.set_header("Access-Control-Allow-Methods", "GET, POST");
+      res.set_header("Access-Control-Allow-Headers", "*");
+      res.set_header("Access-Control-Max-Age", "86400");
+    }
+    res.status = 204;
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   // httplib's own errors (no route, body too large, bad request) get a JSON body too.
   svr_->set_error_handler([this](const Request& req, Response& res) {
@@ -183,8 +247,18 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
   if (streaming) return stream(std::move(job), head, res);
 
   std::string text;
+  auto checked = std::chrono::steady_clock::now();
   for (Event e;;) {
-    if (!job->next(e, kPoll)) continue;
+    const bool got = job->next(e, kPoll);
+    if (const auto now = std::chrono::steady_clock::now(); now - checked >= kPoll) {  // is the client still there?
+      checked = now;
+      if (ConnectionServer::client_gone()) {
+        job->cancel();  // nobody waits for the answer: free the slot
+        ConnectionServer::close_after_response();
+        throw ApiError(499, "the client closed the connection");
+      }
+    }
+    if (!got) continue;
     text += e.text;
     if (!e.done) continue;
     if (!e.error.empty()) throw ApiError(500, e.error);
@@ -243,5 +317,7 @@ int HttpServer::bind() {
 void HttpServer::run() { svr_->listen_after_bind(); }
 
 void HttpServer::stop() { svr_->stop(); }
+
+bool HttpServer::running() const { return svr_->is_running(); }
 
 }  // namespace qmm::serve

@@ -1,9 +1,11 @@
 // The HTTP side of `qmm serve` (cpp-httplib): routes, API-key check, OpenAI-style errors for
 // every failure (including httplib's own 404 / 413 / 400), and the answers of a Backend as
-// one JSON body or as server-sent events. Each request runs on one of httplib's threads;
-// generation happens on the backend's engine thread, reached through a Job.
+// one JSON body or as server-sent events. Connections are held by connections.h (idle and slow
+// ones cost no thread); each request runs on one of its workers; generation happens on the
+// backend's engine thread, reached through a Job.
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -22,6 +24,7 @@ namespace qmm::serve {
 struct Load {
   size_t slots = 0, active = 0, queued = 0;
   size_t cancelled = 0;  // requests ended early because their client went away (since start)
+  bool loading = false;  // the model is still loading: /health answers 503, as llama-server
 };
 
 // What the HTTP side needs from the model side.
@@ -37,10 +40,17 @@ class Backend {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                 // 0: any free port (bind() returns it)
-  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY"
+  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY" or "X-Api-Key: KEY"
+  // CORS, as llama-server: "*" allows every origin (its Origin is echoed), a comma-separated
+  // list only those, "" none. Preflight OPTIONS requests are answered without the key.
+  std::string cors = "*";
   std::string model_id = "qmm";    // what /v1/models lists and responses name
   size_t max_body_bytes = 1 << 20;
-  size_t threads = 32;             // HTTP threads (each open connection holds one)
+  size_t threads = 32;             // HTTP workers: requests read and answered at once (see connections.h)
+  size_t max_connections = 512;    // open connections, idle ones included; more get a 503
+  std::chrono::milliseconds idle_timeout{5000};     // a keep-alive connection without a request
+  std::chrono::milliseconds header_timeout{10000};  // a request's first byte -> the end of its headers
+  std::chrono::milliseconds body_timeout{30000};    // the end of its headers -> the end of its body
 };
 
 class HttpServer {
@@ -53,6 +63,7 @@ class HttpServer {
   int bind();    // binds host:port, returns the port; throws qmm::Error when it cannot
   void run();    // serves until stop()
   void stop();   // from any thread; in-flight streams are cut, their jobs cancelled
+  bool running() const;  // run() is serving (a stop() before it would be lost)
 
  private:
   void routes();
@@ -60,6 +71,7 @@ class HttpServer {
   void generate(const httplib::Request& req, httplib::Response& res, const std::string& body, Endpoint ep);
   void stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res);
   bool authorized(const httplib::Request& req) const;
+  bool cors_allows(const std::string& origin) const;
 
   Backend& backend_;
   ServerOptions opt_;

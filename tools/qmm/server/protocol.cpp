@@ -1,5 +1,7 @@
 #include "protocol.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace qmm::serve {
@@ -86,12 +88,80 @@ std::vector<Turn> parse_messages(const json& body) {
   return turns;
 }
 
-std::string parse_prompt(const json& body) {
+bool token_ids(const json& p) {
+  if (!p.is_array() || p.empty()) return false;
+  for (const json& t : p) {
+    if (!t.is_number_integer()) return false;
+  }
+  return true;
+}
+
+// A string, token ids, or an array holding one of those. Several prompts (a batch) are refused:
+// qmm answers one choice per request.
+void parse_prompt(const json& body, Request& r) {
   const json* p = field(body, "prompt");
   if (!p) bad("prompt", "'prompt' is required");
-  if (p->is_string()) return p->get<std::string>();
-  if (p->is_array() && p->size() == 1 && (*p)[0].is_string()) return (*p)[0].get<std::string>();
-  bad("prompt", "'prompt' must be a string (or an array holding one string)");
+  if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || token_ids((*p)[0]))) p = &(*p)[0];
+  if (p->is_string()) {
+    r.prompt = p->get<std::string>();
+    return;
+  }
+  if (token_ids(*p)) {
+    for (const json& t : *p) {
+      const int64_t id = t.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(t.get<uint64_t>(), INT32_MAX))
+                                                : t.get<int64_t>();
+      if (id < 0 || id > INT32_MAX) bad("prompt", "'prompt' token ids must be in the vocabulary, got " + t.dump());
+      r.prompt_ids.push_back(static_cast<int32_t>(id));
+    }
+    return;
+  }
+  if (p->is_array() && p->size() > 1 && std::all_of(p->begin(), p->end(), [](const json& x) { return x.is_string() || token_ids(x); })) {
+    bad("prompt", "'prompt' holds " + std::to_string(p->size()) + " prompts: qmm serve takes one prompt per request");
+  }
+  bad("prompt", "'prompt' must be a string or an array of token ids (or an array holding one of those)");
+}
+
+// Fields of OpenAI's API and llama-server's that qmm does not implement, each with the values
+// that change nothing (a JSON array; null is always accepted). Any other value is a 400 naming
+// the field, so that no client is silently served something it did not ask for.
+struct Unimplemented {
+  const char* name;
+  const char* harmless;
+};
+constexpr Unimplemented kUnimplemented[] = {
+    {"tools", "[[]]"},                  {"tool_choice", R"(["none","auto"])"},
+    {"functions", "[[]]"},              {"function_call", R"(["none","auto"])"},
+    {"response_format", R"([{"type":"text"}])"},
+    {"logprobs", "[false]"},            {"top_logprobs", "[0]"},
+    {"logit_bias", "[{}]"},             {"echo", "[false]"},
+    {"suffix", R"([""])"},              {"best_of", "[1]"},
+    {"audio", "[]"},                    {"prediction", "[]"},
+    {"modalities", R"([["text"]])"},    {"reasoning_effort", "[]"},
+    {"web_search_options", "[]"},       {"grammar", R"([""])"},
+    {"json_schema", "[{}]"},            {"n_probs", "[0]"},
+    {"typical_p", "[1]"},               {"tfs_z", "[1]"},
+    {"mirostat", "[0]"},                {"dynatemp_range", "[0]"},
+    {"xtc_probability", "[0]"},         {"dry_multiplier", "[0]"},
+    {"top_n_sigma", "[-1]"},
+    // llama-server's default order (what its web UI sends): with the samplers qmm lacks off, it
+    // is qmm's order.
+    {"samplers", R"(["edkypmxt", ["dry","top_k","typ_p","top_p","min_p","xtc","temperature"]])"},
+    {"n_keep", "[0,-1]"},               {"min_keep", "[0]"},
+    {"penalize_nl", "[false]"},         {"lora", "[[]]"},
+    {"id_slot", "[-1]"},                {"post_sampling_probs", "[false]"},
+    {"return_tokens", "[false]"},       {"n_indent", "[0]"},
+    {"t_max_predict_ms", "[0]"},        {"image_data", "[[]]"},
+};
+
+void refuse_unimplemented(const json& body) {
+  for (const Unimplemented& u : kUnimplemented) {
+    const json* v = field(body, u.name);
+    if (!v) continue;
+    const json ok = json::parse(u.harmless);
+    if (std::find(ok.begin(), ok.end(), *v) != ok.end()) continue;
+    bad(u.name, std::string("'") + u.name + "' is not supported by qmm serve" +
+                    (ok.empty() ? std::string() : " (only " + ok[0].dump() + ", which changes nothing)"));
+  }
 }
 
 std::vector<std::string> parse_stop(const json& body) {
@@ -169,20 +239,29 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   if (endpoint == Endpoint::chat) {
     r.messages = parse_messages(j);
   } else {
-    r.prompt = parse_prompt(j);
+    parse_prompt(j, r);
   }
+  refuse_unimplemented(j);
   if (const json* m = field(j, "model")) {
     if (!m->is_string()) bad("model", "'model' must be a string");
     r.model = m->get<std::string>();
   }
-  // max_completion_tokens is the newer name of max_tokens; either may be given.
-  std::optional<int64_t> max = integer(j, "max_completion_tokens", 1);
-  if (!max) max = integer(j, "max_tokens", 1);
-  if (max) r.max_tokens = static_cast<size_t>(*max);
+  // max_completion_tokens is the newer name of max_tokens, n_predict llama-server's (-1: no
+  // limit); one may be given. 0 answers the usage of the prompt with an empty completion.
+  std::optional<int64_t> max = integer(j, "max_completion_tokens", 0);
+  if (!max) max = integer(j, "max_tokens", 0);
+  if (!max) max = integer(j, "n_predict", -1);
+  if (max && *max >= 0) r.max_tokens = static_cast<size_t>(*max);
   if (const std::optional<int64_t> n = integer(j, "n", 1); n && *n != 1) bad("n", "only 'n' = 1 is supported");
   r.temperature = static_cast<float>(number(j, "temperature", 0, 2, 1));
   r.top_p = static_cast<float>(number(j, "top_p", 0, 1, 1));
   r.min_p = static_cast<float>(number(j, "min_p", 0, 1, 0));
+  r.frequency_penalty = static_cast<float>(number(j, "frequency_penalty", -2, 2, 0));  // OpenAI's range
+  r.presence_penalty = static_cast<float>(number(j, "presence_penalty", -2, 2, 0));
+  r.repeat_penalty = static_cast<float>(number(j, "repeat_penalty", 1e-6, 1e6, 1));
+  if (const std::optional<int64_t> n = integer(j, "repeat_last_n", -1)) {  // -1: the whole context
+    r.repeat_last_n = *n < 0 ? size_t{1} << 30 : static_cast<size_t>(std::min<int64_t>(*n, 1 << 30));
+  }
   if (const std::optional<int64_t> k = integer(j, "top_k", 0)) r.top_k = static_cast<int>(std::min<int64_t>(*k, 1 << 30));
   if (const std::optional<int64_t> s = integer(j, "seed", INT64_MIN); s && *s >= 0) r.seed = static_cast<uint64_t>(*s);
   r.stop = parse_stop(j);

@@ -32,12 +32,20 @@ struct Request {
   Endpoint endpoint = Endpoint::chat;
   std::vector<Turn> messages;  // chat: at least one
   std::string prompt;          // completion
+  std::vector<int32_t> prompt_ids;  // completion: the prompt as token ids ("prompt": [1, 2, 3]) instead
   std::string model;           // as sent (echoed back); may be empty
-  std::optional<size_t> max_tokens;
+  std::optional<size_t> max_tokens;  // 0: no completion, only the usage of the prompt
   float temperature = 1.0f;    // OpenAI's defaults: temperature 1, top_p 1, no top-k / min-p
   float top_p = 1.0f;
   int top_k = 0;
   float min_p = 0.0f;
+  // Penalties with llama.cpp's semantics over the last repeat_last_n tokens (prompt included):
+  // a seen token's logit is divided (> 0) or multiplied by repeat_penalty, then lowered by
+  // count x frequency_penalty + presence_penalty.
+  float repeat_penalty = 1.0f;
+  size_t repeat_last_n = 64;
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
   std::optional<uint64_t> seed;
   std::vector<std::string> stop;
   bool ignore_eos = false;     // llama.cpp's extension: generate through end-of-text tokens
@@ -45,7 +53,8 @@ struct Request {
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
 };
 
-// Parses a request body; throws ApiError (400) naming the offending field.
+// Parses a request body; throws ApiError (400) naming the offending field, also for a field
+// of OpenAI's or llama-server's that qmm does not implement (unless its value changes nothing).
 Request parse_request(std::string_view body, Endpoint endpoint);
 
 enum class Finish { stop, length };

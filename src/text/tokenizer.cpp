@@ -1,0 +1,832 @@
+#include "text/tokenizer.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cctype>
+#include <queue>
+
+#include "core/error.h"
+#include "gguf/gguf.h"
+
+namespace qmm::llm {
+namespace {
+
+// ---- UTF-8 -------------------------------------------------------------------------------
+
+size_t utf8_len(uint8_t lead) {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xF0) return 4;
+  if (lead >= 0xE0) return 3;
+  if (lead >= 0xC0) return 2;
+  return 1;  // stray continuation byte: a character of its own
+}
+
+void append_utf8(std::string& s, uint32_t cp) {
+  if (cp < 0x80) {
+    s += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    s += static_cast<char>(0xC0 | (cp >> 6));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    s += static_cast<char>(0xE0 | (cp >> 12));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    s += static_cast<char>(0xF0 | (cp >> 18));
+    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    s += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Code points of `s` with the byte offset each starts at (offsets has one extra entry: size).
+// Invalid bytes decode as themselves (as Latin-1), so every byte belongs to one code point.
+void decode_utf8(std::string_view s, std::vector<uint32_t>& cps, std::vector<size_t>& offsets) {
+  cps.clear();
+  offsets.clear();
+  for (size_t i = 0; i < s.size();) {
+    const auto b = static_cast<uint8_t>(s[i]);
+    size_t len = utf8_len(b);
+    uint32_t cp = b;
+    if (len > 1 && i + len <= s.size()) {
+      cp = b & (0xFF >> (len + 1));
+      for (size_t j = 1; j < len; ++j) {
+        const auto c = static_cast<uint8_t>(s[i + j]);
+        if ((c & 0xC0) != 0x80) {
+          len = 1;
+          cp = b;
+          break;
+        }
+        cp = (cp << 6) | (c & 0x3F);
+      }
+    } else {
+      len = 1;
+    }
+    cps.push_back(cp);
+    offsets.push_back(i);
+    i += len;
+  }
+  offsets.push_back(s.size());
+}
+
+// ---- Character classes of the pre-tokenizer regexes (\s, \p{L}, \p{N}) -----------------------
+
+bool is_space(uint32_t c) {
+  return (c >= 9 && c <= 13) || c == ' ' || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+bool is_number(uint32_t c) {
+  if (c < 0x80) return c >= '0' && c <= '9';
+  return is_unicode_number(c);
+}
+
+bool is_letter(uint32_t c) {
+  if (c < 0x80) return (c | 0x20) >= 'a' && (c | 0x20) <= 'z';
+  return is_unicode_letter(c);
+}
+
+bool is_newline(uint32_t c) { return c == '\r' || c == '\n'; }
+bool is_other(uint32_t c) { return !is_space(c) && !is_letter(c) && !is_number(c); }
+uint32_t lower_ascii(uint32_t c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+// 's 't 're 've 'm 'll 'd at i (case-insensitive for Llama-3): end of the match or i.
+size_t contraction(const std::vector<uint32_t>& cp, size_t i, bool ignore_case) {
+  const size_t n = cp.size();
+  if (cp[i] != '\'' || i + 1 >= n) return i;
+  auto at = [&](size_t j) { return j < n ? (ignore_case ? lower_ascii(cp[j]) : cp[j]) : 0u; };
+  const uint32_t a = at(i + 1), b = at(i + 2);
+  if (a == 's' || a == 't' || a == 'm' || a == 'd') return i + 2;
+  if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return i + 3;
+  return i;
+}
+
+// \s+(?!\S) then \s+ at i (cp[i] is a space): the end of the match.
+size_t whitespace(const std::vector<uint32_t>& cp, size_t i) {
+  size_t e = i;
+  while (e < cp.size() && is_space(cp[e])) ++e;
+  if (e == cp.size() || e - i < 2) return e;  // at the end, or one space: \s+ takes it
+  return e - 1;                               // leave the last space to prefix the next word
+}
+
+// Llama-3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|
+//          \s*[\r\n]+|\s+(?!\S)|\s+
+// Qwen 2 is the same with \p{N} (one digit per piece): max_digits 1.
+size_t match_llama3(const std::vector<uint32_t>& cp, size_t i, size_t max_digits) {
+  const size_t n = cp.size();
+  if (size_t e = contraction(cp, i, true); e != i) return e;
+  size_t j = i;
+  if (!is_newline(cp[j]) && !is_letter(cp[j]) && !is_number(cp[j]) && j + 1 < n && is_letter(cp[j + 1])) ++j;
+  if (is_letter(cp[j])) {
+    while (j < n && is_letter(cp[j])) ++j;
+    return j;
+  }
+  if (is_number(cp[i])) {
+    j = i;
+    while (j < n && j < i + max_digits && is_number(cp[j])) ++j;
+    return j;
+  }
+  j = i;
+  if (cp[j] == ' ' && j + 1 < n && is_other(cp[j + 1])) ++j;
+  if (is_other(cp[j])) {
+    while (j < n && is_other(cp[j])) ++j;
+    while (j < n && is_newline(cp[j])) ++j;
+    return j;
+  }
+  // cp[i] is a space here. \s*[\r\n]+ ends after the last newline of the whitespace run.
+  size_t e = i, last_nl = n;
+  for (; e < n && is_space(cp[e]); ++e) {
+    if (is_newline(cp[e])) last_nl = e;
+  }
+  if (last_nl != n) return last_nl + 1;
+  return whitespace(cp, i);
+}
+
+// GPT-2: 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+size_t match_gpt2(const std::vector<uint32_t>& cp, size_t i) {
+  const size_t n = cp.size();
+  if (size_t e = contraction(cp, i, false); e != i) return e;
+  for (bool (*cls)(uint32_t) : {is_letter, is_number, is_other}) {
+    size_t j = i;
+    if (cp[j] == ' ' && j + 1 < n && cls(cp[j + 1])) ++j;
+    if (cls(cp[j])) {
+      while (j < n && cls(cp[j])) ++j;
+      return j;
+    }
+  }
+  return whitespace(cp, i);
+}
+
+// llama.cpp's default pre-tokenizer: four regexes, each splitting every piece of the one before
+// into its matches and the text between them:
+//   [\p{P}\$\+<=>\^~\|]+   then GPT-2's   then \p{N}+   then [0-9][0-9][0-9]
+// Pieces are given by their ends (indices into cp).
+bool is_default_punct(uint32_t c) {
+  if (c < 0x80) return std::string_view("!\"#%&'()*,-./:;?@[\\]_{}$+<=>^~|").find(static_cast<char>(c)) != std::string_view::npos;
+  return is_unicode_punctuation(c);
+}
+
+// Each piece ending at `ends` split into runs of `in` and runs of the others.
+std::vector<size_t> split_runs(const std::vector<uint32_t>& cp, const std::vector<size_t>& ends, bool (*in)(uint32_t)) {
+  std::vector<size_t> out;
+  for (size_t b = 0, k = 0; k < ends.size(); b = ends[k++]) {
+    for (size_t i = b; i < ends[k];) {
+      const bool run = in(cp[i]);
+      while (i < ends[k] && in(cp[i]) == run) ++i;
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+std::vector<size_t> default_pieces(const std::vector<uint32_t>& cp) {
+  std::vector<size_t> ends = split_runs(cp, {cp.size()}, is_default_punct), words;
+  for (size_t b = 0, k = 0; k < ends.size(); b = ends[k++]) {  // GPT-2's regex within each piece
+    const std::vector<uint32_t> piece(cp.begin() + static_cast<ptrdiff_t>(b), cp.begin() + static_cast<ptrdiff_t>(ends[k]));
+    for (size_t i = 0; i < piece.size();) words.push_back(b + (i = match_gpt2(piece, i)));
+  }
+  ends = split_runs(cp, words, is_number);
+  std::vector<size_t> out;
+  auto digit = [&](size_t i) { return cp[i] >= '0' && cp[i] <= '9'; };
+  for (size_t b = 0, k = 0; k < ends.size(); b = ends[k++]) {  // the leftmost three ASCII digits, again after them
+    size_t gap = b;
+    for (size_t i = b; i + 3 <= ends[k];) {
+      if (!(digit(i) && digit(i + 1) && digit(i + 2))) {
+        ++i;
+        continue;
+      }
+      if (i > gap) out.push_back(i);
+      out.push_back(gap = i += 3);
+    }
+    if (gap < ends[k]) out.push_back(ends[k]);
+  }
+  return out;
+}
+
+// tokenizer.ggml.pre values of llama.cpp (src/llama-vocab.cpp) whose regexes qmm implements.
+struct PreName {
+  std::string_view name;
+  Tokenizer::Pre pre;
+};
+constexpr PreName kPreNames[] = {
+    {"default", Tokenizer::Pre::standard},   {"llama3", Tokenizer::Pre::llama3},   {"llama-v3", Tokenizer::Pre::llama3},
+    {"llama-bpe", Tokenizer::Pre::llama3},   {"falcon3", Tokenizer::Pre::llama3},  {"pixtral", Tokenizer::Pre::llama3},
+    {"qwen2", Tokenizer::Pre::qwen2},        {"deepseek-r1-qwen", Tokenizer::Pre::qwen2}, {"megrez", Tokenizer::Pre::qwen2},
+    {"gpt-2", Tokenizer::Pre::gpt2},         {"phi-2", Tokenizer::Pre::gpt2},
+};
+
+// ---- GPT-2 byte <-> unicode ----------------------------------------------------------------
+
+// Printable bytes map to themselves; the others to 256, 257, ... in byte order.
+struct ByteUnicode {
+  std::string byte_to_text[256];
+  int16_t cp_to_byte[324];
+  ByteUnicode() {
+    std::fill(std::begin(cp_to_byte), std::end(cp_to_byte), int16_t{-1});
+    uint32_t next = 256;
+    for (uint32_t b = 0; b < 256; ++b) {
+      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+      const uint32_t cp = printable ? b : next++;
+      append_utf8(byte_to_text[b], cp);
+      cp_to_byte[cp] = static_cast<int16_t>(b);
+    }
+  }
+};
+const ByteUnicode& byte_unicode() {
+  static const ByteUnicode t;
+  return t;
+}
+
+// The byte of an SPM byte-fallback token "<0xXX>", or -1.
+int byte_token_value(std::string_view t) {
+  if (t.size() != 6 || !t.starts_with("<0x") || t[5] != '>') return -1;
+  int v = 0;
+  for (char c : t.substr(3, 2)) {
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+constexpr std::string_view kSpmSpace = "\xE2\x96\x81";  // ▁
+
+std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s.substr(i, from.size()) == from) {
+      out += to;
+      i += from.size();
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+constexpr uint8_t kLstrip = 1, kRstrip = 2;
+
+}  // namespace
+
+bool is_unicode_letter(uint32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO: return true;
+    default: return false;
+  }
+}
+
+bool is_unicode_number(uint32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO: return true;
+    default: return false;
+  }
+}
+
+bool is_unicode_punctuation(uint32_t cp) {
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO: return true;
+    default: return false;
+  }
+}
+
+std::optional<Tokenizer::Pre> find_pre_tokenizer(std::string_view name) {
+  if (name.empty()) return Tokenizer::Pre::standard;  // llama.cpp warns and takes "default"
+  for (const PreName& p : kPreNames) {
+    if (p.name == name) return p.pre;
+  }
+  return std::nullopt;
+}
+
+std::string supported_pre_tokenizers() {
+  std::string s;
+  for (const PreName& p : kPreNames) s += (s.empty() ? "" : ", ") + std::string(p.name);
+  return s;
+}
+
+// ---- Construction ----------------------------------------------------------------------------
+
+void Tokenizer::index(std::string_view model_name) {
+  check_arg(!tokens_.empty(), "the tokenizer has no tokens");
+  check_arg(tokens_.size() < (size_t{1} << 31), "too many tokens");
+  if (types_.empty()) {  // all normal, and <0xXX> are byte tokens for SPM
+    types_.assign(tokens_.size(), static_cast<int32_t>(TokenType::normal));
+    for (size_t i = 0; kind_ == Kind::spm && i < tokens_.size(); ++i) {
+      if (byte_token_value(tokens_[i]) >= 0) types_[i] = static_cast<int32_t>(TokenType::byte);
+    }
+  }
+  if (scores_.size() != tokens_.size()) scores_.resize(tokens_.size(), 0.0f);
+  ids_.clear();
+  ids_.reserve(tokens_.size());
+  for (size_t i = 0; i < tokens_.size(); ++i) ids_.emplace(tokens_[i], static_cast<int32_t>(i));  // first wins
+  auto valid = [&](int32_t id) { return id >= 0 && static_cast<size_t>(id) < tokens_.size() ? id : -1; };
+  bos_ = valid(bos_);
+  eos_ = valid(eos_);
+  eot_ = valid(eot_);
+  eom_ = valid(eom_);
+  for (int32_t& id : fim_) id = valid(id);
+  unk_ = valid(unk_);
+  find_end_of_generation();  // (marks end-of-generation, FIM and end-of-turn tokens as control, as llama.cpp does)
+
+  std::fill(std::begin(byte_tokens_), std::end(byte_tokens_), -1);
+  specials_.clear();
+  for (size_t i = 0; i < tokens_.size(); ++i) {
+    const auto t = static_cast<TokenType>(types_[i]);
+    const bool special = t == TokenType::control || t == TokenType::user_defined || t == TokenType::unknown;
+    if (special && !tokens_[i].empty()) specials_.push_back(static_cast<int32_t>(i));
+    if (const int b = byte_token_value(tokens_[i]); kind_ == Kind::spm && b >= 0 && byte_tokens_[b] < 0) {
+      byte_tokens_[b] = static_cast<int32_t>(i);
+    }
+  }
+  // Longest first, ids in order among equals (std::sort with a tie-break: clang-19 -Werror rejects
+  // the deprecated get_temporary_buffer inside libstdc++ 12's stable_sort).
+  std::sort(specials_.begin(), specials_.end(), [&](int32_t a, int32_t b) {
+    const size_t la = text(a).size(), lb = text(b).size();
+    return la != lb ? la > lb : a < b;
+  });
+  // llama.cpp: in Phi-3 models (by general.name) special tokens eat the whitespace after them,
+  // except <unk>, <s> and <|endoftext|>; </s> does too.
+  std::string name(model_name);
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  const bool phi3 = name.find("phi-3") != std::string::npos || name.find("phi3") != std::string::npos;
+  special_strip_.assign(specials_.size(), 0);
+  for (size_t i = 0; phi3 && i < specials_.size(); ++i) {
+    const std::string& t = text(specials_[i]);
+    if (t != "<unk>" && t != "<s>" && t != "<|endoftext|>") special_strip_[i] = kRstrip;
+  }
+}
+
+Tokenizer Tokenizer::spm(std::vector<std::string> tokens, std::vector<float> scores, std::vector<int32_t> types,
+                         int32_t bos, int32_t eos, bool add_space_prefix) {
+  Tokenizer t;
+  t.kind_ = Kind::spm;
+  t.tokens_ = std::move(tokens);
+  t.scores_ = std::move(scores);
+  t.types_ = std::move(types);
+  t.bos_ = bos;
+  t.eos_ = eos;
+  t.unk_ = 0;
+  t.add_space_prefix_ = add_space_prefix;
+  t.index();
+  return t;
+}
+
+Tokenizer Tokenizer::bpe(std::vector<std::string> tokens, const std::vector<std::string>& merges,
+                         std::vector<int32_t> types, int32_t bos, int32_t eos, Pre pre) {
+  Tokenizer t;
+  t.kind_ = Kind::bpe;
+  t.pre_ = pre;
+  t.tokens_ = std::move(tokens);
+  t.types_ = std::move(types);
+  t.bos_ = bos;
+  t.eos_ = eos;
+  t.add_bos_ = bos >= 0;
+  t.add_space_prefix_ = false;
+  for (size_t i = 0; i < merges.size(); ++i) t.merge_rank_.emplace(merges[i], static_cast<int32_t>(i));
+  t.index();
+  return t;
+}
+
+Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
+  const std::string model(f.get_string("tokenizer.ggml.model"));
+  Tokenizer t;
+  if (model == "llama") {
+    t.kind_ = Kind::spm;
+  } else if (model == "gpt2") {
+    t.kind_ = Kind::bpe;
+  } else if (model == "no_vocab") {  // (llama.cpp's converter writes it for models without one)
+    fail(Status::unsupported, f.path() + ": the model has no vocabulary (tokenizer.ggml.model = no_vocab), so qmm cannot "
+                                         "turn text into its tokens; `qmm gguf` shows what the file holds");
+  } else {
+    fail(Status::unsupported, f.path() + ": tokenizer '" + model + "' is not supported (llama = SentencePiece, gpt2 = BPE)");
+  }
+  for (std::string_view s : f.get_string_array("tokenizer.ggml.tokens")) t.tokens_.emplace_back(s);
+  if (f.has("tokenizer.ggml.scores")) t.scores_ = f.get_f32_array("tokenizer.ggml.scores");
+  if (f.has("tokenizer.ggml.token_type")) t.types_ = f.get_i32_array("tokenizer.ggml.token_type");
+  auto id = [&](const char* key, int64_t def) {
+    const std::optional<uint64_t> v = f.find_u64(key);
+    if (v && *v >= t.tokens_.size()) {
+      fail(Status::io, f.path() + ": " + key + " = " + std::to_string(*v) + " is not a token id (the vocabulary has " +
+                           std::to_string(t.tokens_.size()) + " tokens)");
+    }
+    return static_cast<int32_t>(v ? static_cast<int64_t>(*v) : def);
+  };
+  const bool spm = t.kind_ == Kind::spm;
+  t.bos_ = id("tokenizer.ggml.bos_token_id", spm ? 1 : -1);
+  t.eos_ = id("tokenizer.ggml.eos_token_id", spm ? 2 : -1);
+  t.eot_ = id("tokenizer.ggml.eot_token_id", -1);
+  t.eom_ = id("tokenizer.ggml.eom_token_id", -1);
+  const char* const fim_keys[6][2] = {{"tokenizer.ggml.fim_pre_token_id", "tokenizer.ggml.prefix_token_id"},
+                                      {"tokenizer.ggml.fim_suf_token_id", "tokenizer.ggml.suffix_token_id"},
+                                      {"tokenizer.ggml.fim_mid_token_id", "tokenizer.ggml.middle_token_id"},
+                                      {"tokenizer.ggml.fim_pad_token_id", nullptr},
+                                      {"tokenizer.ggml.fim_rep_token_id", nullptr},
+                                      {"tokenizer.ggml.fim_sep_token_id", nullptr}};
+  for (size_t k = 0; k < 6; ++k) {  // (the deprecated key wins, as llama.cpp reads it last)
+    t.fim_[k] = id(fim_keys[k][0], -1);
+    if (fim_keys[k][1] && f.has(fim_keys[k][1])) t.fim_[k] = id(fim_keys[k][1], -1);
+  }
+  t.unk_ = id("tokenizer.ggml.unknown_token_id", spm ? 0 : -1);
+  t.add_bos_ = f.has("tokenizer.ggml.add_bos_token") ? f.get_bool("tokenizer.ggml.add_bos_token") : spm;
+  t.add_eos_ = f.has("tokenizer.ggml.add_eos_token") && f.get_bool("tokenizer.ggml.add_eos_token");
+  t.add_space_prefix_ = f.has("tokenizer.ggml.add_space_prefix") ? f.get_bool("tokenizer.ggml.add_space_prefix") : spm;
+  if (!spm) {
+    const std::string pre(f.find_string("tokenizer.ggml.pre").value_or(""));
+    const std::optional<Pre> known = find_pre_tokenizer(pre);
+    if (!known) {  // llama.cpp refuses it too ("unknown pre-tokenizer type")
+      fail(Status::unsupported, f.path() + ": unknown pre-tokenizer tokenizer.ggml.pre = '" + pre + "' (supported: " +
+                                    supported_pre_tokenizers() + ")");
+    }
+    t.pre_ = *known;
+    std::vector<std::string_view> merges = f.get_string_array("tokenizer.ggml.merges");
+    t.merge_rank_.reserve(merges.size());
+    for (size_t i = 0; i < merges.size(); ++i) t.merge_rank_.emplace(std::string(merges[i]), static_cast<int32_t>(i));
+  }
+  if (!t.scores_.empty() && t.scores_.size() != t.tokens_.size()) fail(Status::io, f.path() + ": tokenizer.ggml.scores has the wrong length");
+  if (!t.types_.empty() && t.types_.size() != t.tokens_.size()) fail(Status::io, f.path() + ": tokenizer.ggml.token_type has the wrong length");
+  t.index(f.find_string("general.name").value_or(""));
+  return t;
+}
+
+// ---- Queries -----------------------------------------------------------------------------------
+
+int32_t Tokenizer::find(std::string_view text) const {
+  const auto it = ids_.find(text);
+  return it == ids_.end() ? -1 : it->second;
+}
+
+TokenType Tokenizer::type(int32_t token) const { return static_cast<TokenType>(types_.at(static_cast<size_t>(token))); }
+
+bool Tokenizer::is_end_of_generation(int32_t token) const { return std::binary_search(eog_.begin(), eog_.end(), token); }
+
+std::string Tokenizer::description() const {
+  std::string d = kind_ == Kind::spm ? "SentencePiece (scores, byte fallback)" : "byte-level BPE";
+  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : pre_ == Pre::qwen2 ? "Qwen 2" : pre_ == Pre::gpt2 ? "GPT-2" : "llama.cpp's default") + " pre-tokenizer, " +
+                               std::to_string(merge_rank_.size()) + " merges";
+  d += ", " + std::to_string(tokens_.size()) + " tokens, BOS " + std::to_string(bos_) + ", EOS " + std::to_string(eos_);
+  return d;
+}
+
+std::string Tokenizer::piece(int32_t token) const {
+  check_arg(token >= 0 && static_cast<size_t>(token) < tokens_.size(), "token id " + std::to_string(token) + " is out of range");
+  const std::string& text = tokens_[static_cast<size_t>(token)];
+  switch (type(token)) {
+    case TokenType::control:
+    case TokenType::unused:
+    case TokenType::unknown: return "";
+    case TokenType::user_defined: return text;
+    case TokenType::byte:
+      if (const int b = byte_token_value(text); kind_ == Kind::spm && b >= 0) return std::string(1, static_cast<char>(b));
+      break;
+    case TokenType::normal: break;
+  }
+  if (kind_ == Kind::spm) {
+    return replace_all(text, kSpmSpace, " ");
+  }
+  // Byte-level BPE: every code point stands for one byte.
+  std::vector<uint32_t> cps;
+  std::vector<size_t> offsets;
+  decode_utf8(text, cps, offsets);
+  std::string out;
+  const ByteUnicode& bu = byte_unicode();
+  for (size_t i = 0; i < cps.size(); ++i) {
+    if (cps[i] < 324 && bu.cp_to_byte[cps[i]] >= 0) {
+      out += static_cast<char>(bu.cp_to_byte[cps[i]]);
+    } else {
+      out.append(text, offsets[i], offsets[i + 1] - offsets[i]);
+    }
+  }
+  return out;
+}
+
+std::string Tokenizer::decode(const std::vector<int32_t>& tokens) const {
+  std::string out;
+  TextStream ts(*this, true);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (i == 0 && tokens[i] == bos_) continue;
+    out += ts.push(tokens[i]);
+  }
+  return out + ts.flush();
+}
+
+// ---- Encoding ---------------------------------------------------------------------------------
+
+std::vector<Tokenizer::Fragment> Tokenizer::split_specials(std::string_view text) const {
+  std::vector<Fragment> frags;
+  if (!text.empty()) frags.push_back({-1, 0, text.size()});
+  // Each special token, longest first, is looked for in every text fragment left (llama.cpp's
+  // tokenizer_st_partition), so an earlier, longer token wins over an overlapping shorter one.
+  auto space = [&](size_t i) { return std::isspace(static_cast<unsigned char>(text[i])) != 0; };
+  std::vector<Fragment> next;
+  for (size_t s = 0; s < specials_.size(); ++s) {
+    const int32_t id = specials_[s];
+    const std::string& t = tokens_[static_cast<size_t>(id)];
+    next.clear();
+    for (const Fragment& f : frags) {
+      size_t b = f.begin;
+      for (size_t at; f.token < 0 && (at = text.substr(0, f.end).find(t, b)) != std::string_view::npos;) {
+        size_t left_end = at;
+        if (special_strip_[s] & kLstrip) {
+          while (left_end > b && space(left_end - 1)) --left_end;
+        }
+        if (left_end > b) next.push_back({-1, b, left_end});
+        next.push_back({id, at, at + t.size()});
+        b = at + t.size();
+        if (special_strip_[s] & kRstrip) {
+          while (b < f.end && space(b)) ++b;
+        }
+      }
+      if (f.token >= 0) {
+        next.push_back(f);
+      } else if (b < f.end) {
+        next.push_back({-1, b, f.end});
+      }
+    }
+    frags.swap(next);
+  }
+  return frags;
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special) const {
+  std::vector<int32_t> out;
+  if (add_special && add_bos_ && bos_ >= 0) out.push_back(bos_);
+  bool after_special = true;  // SPM: a space prefix goes before the first fragment and after specials
+  for (const Fragment& f : split_specials(text)) {
+    if (f.token >= 0) {
+      out.push_back(f.token);
+      after_special = true;
+      continue;
+    }
+    const std::string_view frag = text.substr(f.begin, f.end - f.begin);
+    if (kind_ == Kind::spm) {
+      std::string s(add_space_prefix_ && after_special ? 1 : 0, ' ');
+      s.append(frag);
+      encode_spm(replace_all(s, " ", kSpmSpace), out);
+    } else {
+      encode_bpe(frag, out);
+    }
+    after_special = false;
+  }
+  if (add_special && add_eos_ && eos_ >= 0) out.push_back(eos_);
+  return out;
+}
+
+void Tokenizer::encode_spm(std::string_view text, std::vector<int32_t>& out) const {
+  // Symbols: one per UTF-8 character, linked so that merges are O(1).
+  struct Sym {
+    int prev, next;
+    size_t pos, len;
+  };
+  std::vector<Sym> sym;
+  for (size_t i = 0; i < text.size();) {
+    const size_t len = std::min(utf8_len(static_cast<uint8_t>(text[i])), text.size() - i);
+    sym.push_back({static_cast<int>(sym.size()) - 1, static_cast<int>(sym.size()) + 1, i, len});
+    i += len;
+  }
+  if (sym.empty()) return;
+  sym.back().next = -1;
+
+  // Candidate merges of neighbours whose concatenation is a token; best score first, then leftmost.
+  struct Bigram {
+    int left, right;
+    float score;
+    size_t len;
+  };
+  auto worse = [](const Bigram& a, const Bigram& b) { return a.score < b.score || (a.score == b.score && a.left > b.left); };
+  std::priority_queue<Bigram, std::vector<Bigram>, decltype(worse)> queue(worse);
+  auto try_add = [&](int left, int right) {
+    if (left < 0 || right < 0) return;
+    const std::string_view merged = text.substr(sym[left].pos, sym[left].len + sym[right].len);
+    const int32_t id = find(merged);
+    if (id >= 0) queue.push({left, right, scores_[static_cast<size_t>(id)], merged.size()});
+  };
+  for (size_t i = 1; i < sym.size(); ++i) try_add(static_cast<int>(i) - 1, static_cast<int>(i));
+
+  while (!queue.empty()) {
+    const Bigram b = queue.top();
+    queue.pop();
+    Sym& l = sym[b.left];
+    Sym& r = sym[b.right];
+    if (l.len == 0 || r.len == 0 || l.len + r.len != b.len) continue;  // stale: one side merged since
+    l.len += r.len;
+    r.len = 0;
+    l.next = r.next;
+    if (r.next >= 0) sym[r.next].prev = b.left;
+    try_add(l.prev, b.left);
+    try_add(b.left, l.next);
+  }
+
+  // Symbols -> ids; a symbol outside the vocabulary falls back to its bytes.
+  for (int i = 0; i >= 0; i = sym[i].next) {
+    const std::string_view s = text.substr(sym[i].pos, sym[i].len);
+    if (const int32_t id = find(s); id >= 0) {
+      out.push_back(id);
+      continue;
+    }
+    for (char ch : s) {
+      const int32_t id = byte_tokens_[static_cast<uint8_t>(ch)];
+      if (id >= 0) {
+        out.push_back(id);
+      } else if (unk_ >= 0) {
+        out.push_back(unk_);
+      }
+    }
+  }
+}
+
+std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre pre) {
+  std::vector<uint32_t> cps;
+  std::vector<size_t> offsets;
+  decode_utf8(text, cps, offsets);
+  std::vector<std::string_view> words;
+  if (pre == Tokenizer::Pre::standard) {
+    size_t b = 0;
+    for (size_t e : default_pieces(cps)) {
+      words.push_back(text.substr(offsets[b], offsets[e] - offsets[b]));
+      b = e;
+    }
+    return words;
+  }
+  for (size_t i = 0; i < cps.size();) {
+    const size_t e = pre == Tokenizer::Pre::gpt2 ? match_gpt2(cps, i) : match_llama3(cps, i, pre == Tokenizer::Pre::qwen2 ? 1 : 3);
+    words.push_back(text.substr(offsets[i], offsets[e] - offsets[i]));
+    i = e;
+  }
+  return words;
+}
+
+void Tokenizer::encode_bpe(std::string_view text, std::vector<int32_t>& out) const {
+  const ByteUnicode& bu = byte_unicode();
+  std::string word;
+  for (std::string_view w : pre_tokenize(text, pre_)) {
+    word.clear();
+    for (char ch : w) word += bu.byte_to_text[static_cast<uint8_t>(ch)];
+    bpe_word(word, out);
+  }
+}
+
+void Tokenizer::bpe_word(const std::string& word, std::vector<int32_t>& out) const {
+  // Llama-3 ("ignore_merges"): a word that is a token is taken whole.
+  if (pre_ == Pre::llama3) {
+    if (const int32_t id = find(word); id >= 0) {
+      out.push_back(id);
+      return;
+    }
+  }
+  // Symbols: one per UTF-8 character, linked so that merges are O(1).
+  struct Sym {
+    int prev, next;
+    size_t pos, len;
+  };
+  std::vector<Sym> sym;
+  for (size_t i = 0; i < word.size();) {
+    const size_t len = std::min(utf8_len(static_cast<uint8_t>(word[i])), word.size() - i);
+    sym.push_back({static_cast<int>(sym.size()) - 1, static_cast<int>(sym.size()) + 1, i, len});
+    i += len;
+  }
+  if (sym.empty()) return;
+  sym.back().next = -1;
+
+  // Every occurrence of the best-ranked adjacent pair is merged, left to right, before the next
+  // rank (Hugging Face's semantics): a queue of candidate merges, lowest rank then leftmost first,
+  // O(n log n) in the word's length. A merge made during rank r's pass that forms a pair ranked
+  // better than r waits for the pass to end (with a trained merge list that never happens).
+  struct Pair {
+    int32_t rank;
+    int left, right;
+    size_t len;
+  };
+  auto worse = [](const Pair& a, const Pair& b) { return a.rank > b.rank || (a.rank == b.rank && a.left > b.left); };
+  std::priority_queue<Pair, std::vector<Pair>, decltype(worse)> queue(worse);
+  std::vector<Pair> deferred;
+  int32_t pass = -1;  // the rank being merged
+  std::string key;
+  auto try_add = [&](int left, int right) {
+    if (left < 0 || right < 0) return;
+    key.assign(word, sym[left].pos, sym[left].len).append(" ").append(word, sym[right].pos, sym[right].len);
+    const auto it = merge_rank_.find(key);
+    if (it == merge_rank_.end()) return;
+    const Pair p{it->second, left, right, sym[left].len + sym[right].len};
+    if (p.rank < pass) {
+      deferred.push_back(p);
+    } else {
+      queue.push(p);
+    }
+  };
+  for (size_t i = 1; i < sym.size(); ++i) try_add(static_cast<int>(i) - 1, static_cast<int>(i));
+  while (!queue.empty() || !deferred.empty()) {
+    if (!deferred.empty() && (queue.empty() || queue.top().rank != pass)) {  // rank `pass` is done
+      for (const Pair& p : deferred) queue.push(p);
+      deferred.clear();
+    }
+    const Pair p = queue.top();
+    queue.pop();
+    pass = p.rank;
+    Sym& l = sym[p.left];
+    Sym& r = sym[p.right];
+    if (l.len == 0 || r.len == 0 || l.len + r.len != p.len) continue;  // stale: one side merged since
+    l.len += r.len;
+    r.len = 0;
+    l.next = r.next;
+    if (r.next >= 0) sym[r.next].prev = p.left;
+    try_add(l.prev, p.left);
+    try_add(p.left, l.next);
+  }
+  std::vector<std::string> parts;
+  for (int i = 0; i >= 0; i = sym[i].next) {
+    parts.push_back(word.substr(sym[i].pos, sym[i].len));
+  }
+  for (const std::string& p : parts) {
+    if (const int32_t id = find(p); id >= 0) {
+      out.push_back(id);
+      continue;
+    }
+    for (size_t i = 0; i < p.size();) {  // not in the vocabulary: one token per byte character
+      const size_t len = std::min(utf8_len(static_cast<uint8_t>(p[i])), p.size() - i);
+      const int32_t id = find(std::string_view(p).substr(i, len));
+      if (id >= 0) {
+        out.push_back(id);
+      } else if (unk_ >= 0) {
+        out.push_back(unk_);
+      }
+      i += len;
+    }
+  }
+}
+
+// ---- Streaming ---------------------------------------------------------------------------------
+
+std::string take_valid_utf8(std::string& s) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::string out;
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<uint8_t>(s[i]);
+    if (b < 0x80) {
+      out += static_cast<char>(b);
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    uint8_t lo = 0x80, hi = 0xBF;  // allowed range of the second byte (no overlongs, surrogates, > U+10FFFF)
+    if (b >= 0xC2 && b <= 0xDF) {
+      len = 2;
+    } else if (b >= 0xE0 && b <= 0xEF) {
+      len = 3;
+      if (b == 0xE0) lo = 0xA0;
+      if (b == 0xED) hi = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+      len = 4;
+      if (b == 0xF0) lo = 0x90;
+      if (b == 0xF4) hi = 0x8F;
+    }
+    size_t ok = len ? 1 : 0;  // bytes of the sequence that are valid so far
+    while (ok && ok < len && i + ok < s.size()) {
+      const auto c = static_cast<uint8_t>(s[i + ok]);
+      if (ok == 1 ? (c < lo || c > hi) : (c & 0xC0) != 0x80) break;
+      ++ok;
+    }
+    if (len && ok == len) {
+      out.append(s, i, len);
+      i += len;
+    } else if (len && i + ok == s.size()) {
+      break;  // a valid beginning cut short: wait for more bytes
+    } else {
+      out += kReplacement;
+      i += std::max<size_t>(ok, 1);
+    }
+  }
+  s.erase(0, i);
+  return out;
+}
+
+std::string TextStream::push(int32_t token) {
+  std::string p = tok_.piece(token);
+  if (strip_ && !p.empty()) {
+    if (p[0] == ' ') p.erase(0, 1);
+    strip_ = false;
+  }
+  pending_ += p;
+  return take_valid_utf8(pending_);
+}
+
+std::string TextStream::flush() {
+  std::string out = take_valid_utf8(pending_);
+  if (!pending_.empty()) out += "\xEF\xBF\xBD";
+  pending_.clear();
+  return out;
+}
+
+}  // namespace qmm::llm

@@ -1,0 +1,124 @@
+// qmm bench kl: how far a weight type moves a model's next-token distribution. The model is
+// loaded once dequantized to F32 (--convert f32: the reference) and once per type of --types
+// (converted at load, as qmm run --convert); the reference decodes a prompt and then greedily
+// -n more tokens, and every model is fed the same tokens one at a time (the decode path). At
+// each position: KL(P_f32 || P_type) = Σ p (ln p - ln q) of the softmaxed logits (in double),
+// and whether the top token agrees. Reported per type: mean and largest KL over the positions,
+// top-1 agreement, packed weight bytes.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "qmm/cli/args.h"
+#include "bench_verbs.h"
+#include "llm/model.h"
+#include "text/tokenizer.h"
+#include "qmm/cli/llm_session.h"
+#include "qmm/cli/llm_util.h"
+
+namespace qmm::cli {
+namespace {
+
+// ln softmax(logits) in double.
+std::vector<double> log_softmax(const float* logits, size_t n) {
+  const double mx = *std::max_element(logits, logits + n);
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += std::exp(static_cast<double>(logits[i]) - mx);
+  const double lse = mx + std::log(sum);
+  std::vector<double> out(n);
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<double>(logits[i]) - lse;
+  return out;
+}
+
+struct Sequence {
+  std::vector<int32_t> tokens;
+  std::vector<std::vector<double>> ref;  // ln P_f32 after each token
+};
+
+// Feeds `tokens` one at a time; calls at(i, logits) after token i.
+template <class F>
+void decode_each(const llm::Model& m, Context& ctx, const std::vector<int32_t>& tokens, F at) {
+  llm::State s(m, tokens.size() + 1, 1, ctx);
+  for (size_t i = 0; i < tokens.size(); ++i) at(i, llm::forward(m, s, &tokens[i], 1));
+}
+
+llm::Model load(const std::string& path, WeightType type, const KernelFilter& filter, Context& ctx) {
+  llm::LoadOptions opt;
+  opt.filter = filter;
+  opt.convert_to = type;
+  return llm::Model::load(path, opt, ctx.pool());
+}
+
+}  // namespace
+
+int bench_kl(int argc, char** argv) {
+  std::string model_path, kernels, disable, types = "qc8,qc4,q8_0,q4_0", prompt = "Once upon a time";
+  size_t n_gen = 64, threads = 1;
+  Args args("bench kl",
+            "KL divergence of the next-token distribution of each --types conversion from the same model dequantized\n"
+            "to F32, over a prompt and -n tokens the F32 model decodes greedily (all models read the same tokens).",
+            argc - 1, argv + 1);
+  args.str("-m,--model", &model_path, "FILE", "GGUF model (required)")
+      .str("--types", &types, "LIST", "weight types to compare (default qc8,qc4,q8_0,q4_0)")
+      .str("-p,--prompt", &prompt, "TEXT", "prompt (default \"Once upon a time\")")
+      .count("-n,--n-gen", &n_gen, "tokens the F32 model decodes after the prompt (default 64)")
+      .size("-t,--threads", &threads, "threads (default 1)")
+      .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
+      .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)");
+  args.parse();
+  if (model_path.empty()) throw UsageError("-m/--model is required");
+  if (threads > 1024) throw UsageError("-t must be at most 1024");
+  if (n_gen > 4096) throw UsageError("-n must be at most 4096");
+  std::vector<WeightType> targets;
+  for (size_t b = 0; b <= types.size();) {
+    const size_t e = std::min(types.find(',', b), types.size());
+    targets.push_back(convert_type(types.substr(b, e - b)));
+    b = e + 1;
+  }
+  const KernelFilter filter = kernel_overrides(kernels, disable, "--kernels/--disable");
+  Context ctx(static_cast<int>(threads));
+
+  Sequence seq;
+  {
+    const llm::Model ref = load(model_path, WeightType::f32, filter, ctx);
+    const llm::Tokenizer tok = llm::Tokenizer::from_gguf(ref.file());
+    seq.tokens = tok.encode(prompt, true);
+    if (seq.tokens.empty()) throw UsageError("the prompt has no tokens");
+    const size_t n_vocab = ref.config().n_vocab, total = seq.tokens.size() + n_gen;
+    llm::State s(ref, total + 1, 1, ctx);
+    for (size_t i = 0; i < total && i < seq.tokens.size(); ++i) {
+      const float* l = llm::forward(ref, s, &seq.tokens[i], 1);
+      seq.ref.push_back(log_softmax(l, n_vocab));
+      if (i + 1 == seq.tokens.size() && seq.tokens.size() < total) {
+        seq.tokens.push_back(static_cast<int32_t>(std::max_element(l, l + n_vocab) - l));
+      }
+    }
+    std::printf("model %s (%s, vocab %zu): %zu positions (prompt \"%s\" + %zu greedy F32 tokens), %zu thread%s\n\n",
+                model_path.c_str(), ref.config().arch.c_str(), n_vocab, seq.ref.size(), prompt.c_str(), n_gen, threads,
+                threads == 1 ? "" : "s");
+  }
+  std::printf("| type | mean KL | max KL | top-1 agreement | packed MiB | FFN down GEMV |\n|---|---|---|---|---|---|\n");
+  for (WeightType t : targets) {
+    const llm::Model m = load(model_path, t, filter, ctx);
+    const size_t n_vocab = m.config().n_vocab;
+    double sum = 0, worst = 0;
+    size_t agree = 0;
+    decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) {
+      const std::vector<double> q = log_softmax(l, n_vocab);
+      const std::vector<double>& p = seq.ref[i];
+      double kl = 0;
+      for (size_t v = 0; v < n_vocab; ++v) kl += std::exp(p[v]) * (p[v] - q[v]);
+      sum += kl;
+      worst = std::max(worst, kl);
+      agree += std::max_element(p.begin(), p.end()) - p.begin() == std::max_element(q.begin(), q.end()) - q.begin();
+    });
+    const double n = static_cast<double>(seq.ref.size());
+    std::printf("| %s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), sum / n, worst, 100.0 * static_cast<double>(agree) / n,
+                static_cast<double>(m.stats().packed_bytes) / (1 << 20), m.layers()[0].w_down.gemv().name);
+  }
+  return 0;
+}
+
+}  // namespace qmm::cli

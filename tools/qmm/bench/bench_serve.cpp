@@ -1,0 +1,127 @@
+// qmm bench serve: aggregate decode tokens/s of 1, 2, 4, 8 ... sequences decoded together by
+// the generator (src/llm/generate.h), the way `qmm serve` decodes concurrent conversations: each
+// step is one forward pass whose matmuls have m = number of sequences, so the weights are read
+// once per step instead of once per sequence. Every sequence first prefills a prompt of
+// random tokens; then -n steps with all of them decoding are timed. The configurations are
+// interleaved within each repetition (the machine's bandwidth drifts), and the speed-up over one
+// sequence is the median of the per-repetition ratios.
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "qmm/cli/args.h"
+#include "bench_util.h"
+#include "bench_verbs.h"
+#include "core/error.h"
+#include "llm/generate.h"
+#include "qmm/cli/llm_session.h"
+#include "qmm/cli/llm_util.h"
+
+namespace qmm::cli {
+namespace {
+
+std::vector<size_t> parse_list(const std::string& s) {
+  std::vector<size_t> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 1 || v > 256) throw UsageError("--parallel expects numbers 1..256 like 1,2,4,8, got '" + s + "'");
+    out.push_back(static_cast<size_t>(v));
+  }
+  if (out.empty()) throw UsageError("--parallel is empty");
+  return out;
+}
+
+// Seconds per step of `steps` decode steps with `seqs` sequences all decoding.
+double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time) {
+  const size_t chunks = (prompt_len + 511) / 512;  // steps each prompt's prefill takes
+  const size_t max_tokens = steps + seqs * chunks + 1;  // outlasts the others' prefills and the timed steps
+  const size_t n_ctx = prompt_len + max_tokens + 1;
+  llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, {seqs, n_ctx, 512, seqs});
+  std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(lm.tok->n_vocab() - 1));
+  size_t started = 0;
+  for (size_t s = 0; s < seqs; ++s) {
+    llm::Request r;
+    r.prompt.resize(prompt_len);
+    for (int32_t& t : r.prompt) t = tok(rng);
+    r.params.sampling.temperature = 0;
+    r.params.ignore_eos = true;
+    r.params.max_tokens = max_tokens;
+    bool first = true;
+    r.on_token = [&started, first](const llm::Piece&) mutable {
+      started += first;
+      first = false;
+      return true;
+    };
+    gen.submit(std::move(r));
+  }
+  while (started < seqs) gen.step();
+  const auto clock = cpu_time ? process_cpu_seconds : now_seconds;
+  const double t0 = clock();
+  for (size_t i = 0; i < steps; ++i) gen.step();
+  const double t = (clock() - t0) / (cpu_time ? static_cast<double>(lm.threads) : 1.0);
+  gen.cancel_all();
+  return t / static_cast<double>(steps);
+}
+
+}  // namespace
+
+int bench_serve(int argc, char** argv) {
+  ModelFlags mf;
+  mf.threads = 1;
+  std::string parallel = "1,2,4,8";
+  size_t steps = 32, prompt_len = 16, reps = 3;
+  bool cpu_time = false;
+  Args args("bench serve",
+            "Aggregate decode tokens/s of N sequences decoded together (one forward pass per step with m = N rows, as\n"
+            "`qmm serve` does for concurrent conversations), for each N of --parallel. Prompts are random tokens.",
+            argc - 1, argv + 1);
+  args.str("-m,--model", &mf.path, "FILE", "GGUF model (required)")
+      .str("--parallel", &parallel, "LIST", "numbers of concurrent sequences (default 1,2,4,8)")
+      .size("-n,--n-gen", &steps, "timed decode steps per configuration (default 32)")
+      .size("-p,--n-prompt", &prompt_len, "prompt tokens per sequence (default 16)")
+      .size("-t,--threads", &mf.threads, "threads (default 1)")
+      .size("-r,--repetitions", &reps, "repetitions; medians are reported (default 3)")
+      .str("--kernels", &mf.kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
+      .str("--disable", &mf.disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (a machine shared with other work)");
+  args.parse();
+  const std::vector<size_t> ns = parse_list(parallel);
+  if (steps > 100000 || prompt_len > 100000) throw UsageError("-n and -p must be at most 100000");
+  if (reps > 1000) throw UsageError("-r must be at most 1000");
+  const LoadedModel lm = LoadedModel::load(mf);
+  const size_t weight_bytes = lm.model->stats().packed_bytes;
+
+  // Warm-up (first touch of the caches and scratch), then the repetitions, configurations interleaved.
+  std::mt19937 rng(42);
+  time_steps(lm, ns.back(), prompt_len, 2, rng, cpu_time);
+  std::vector<std::vector<double>> step_s(ns.size()), ratio(ns.size());
+  for (size_t r = 0; r < reps; ++r) {
+    double one = 0;
+    for (size_t i = 0; i < ns.size(); ++i) {
+      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time);
+      step_s[i].push_back(t);
+      if (i == 0) one = t / static_cast<double>(ns[0]);
+      ratio[i].push_back(one / (t / static_cast<double>(ns[i])));
+    }
+  }
+
+  std::printf("bench serve: %s, %s packed weights, %zu thread%s, %zu-token prompts, %zu decode steps, %zu repetition%s (medians)%s\n",
+              mf.path.c_str(), mib(weight_bytes).c_str(), lm.threads, lm.threads == 1 ? "" : "s", prompt_len, steps, reps,
+              reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
+  std::printf("%10s %10s %16s %14s %12s %14s\n", "sequences", "step ms", "aggregate tok/s", "per sequence", "weights GB/s",
+              ("x " + std::to_string(ns[0]) + " seq").c_str());
+  for (size_t i = 0; i < ns.size(); ++i) {
+    const double t = median(step_s[i]);
+    std::printf("%10zu %10.2f %16.1f %14.1f %12.1f %13.2fx\n", ns[i], t * 1e3, static_cast<double>(ns[i]) / t, 1.0 / t,
+                static_cast<double>(weight_bytes) / t / 1e9, median(ratio[i]));
+  }
+  return 0;
+}
+
+}  // namespace qmm::cli

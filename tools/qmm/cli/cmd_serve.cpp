@@ -1,0 +1,183 @@
+// qmm serve: an OpenAI-compatible HTTP server (server/http_server.h) over one loaded model,
+// its concurrent requests decoded together (server/engine_backend.h). Binds to 127.0.0.1
+// unless --host says otherwise; SIGINT / SIGTERM stop it cleanly.
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "args.h"
+#include "core/error.h"
+#include "text/chat_template.h"
+#include "llm_session.h"
+#include "qmm/server/engine_backend.h"
+#include "verbs.h"
+
+namespace qmm::cli {
+namespace {
+
+// The chat template: --chat-template (resolved before the model loads), else the model's own;
+// none leaves chat requests a 400.
+serve::ChatRenderer chat_renderer(std::string tmpl, const llm::Model& model, const llm::Tokenizer& tok) {
+  if (const auto t = model.file().find_string("tokenizer.chat_template"); tmpl.empty() && t) tmpl = std::string(*t);
+  if (tmpl.empty()) {
+    std::fprintf(stderr, "qmm serve: the model has no chat template: /v1/chat/completions needs --chat-template NAME|FILE\n");
+    return nullptr;
+  }
+  const std::string bos = tok.bos() >= 0 ? tok.text(tok.bos()) : "";
+  const std::string eos = tok.eos() >= 0 ? tok.text(tok.eos()) : "";
+  return [tmpl, bos, eos](const std::vector<serve::Turn>& turns) {
+    std::vector<llm::ChatMessage> msgs;
+    for (const serve::Turn& t : turns) msgs.push_back({t.role, t.content});
+    return llm::render_chat(tmpl, msgs, true, bos, eos);
+  };
+}
+
+// What the HTTP server talks to while the model loads (llama-server's behaviour: /health and
+// requests answer 503 "Loading model"), then the model's backend.
+class LoadingBackend : public serve::Backend {
+ public:
+  void set(serve::EngineBackend* b) {
+    std::lock_guard lock(mu_);
+    b_ = b;
+  }
+  std::shared_ptr<serve::Job> submit(serve::Request r) override {
+    serve::EngineBackend* b = get();
+    if (!b) throw serve::ApiError(503, "Loading model", {}, "loading");
+    return b->submit(std::move(r));
+  }
+  serve::Load load() const override {
+    serve::EngineBackend* b = get();
+    if (!b) return serve::Load{0, 0, 0, 0, true};
+    return b->load();
+  }
+  void shutdown() {  // running requests end (their clients get an error); later ones get 503
+    std::lock_guard lock(mu_);
+    if (b_) b_->shutdown();
+  }
+
+ private:
+  serve::EngineBackend* get() const {
+    std::lock_guard lock(mu_);
+    return b_;
+  }
+  mutable std::mutex mu_;
+  serve::EngineBackend* b_ = nullptr;
+};
+
+}  // namespace
+
+int cmd_serve(int argc, char** argv) {
+  ModelFlags mf;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*";
+  long long port = 8080;
+  size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
+  Args args("serve",
+            "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
+            "server-sent events with \"stream\": true), GET /v1/models, GET /health. Concurrent requests are\n"
+            "decoded together, one batched forward pass per step. SIGINT / SIGTERM stop it.",
+            argc - 1, argv + 1);
+  mf.add_to(args);
+  args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
+      .integer("--port", &port, "port (default 8080; 0 = any free port, printed at start)")
+      .size("-np,--parallel", &slots, "slots: requests decoded together (default 4)")
+      .count("-c,--ctx-size", &n_ctx, "context per slot in tokens (default 0: the model's, at most 4096)")
+      .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
+      .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
+      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
+      .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
+      .str("--cors", &cors, "ORIGINS",
+           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
+  args.parse();
+  if (mf.path.empty()) throw UsageError("-m/--model is required");
+  if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
+  if (slots > 64) throw UsageError("-np must be at most 64");
+  if (queue == 0) queue = 2 * slots;
+  // glibc gives each thread that allocates its own arena and keeps what a request freed there:
+  // with dozens of HTTP threads RSS grows by each large request's size until every arena holds
+  // one (issue 22: 56 MB per 1 MiB request up to ~0.9 GB). Two arenas keep it flat.
+  mallopt(M_ARENA_MAX, 2);
+
+  // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client gone mid-write is an error return, not a signal
+
+  const std::string tmpl = chat_template.empty() ? std::string() : llm::resolve_chat_template(chat_template);
+  // The server listens before the model loads: a port in use fails at once, and /health says
+  // 503 "Loading model" meanwhile (llama-server). The line "... on http://HOST:PORT" comes once
+  // the model is ready.
+  serve::ServerOptions opt;
+  opt.host = host;
+  opt.port = static_cast<int>(port);
+  opt.api_key = api_key;
+  opt.cors = cors == "none" ? "" : cors;
+  opt.model_id = std::filesystem::path(mf.path).stem().string();
+  opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);  // HTTP workers (idle connections hold none)
+  LoadingBackend front;
+  serve::HttpServer server(front, opt);
+  const int bound = server.bind();
+
+  std::atomic<bool> signalled{false}, quitting{false}, run_ended{false};
+  auto stop_server = [&] {  // a stop() before run() has started serving would be lost
+    while (!server.running() && !run_ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server.stop();
+  };
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    signalled = true;
+    if (!quitting) std::fprintf(stderr, "qmm serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    front.shutdown();  // running requests end (their clients get an error), then the listener
+    stop_server();
+  });
+  std::thread http([&] {
+    server.run();
+    run_ended = true;
+    if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // run() ended by itself: release the waiter
+  });
+  auto stop_threads = [&] {  // the model did not load: the error is the message
+    quitting = true;
+    stop_server();
+    http.join();
+    waiter.join();
+  };
+
+  std::unique_ptr<LoadedModel> lm;
+  std::unique_ptr<serve::EngineBackend> backend;
+  try {
+    lm = std::make_unique<LoadedModel>(LoadedModel::load(mf));
+    serve::ChatRenderer render = chat_renderer(tmpl, *lm->model, *lm->tok);
+    llm::GeneratorOptions gopt;
+    gopt.n_slots = slots;
+    gopt.n_ctx = lm->context_size(n_ctx);
+    gopt.n_batch = n_batch;
+    gopt.max_queue = queue;
+    backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(render));
+    front.set(backend.get());
+    const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
+    std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
+                url_host.c_str(), bound, slots, gopt.n_ctx, lm->threads);
+    std::fflush(stdout);
+  } catch (...) {
+    stop_threads();
+    throw;
+  }
+  http.join();
+  waiter.join();
+  front.set(nullptr);
+  return 0;
+}
+
+}  // namespace qmm::cli
