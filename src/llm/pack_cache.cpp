@@ -69,7 +69,9 @@ PackId pack_id(const gguf::File& f, const std::string& convert_to, const KernelF
   id.key = "qmm pack cache " + std::to_string(kVersion) + "\ncpu " + tune_key() + "\ngguf " + path + "\nsize " +
            std::to_string(f.file_size()) + "\nmtime " + std::to_string(f.mtime_ns()) + "\nheader " + hex + "\nconvert " +
            (convert_to.empty() ? "none" : convert_to) + "\nkernels " + kernels + "\n";
-  const std::string config = path + "\n" + convert_to + "\n" + kernels + "\n" + tune_key();
+  // The name leaves out the build and the GGUF's state: a new build or a changed GGUF replaces
+  // the model's file instead of leaving a stale one beside it.
+  const std::string config = path + "\n" + convert_to + "\n" + kernels;
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(config.data(), config.size())));
   id.file_name = std::string(hex) + ".qpk";
   return id;

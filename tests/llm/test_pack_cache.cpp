@@ -122,6 +122,19 @@ TEST(PackCache, ChangedModelIsRepacked) {
   EXPECT_TRUE(greedy(model, cached(dir + "/packs")).stats.from_pack_cache);
 }
 
+// Another build of qmm does not trust the file, and replaces it rather than adding one beside
+// it (a pack file is as large as the model).
+TEST(PackCache, AnotherBuildReplacesTheFile) {
+  const std::string dir = temp_dir();
+  const std::string model = synth(dir, WeightType::q4_0);
+  greedy(model, cached(dir + "/packs"));
+  build_id_override() = "qmm 0.0.0 another build";
+  const Decoded other = greedy(model, cached(dir + "/packs"));
+  build_id_override().clear();
+  EXPECT_FALSE(other.stats.from_pack_cache);
+  EXPECT_EQ(pack_files(dir + "/packs").size(), 1u);
+}
+
 // A damaged file is detected (never used) and rewritten by the load that found it.
 TEST(PackCache, DamagedFilesAreRebuilt) {
   const std::string dir = temp_dir();
