@@ -142,8 +142,8 @@ TEST(CApi, MicrokernelLevel) {
   size_t idx = 0;
   EXPECT_EQ(qmm_ukernel_find("no_such_kernel", &idx), QMM_ERR_INVALID_ARGUMENT);
   // A name KleidiAI gives to another layout is refused with qmm's new name, on every architecture.
-  EXPECT_EQ(qmm_ukernel_find("matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot", &idx), QMM_ERR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(qmm_last_error()).find("qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot"), std::string::npos);
+  EXPECT_EQ(qmm_ukernel_find("matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar", &idx), QMM_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(qmm_last_error()).find("qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar"), std::string::npos);
   EXPECT_EQ(qmm_ukernel_lhs_packed_size(count, 1, 32), 0u);
   for (size_t i = 0; i < count; ++i) {
     ASSERT_EQ(qmm_ukernel_get(i, &info), QMM_OK);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
 
 #include "core/buffer.h"
 #include "core/channels.h"
@@ -95,12 +96,41 @@ TEST(Channels, BiasAndErrorAgainstF32Product) {
   }
 }
 
-// KleidiAI's epilogue, bit for bit: out = fl(fl(isum · s) + bias), the product rounded before the
-// bias is added, not one fused multiply-add (which differs where the bias cancels the product).
-// Each per-channel variant runs once with the biases and once without (its own product P, as
-// adding 0 changes nothing); with the biases every output must be P + bias exactly. The biases
-// nearly cancel the products of row 0, where a fused multiply-add is furthest off.
-TEST(Channels, BiasIsAddedToTheRoundedProductBitForBit) {
+// KleidiAI's epilogue, bit for bit, from the packed operands: out = fl(fl(f · c) + bias) with
+// f = (float) isum, c = s_lhs · s_rhs (the product rounded before the bias is added, as
+// KleidiAI's GEMMs and NEON kernels do), except for the SME2 GEMVs, which fuse it, fma(f, c, bias),
+// as KleidiAI's SME GEMVs (..._sme_dot, ..._sme2_dot, ..._sme2_sdot) do. The biases nearly cancel
+// the products of row 0, where the two differ most; the test counts that they differ somewhere.
+struct Expect {
+  const uint8_t *lhs, *rhs;
+  size_t mr, nr, kr, sr, k;
+  std::string rhs_packer;
+  float at(size_t i, size_t j, bool fused) const {
+    const uint8_t* lp = lhs + i / mr * layout::qai8dxp_panel_bytes(mr, k);
+    const bool s1s0 = rhs_packer == "rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0", q4 = rhs_packer == "rhs_pack_nxk_qsi4cxp_qs4cxs1s0";
+    const size_t data = q4 || s1s0 ? layout::qsi4cxp_data_bytes(nr, k) : layout::qsi8cxp_data_bytes(nr, k);
+    const uint8_t* rp = rhs + j / nr * (data + nr * 12);
+    const uint8_t* tail = rp + data;
+    int64_t isum = 0;
+    for (size_t c = 0; c < k; ++c) {
+      const int w = q4     ? layout::qsi4cxp_value(rp, nr, kr / sr, j % nr, c)
+                    : s1s0 ? layout::qsi4cxps1s0_value(rp, nr, kr, j % nr, c)
+                           : layout::qsi8cxp_value(rp, nr, kr, j % nr, c);
+      isum += layout::qai8dxp_value(lp, mr, kr / sr, i % mr, c) * w;
+    }
+    // qsi4cxp stores 16·Σq and s/16 (its kernels multiply 16·q): the same f·c, exactly.
+    const int32_t rsum = layout::channel_row_sum(tail, j % nr) / (q4 ? 16 : 1);
+    const float s_rhs = layout::channel_scale(tail, nr, j % nr) * (q4 ? 16.0f : 1.0f);
+    isum += int64_t{layout::qai8dxp_neg_zero_point(lp, mr, k, i % mr)} * rsum;
+    const float f = static_cast<float>(isum), c = layout::qai8dxp_scale(lp, mr, k, i % mr) * s_rhs;
+    const float bias = layout::channel_bias(tail, nr, j % nr);
+    if (fused) return std::fma(f, c, bias);
+    volatile float product = f * c;  // rounded here: no contraction into a multiply-add
+    return product + bias;
+  }
+};
+
+TEST(Channels, EpilogueIsKleidiAIsBitForBit) {
   const size_t n = 37, k = 200;
   const std::vector<float> a = test::random_floats(5 * k, 31), w = test::random_floats(n * k, 32);
   std::vector<float> bias(n);
@@ -109,13 +139,12 @@ TEST(Channels, BiasIsAddedToTheRoundedProductBitForBit) {
     for (size_t c = 0; c < k; ++c) dot += a[c] * w[j * k + c];
     bias[j] = -dot * (j % 3 == 0 ? 1.0f : j % 3 == 1 ? 0.999f : 0.5f);
   }
-  size_t checked = 0;
+  size_t checked = 0, fma_differs = 0;
   for (WeightType t : {WeightType::qc8, WeightType::qc4}) {
     const size_t rb = row_bytes(t, k);
-    std::vector<uint8_t> with(n * rb), without(n * rb);
+    std::vector<uint8_t> rows(n * rb);
     for (size_t j = 0; j < n; ++j) {
-      (t == WeightType::qc8 ? quantize_row_qc8 : quantize_row_qc4)(&w[j * k], bias[j], &with[j * rb], k);
-      (t == WeightType::qc8 ? quantize_row_qc8 : quantize_row_qc4)(&w[j * k], 0.0f, &without[j * rb], k);
+      (t == WeightType::qc8 ? quantize_row_qc8 : quantize_row_qc4)(&w[j * k], bias[j], &rows[j * rb], k);
     }
     for (const Ukernel* u : kernel_list()) {
       if (u->type != t || !test::why_unavailable(*u).empty()) continue;
@@ -123,26 +152,24 @@ TEST(Channels, BiasIsAddedToTheRoundedProductBitForBit) {
       const TileParams p = kernel_params(*u);
       AlignedBuffer lp(lhs_packed_size(*u, p, m, k)), rp(rhs_packed_size(*u, p, n, k));
       u->lhs->run(m, k, p.mr, p.kr, p.sr, a.data(), k * 4, lp.data());
-      const auto run = [&](const std::vector<uint8_t>& rows) {
-        std::memset(rp.data(), 0, rp.size());
-        u->rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), rp.data());
-        std::vector<float> dst(m * n);
-        u->run(m, n, k, lp.data(), rp.data(), dst.data(), n * 4, -INFINITY, INFINITY);
-        return dst;
-      };
-      const std::vector<float> product = run(without), got = run(with);
+      std::memset(rp.data(), 0, rp.size());
+      u->rhs->run(n, k, p.nr, p.kr, p.sr, rows.data(), rp.data());
+      std::vector<float> got(m * n);
+      u->run(m, n, k, lp.data(), rp.data(), got.data(), n * 4, -INFINITY, INFINITY);
+      const Expect e{lp.data(), rp.data(), p.mr, p.nr, p.kr, p.sr, k, u->rhs->name};
+      const bool fused = u->isa == Isa::sme2 && u->gemv;
       for (size_t i = 0; i < m; ++i) {
         for (size_t j = 0; j < n; ++j) {
-          volatile float rounded = product[i * n + j];  // no contraction into a multiply-add here
-          const float want = rounded + bias[j];
-          ASSERT_EQ(got[i * n + j], want) << u->name << " (" << i << ", " << j << "): product " << rounded
-                                          << " + bias " << bias[j];
+          ASSERT_EQ(got[i * n + j], e.at(i, j, fused)) << u->name << " (" << i << ", " << j << ")"
+                                                         << (fused ? ": fused" : ": product, then bias");
+          fma_differs += e.at(i, j, true) != e.at(i, j, false);
         }
       }
       ++checked;
     }
   }
-  EXPECT_GE(checked, 4u);  // the scalar GEMM + GEMV of each type at least
+  EXPECT_GE(checked, 4u);        // the scalar GEMM + GEMV of each type at least
+  EXPECT_GT(fma_differs, 0u);    // the data tells the two epilogues apart
 }
 
 // The extremes of both operands: weights -128 / 127 (qc8, which quantize_row_qc8 never writes

@@ -1,9 +1,9 @@
 // One name = one layout: every qmm kernel name (packer_presets(): this build's list plus the SME2
 // variants on every architecture) against KleidiAI's kernels (tests/data/kleidiai_kernels.txt,
 // facts read from KleidiAI's sources) and against the kernel's own params().
-//  - A qmm kernel with a KleidiAI name, or with the name of a KleidiAI kernel up to the ISA and
-//    technique (the same operands and tile), has that kernel's mr, nr, kr, sr, and a KleidiAI
-//    name also KleidiAI's packers (names compared without _neon / _avx2 / _ref).
+//  - A qmm kernel with a KleidiAI name has that kernel's mr, nr, kr, sr and packers (names
+//    compared without _neon / _avx2 / _ref); one with another name has the mr, nr, kr, sr of
+//    every KleidiAI kernel of the same operands and tile (the name up to the ISA and technique).
 //  - Every name's panels say its own params: LHS `p<mr>x..`, RHS `p<nr>x..` (vl = SVL/32), the
 //    tile `<m_step>x<n_step>`, and where a panel spells `x<kr>s<sr>` (docs/design.md §4), kr and sr.
 // Checked at SVL 128, 256 and 512 bits.
@@ -75,9 +75,14 @@ TEST(KleidiAINames, EveryKernelNameMeansOneLayout) {
   size_t kai_named = 0;
   for (const PackerPreset& p : packer_presets()) {
     const std::string name = p.kernel;
+    // KleidiAI's own name binds exactly; up to the ISA, every KleidiAI kernel of those operands
+    // and tile binds (KleidiAI itself gives two layouts the QC4 GEMV's operands and tile, its SME
+    // and SME2 ones, so only the exact name can take them).
+    bool has_kai_name = false;
+    for (const KaiKernel& k : kai) has_kai_name = has_kai_name || name == k.name;
     for (const KaiKernel& k : kai) {
       const bool same_name = name == k.name;
-      if (!same_name && operands_and_tile(name) != operands_and_tile(k.name)) continue;
+      if (has_kai_name ? !same_name : operands_and_tile(name) != operands_and_tile(k.name)) continue;
       kai_named += same_name;
       for (size_t svl : kSvls) {
         const TileParams t = p.params(svl);
@@ -130,12 +135,14 @@ TEST(KleidiAINames, EveryNameSpellsItsOwnParams) {
 }
 
 TEST(KleidiAINames, RetiredNameIsRefusedWithTheNewOne) {
-  const char* old_name = "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot";
+  const char* old_name = "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar";
   EXPECT_EQ(find_kernel(old_name), nullptr);
   const char* why = retired_kernel_name(old_name);
   ASSERT_NE(why, nullptr);
-  EXPECT_NE(std::string(why).find("matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot"), std::string::npos);
-  EXPECT_EQ(retired_kernel_name("matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot"), nullptr);
+  EXPECT_NE(std::string(why).find("matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar"), std::string::npos);
+  EXPECT_EQ(retired_kernel_name("matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar"), nullptr);
+  // KleidiAI's QC4 GEMV name, once qmm's kr 8 kernel's, now means KleidiAI's layout (the SME2 list).
+  EXPECT_EQ(retired_kernel_name("matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot"), nullptr);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "kernels/ref/rhs_pack_nxk_kquants.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
+#include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
 #include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
 #include "kernels/sme2_params.h"
@@ -116,9 +117,6 @@ const char* retired_kernel_name(std::string_view name) {
     const char* message;
   };
   static constexpr Retired kRetired[] = {
-      {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot",
-       "is KleidiAI's QC4 GEMV on its kr 4 / sr 1 layout, which qmm does not have; qmm's SME2 QC4 GEMV "
-       "(kr 8 / sr 2, the QC4 GEMM's buffer) is matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot"},
       {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p8x4_1x8_scalar",
        "names the operands of KleidiAI's SVE Q4_0 GEMV (kr 8 / sr 2); qmm's scalar Q4_0 GEMV (kr 4 / sr 2) is "
        "matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar"},
@@ -172,6 +170,8 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemm_params},
         {"matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemv_params},
+        {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+         &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, sme2_qc4_kai_gemv_params},
         {"matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemm_params},
         {"matmul_clamp_f32_qai8dxp1x4_qsi8cxp4vlx4_1x4vl_sme2_dot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,

@@ -45,6 +45,12 @@ inline TileParams sme2_qc4_gemv_params(size_t svl_bytes) {
   const size_t vl = sme2_lanes32(svl_bytes);
   return {1, 4 * vl, 8, 2, 1, 4 * vl};
 }
+// KleidiAI's SME2 QC4 GEMV layout (..._qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot): qsi4cxps1s0,
+// kr = 4, sr = 1, so a framework's buffers packed for KleidiAI's kernel run unchanged.
+inline TileParams sme2_qc4_kai_gemv_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {1, 4 * vl, 4, 1, 1, 4 * vl};
+}
 inline TileParams sme2_qc8_gemm_params(size_t svl_bytes) { return sme2_q8_gemm_params(svl_bytes); }
 inline TileParams sme2_qc8_gemv_params(size_t svl_bytes) { return sme2_q8_gemv_params(svl_bytes); }
 

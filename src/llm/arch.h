@@ -31,8 +31,9 @@ struct ArchSpec {
   bool fused = false;           // ffn_up = [Wgate; Wup] in one tensor (Phi-3)
   bool rope_freqs = false;      // rope_freqs.weight: Llama 3's RoPE frequency factors (llama.cpp loads them for llama only)
   bool long_rope = false;       // rope_factors_short / _long: LongRoPE frequency factors (Phi-3; llama with rope.scaling.type longrope)
-  uint32_t swa_pattern = 0;     // with attention.sliding_window: layer l is local unless l % pattern == pattern - 1
-  float swa_rope_base = 0;      // the local layers' RoPE base (0: the model's)
+  uint32_t swa_pattern = 0;     // with attention.sliding_window: layer l is local unless l % pattern == pattern - 1 (the file's
+                                // attention.sliding_window_pattern overrides it)
+  float swa_rope_base = 0;      // the local layers' RoPE base, unscaled (0: the model's base and scale); rope.freq_base_swa overrides it
   uint32_t default_window = 0;  // the window when the file names none
   bool softcap = false;         // attn_logit_softcapping / final_logit_softcapping (Gemma 2)
   uint32_t big_layers = 0;      // a model of this many layers scales queries by 1/√(n_embd/n_head), not 1/√head_dim (Gemma 27B)

@@ -6,6 +6,7 @@
 // by rows or heads.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "core/error.h"
 #include "llm/model.h"
@@ -79,33 +80,73 @@ inline void linear(const Fused& w, size_t m, const float* src, size_t src_stride
 
 }  // namespace
 
-State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq)
+State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq, KvTypes kv)
     : n_ctx_(n_ctx), n_batch_(std::min(n_batch, n_ctx * std::max<size_t>(n_seq, 1))), pos_(n_seq), next_pos_(n_seq), held_(n_seq),
-      ctx_(&ctx) {
+      ctx_(&ctx), kv_types_(kv) {
   const Config& c = model.config();
   check_arg(n_ctx >= 1 && n_batch >= 1 && n_seq >= 1, "context, batch and sequence counts must be at least 1");
   check_arg(n_ctx <= (size_t{1} << 24), "context size " + std::to_string(n_ctx) + " is too large");
   check_arg(n_seq <= 4096, "at most 4096 sequences, not " + std::to_string(n_seq));
-  const size_t b = n_batch_;
+  for (KvType t : {kv.k, kv.v}) {
+    check_arg(kv_fits(t, c.head_dim), std::string("a ") + kv_type_name(t) + " KV cache needs a head size that is a multiple of 32 (this model's is " +
+                                          std::to_string(c.head_dim) + ")");
+  }
+  const size_t b = n_batch_, hd = c.head_dim, threads = static_cast<size_t>(ctx.threads());
   x_.resize(b * c.n_embd);
   xb_.resize(b * std::max(c.n_embd, c.q_dim()));
   xb2_.resize(b * c.n_embd);
   qkv_.resize(b * (c.q_dim() + 2 * c.kv_dim()));
   hb_.resize(b * 2 * c.n_ff);
-  att_.resize(static_cast<size_t>(ctx.threads()) * kAttendHeads * n_ctx);
+  if (kv.k == KvType::f32 && kv.v == KvType::f32) {
+    att_.resize(threads * kAttendHeads * n_ctx);
+  } else {  // per thread: attend_chunk's scratch, then a partial and an accumulator of up to 16 rows x kAttendHeads heads
+    chunk_.resize(threads * (attend_chunk_scratch(hd) + 2 * 16 * kAttendHeads * attend_partial_size(hd)));
+    split_.resize(checked_mul((n_ctx + kAttendChunk - 1) / kAttendChunk, c.n_head * attend_partial_size(hd), "attention partials"));
+  }
   rope_.resize(2 * b * c.n_rot);
   logits_.resize(checked_mul(n_seq, c.n_vocab, "logits"));
   window_ = c.n_swa;
   ring_ = window_ ? std::min(n_ctx, window_ + n_batch_ - 1) : n_ctx;
   layer_kv_.assign(1, 0);
   for (size_t l = 0; l < c.n_layer; ++l) {
-    layer_kv_.push_back(layer_kv_.back() + checked_mul(c.is_local(l) ? ring_ : n_ctx, c.kv_dim(), "KV cache"));
+    n_local_ += c.is_local(l);
+    local_.push_back(c.is_local(l));
+    layer_kv_.push_back(layer_kv_.back() + checked_mul(c.is_local(l) ? ring_ : n_ctx, c.n_head_kv, "KV cache"));
   }
-  const size_t kv = checked_mul(n_seq, layer_kv_.back(), "KV cache");
-  key_cache_.resize(kv);
-  value_cache_.resize(kv);
+  n_head_kv_ = c.n_head_kv;
+  k_row_ = kv_row_bytes(kv.k, hd);
+  v_row_ = kv_row_bytes(kv.v, hd);
+  const size_t rows = checked_mul(n_seq, layer_kv_.back(), "KV cache");
+  key_cache_.resize(checked_mul(rows, k_row_, "KV cache"));
+  value_cache_.resize(checked_mul(rows, v_row_, "KV cache"));
   rows_.resize(b);
   spans_.reserve(b);
+}
+
+size_t State::kv_bytes_per_token(const Config& c, KvTypes kv) {
+  return c.n_layer * c.n_head_kv * (kv_row_bytes(kv.k, c.head_dim) + kv_row_bytes(kv.v, c.head_dim));
+}
+
+size_t State::kv_bytes_read(size_t pos) const {
+  const size_t global = layer_kv_.size() - 1 - n_local_, len = pos + 1;
+  return (global * len + n_local_ * (window_ ? std::min(len, window_) : len)) * n_head_kv_ * (k_row_ + v_row_);
+}
+
+void State::kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const {
+  out.clear();
+  const size_t len = std::min(pos_.at(seq) + 1, n_ctx_), seq_rows = layer_kv_.back();
+  for (size_t l = 0; l + 1 < layer_kv_.size(); ++l) {
+    const size_t slots = (layer_kv_[l + 1] - layer_kv_[l]) / n_head_kv_, n = local_[l] ? std::min(len, window_) : len;
+    const size_t first = (len - n) % slots;  // the ring's oldest attended slot: [first, first + n) wrapping
+    for (size_t g = 0; g < n_head_kv_; ++g) {
+      const size_t row = seq * seq_rows + layer_kv_[l] + g * slots;
+      for (const auto& [buf, rb] : {std::pair{key_cache_.data(), k_row_}, std::pair{value_cache_.data(), v_row_}}) {
+        const size_t a = std::min(n, slots - first);
+        out.emplace_back(buf + (row + first) * rb, a * rb);
+        if (a < n) out.emplace_back(buf + row * rb, (n - a) * rb);
+      }
+    }
+  }
 }
 
 bool State::can_resume(size_t seq, size_t pos) const {
@@ -120,12 +161,12 @@ size_t State::truncate(size_t seq, size_t n) {
   return pos_[seq];
 }
 
-size_t State::kv_bytes() const { return (key_cache_.size() + value_cache_.size()) * sizeof(float); }
+size_t State::kv_bytes() const { return key_cache_.size() + value_cache_.size(); }
 
 size_t State::bytes() const {
   size_t floats = 0;
-  for (const auto* v : {&x_, &xb_, &xb2_, &qkv_, &hb_, &att_, &rope_, &logits_, &key_cache_, &value_cache_}) floats += v->size();
-  return floats * sizeof(float);
+  for (const auto* v : {&x_, &xb_, &xb2_, &qkv_, &hb_, &att_, &chunk_, &split_, &rope_, &logits_}) floats += v->size();
+  return floats * sizeof(float) + kv_bytes();
 }
 
 const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n) {
@@ -201,6 +242,8 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     work += c.n_head * sp.rows * (sp.pos + sp.rows) * hd;
   }
   const size_t chunks = (group + kAttendHeads - 1) / kAttendHeads, head_tasks = c.n_head_kv * chunks;
+  const bool f32 = s.kv_types_.k == KvType::f32 && s.kv_types_.v == KvType::f32, rotate = kv_rotated(s.kv_types_.k);
+  const size_t partial = attend_partial_size(hd), per_thread = s.chunk_.size() / static_cast<size_t>(pool.threads());
 
   for (size_t l = 0; l < c.n_layer; ++l) {
     const Layer& L = model.layers()[l];
@@ -229,10 +272,14 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
         }
         rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
         rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
-        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots * hd;
+        // Quantized keys are stored rotated, so the queries meet them rotated (kv_type.h).
+        if (rotate) {
+          for (size_t h = 0; h < c.n_head + c.n_head_kv; ++h) kv_rotate(row + h * hd, hd);
+        }
+        const size_t at = rows[i].seq * seq_kv + layer_kv + rows[i].pos % slots;
         for (size_t g = 0; g < c.n_head_kv; ++g) {
-          std::copy_n(row + q_dim + g * hd, hd, s.key_cache_.data() + at + g * slots * hd);
-          std::copy_n(row + q_dim + kv_dim + g * hd, hd, s.value_cache_.data() + at + g * slots * hd);
+          kv_store(s.kv_types_.k, row + q_dim + g * hd, s.key_cache_.data() + (at + g * slots) * s.k_row_, hd);
+          kv_store(s.kv_types_.v, row + q_dim + kv_dim + g * hd, s.value_cache_.data() + (at + g * slots) * s.v_row_, hd);
         }
       }
     });
@@ -240,28 +287,74 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     // Grouped-query attention, one task per (up to kAttendHeads query heads of one K/V head,
     // piece of a span): row i (position p) attends to its sequence's cache positions 0..p (on a
     // local layer p-n_swa+1..p, which may wrap around the ring); the result goes to xb, [m, q_dim].
-    auto attend = [&](size_t t, int tid) {
+    // `first`: the first position a row attends; a window that starts after position 0 starts
+    // at a different position for every row.
+    auto task_of = [&](size_t t) {
       const size_t g = t % head_tasks / chunks, h = g * group + t % chunks * kAttendHeads;
       size_t piece = t / head_tasks, si = 0;  // the span and the piece's first row
       for (size_t p; piece >= (p = (s.spans_[si].rows + rows_per_task - 1) / rows_per_task); ++si) piece -= p;
+      return std::tuple{g, h, si, piece * rows_per_task};
+    };
+    auto head_of = [&](size_t seq, size_t g, size_t first) {
+      const size_t row = seq * seq_kv + layer_kv + g * slots;
+      return KvHead{s.kv_types_.k, s.kv_types_.v, s.key_cache_.data() + row * s.k_row_, s.value_cache_.data() + row * s.v_row_,
+                    s.k_row_, s.v_row_, KvRing{first % slots, slots}};
+    };
+    auto first_of = [&](size_t pos) { return local && pos + 1 > c.n_swa ? pos + 1 - c.n_swa : 0; };
+    auto attend = [&](size_t t, int tid) {
+      const auto [g, h, si, r0] = task_of(t);
       const State::Span& sp = s.spans_[si];
-      const size_t r0 = piece * rows_per_task, i0 = sp.row + r0, kv0 = sp.seq * seq_kv + layer_kv + g * slots * hd;
-      const size_t heads = std::min(kAttendHeads, (g + 1) * group - h), rows_here = std::min(rows_per_task, sp.rows - r0);
-      float* att = s.att_.data() + static_cast<size_t>(tid) * kAttendHeads * s.n_ctx_;
-      // A window that starts after position 0 starts at a different position for every row.
+      const size_t i0 = sp.row + r0, heads = std::min(kAttendHeads, (g + 1) * group - h), rows_here = std::min(rows_per_task, sp.rows - r0);
       const bool windowed = local && sp.pos + r0 + rows_here > c.n_swa;
+      const size_t tid_z = static_cast<size_t>(tid);
       for (size_t r = 0; r < (windowed ? rows_here : 1); ++r) {
-        const size_t first = windowed ? std::max(sp.pos + r0 + r + 1, c.n_swa) - c.n_swa : 0;  // first position attended
-        const size_t i = i0 + r;
-        attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, s.key_cache_.data() + kv0, s.value_cache_.data() + kv0, hd, hd,
-                     sp.pos + r0 + r - first, windowed ? 1 : rows_here, c.attn_scale, att, xb + i * q_dim + h * hd, q_dim,
-                     c.attn_softcap, KvRing{first % slots, slots});
+        const size_t i = i0 + r, first = windowed ? first_of(sp.pos + r0 + r) : 0, n_rows = windowed ? 1 : rows_here;
+        const size_t pos0 = sp.pos + r0 + r - first;  // the row's position counted from `first`
+        const KvHead kvh = head_of(sp.seq, g, first);
+        if (f32) {
+          attend_heads(qkv + i * qkv_dim + h * hd, qkv_dim, heads, reinterpret_cast<const float*>(kvh.k),
+                       reinterpret_cast<const float*>(kvh.v), hd, hd, pos0, n_rows, c.attn_scale,
+                       s.att_.data() + tid_z * kAttendHeads * s.n_ctx_, xb + i * q_dim + h * hd, q_dim, c.attn_softcap, kvh.ring);
+          continue;
+        }
+        float* scratch = s.chunk_.data() + tid_z * (per_thread);
+        float *part = scratch + attend_chunk_scratch(hd), *acc = part + 16 * kAttendHeads * partial;
+        std::fill(acc, acc + n_rows * heads * partial, 0.0f);
+        for (size_t ch = 0; ch * kAttendChunk < pos0 + n_rows; ++ch) {
+          attend_chunk(qkv + i * qkv_dim + h * hd, qkv_dim, heads, kvh, hd, ch, pos0, n_rows, c.attn_scale, c.attn_softcap, scratch, part);
+          attend_combine(acc, part, n_rows * heads, hd);
+        }
+        attend_finish(acc, n_rows, heads, hd, xb + i * q_dim + h * hd, q_dim);
       }
+    };
+    // A lone decode row (one sequence, one token) splits its positions too: task (head task,
+    // chunk) writes the chunk's partials to split_, then each head task folds them in order
+    // (the same arithmetic as one task folding them: attend_chunk's contract).
+    const State::Span& sp0 = s.spans_[0];
+    const size_t split_chunks = !f32 && m == 1 ? (sp0.pos - first_of(sp0.pos) + kAttendChunk) / kAttendChunk : 0;
+    auto attend_split = [&](size_t t, int tid) {
+      const size_t ht = t % head_tasks, ch = t / head_tasks;
+      const auto [g, h, si, r0] = task_of(ht);
+      const size_t heads = std::min(kAttendHeads, (g + 1) * group - h), first = first_of(sp0.pos);
+      float* scratch = s.chunk_.data() + static_cast<size_t>(tid) * (per_thread);
+      attend_chunk(qkv + h * hd, qkv_dim, heads, head_of(sp0.seq, g, first), hd, ch, sp0.pos - first, 1, c.attn_scale,
+                   c.attn_softcap, scratch, s.split_.data() + (ch * c.n_head + h) * partial);
+    };
+    auto merge_split = [&](size_t ht, int tid) {
+      const auto [g, h, si, r0] = task_of(ht);
+      const size_t heads = std::min(kAttendHeads, (g + 1) * group - h);
+      float* acc = s.chunk_.data() + static_cast<size_t>(tid) * (per_thread) + attend_chunk_scratch(hd);
+      std::fill(acc, acc + heads * partial, 0.0f);
+      for (size_t ch = 0; ch < split_chunks; ++ch) attend_combine(acc, s.split_.data() + (ch * c.n_head + h) * partial, heads, hd);
+      attend_finish(acc, 1, heads, hd, xb + h * hd, q_dim);
     };
     // Tiny work (the first positions, tiny models) is not worth waking the pool for; a decode
     // step's attention is worth it early, since the cache it reads comes from DRAM.
     if (work < (size_t{1} << 13)) {
       for (size_t t = 0; t < head_tasks * row_tasks; ++t) attend(t, 0);
+    } else if (split_chunks > 1) {
+      pool.parallel_for(head_tasks * split_chunks, attend_split);
+      pool.parallel_for(head_tasks, merge_split);
     } else {
       pool.parallel_for(head_tasks * row_tasks, attend);
     }

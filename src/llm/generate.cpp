@@ -47,7 +47,7 @@ Generator::Generator(const Model& model, const Tokenizer& tok, Context& ctx, con
     : model_(model),
       tok_(tok),
       opt_(opt),
-      state_(model, opt.n_ctx, opt.n_batch + opt.n_slots, ctx, opt.n_slots),
+      state_(model, opt.n_ctx, opt.n_batch + opt.n_slots, ctx, opt.n_slots, opt.kv),
       slots_(opt.n_slots) {
   check_arg(opt.n_batch >= 1 && opt.n_slots >= 1 && opt.n_ctx >= 2, "generator: n_batch, n_slots >= 1 and n_ctx >= 2");
   check_arg(tok.n_vocab() <= model.config().n_vocab, "the tokenizer has more tokens than the model");

@@ -98,6 +98,7 @@ struct GeneratorOptions {
   size_t n_ctx = 2048;   // positions per slot
   size_t n_batch = 512;  // prompt tokens prefilled per step (on top of one row per decoding slot)
   size_t max_queue = 64; // GeneratorThread: requests that may wait beside n_slots running before submit refuses
+  KvTypes kv = {};       // KV cache element types (-ctk / -ctv; F16 by default)
 };
 
 class Generator {
@@ -124,6 +125,7 @@ class Generator {
   const GeneratorOptions& options() const { return opt_; }
   const std::vector<int32_t>& cached(int slot) const { return slots_.at(static_cast<size_t>(slot)).cached; }
   size_t state_bytes() const { return state_.bytes(); }
+  const State& state() const { return state_; }
 
  private:
   struct Slot {

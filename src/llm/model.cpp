@@ -352,9 +352,12 @@ Config read_config(const gguf::File& f) {
   c.n_ctx_orig = f.has(a + "rope.scaling.original_context_length") ? get_size(f, a + "rope.scaling.original_context_length")
                                                                      : c.n_ctx_train;
   c.rope_attn_factor = positive(a + "rope.scaling.attn_factor", 1.0);
-  if (spec.swa_pattern) {
+  if (spec.swa_pattern) {  // (llama.cpp's keys: the window, the pattern of local layers, their RoPE base)
     const std::optional<uint64_t> w = f.find_u64(a + "attention.sliding_window");
     c.n_swa = w ? static_cast<size_t>(std::min<uint64_t>(*w, uint64_t{1} << 31)) : spec.default_window;
+    const std::optional<uint64_t> p = f.find_u64(a + "attention.sliding_window_pattern");
+    c.swa_pattern = p ? static_cast<size_t>(std::min<uint64_t>(*p, uint64_t{1} << 31)) : spec.swa_pattern;
+    c.rope_freq_base_swa = positive(a + "rope.freq_base_swa", spec.swa_rope_base > 0 ? spec.swa_rope_base : c.rope_freq_base);
   }
   const bool big = spec.big_layers && c.n_layer == spec.big_layers;  // (llama.cpp: Gemma 27B)
   c.attn_scale = 1.0f / std::sqrt(static_cast<float>(big ? c.n_embd / c.n_head : c.head_dim));
@@ -618,8 +621,12 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   } else {
     m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_freqs.weight"), "rope_freqs.weight");
   }
-  // Gemma 3's local layers: RoPE base 10000 without scaling (llama.cpp's rope_freq_base_train_swa).
-  m.rope_freqs_local_ = spec.swa_rope_base > 0 ? freqs(spec.swa_rope_base, 1.0, ones, "rope_freqs.weight") : m.rope_freqs_;
+  // The local layers' RoPE (llama.cpp's rope_freq_base_train_swa / rope_freq_scale_train_swa):
+  // Gemma 3's base 10000 without scaling, Gemma 2's the model's base and scale, unless the file
+  // names a base.
+  m.rope_freqs_local_ = spec.swa_pattern ? freqs(c.rope_freq_base_swa, spec.swa_rope_base > 0 ? 1.0 : c.rope_freq_scale, ones,
+                                                 "rope_freqs.weight")
+                                          : m.rope_freqs_;  // (no local layers: never read)
   if (opt.trace) {
     std::string line = "  architecture " + c.arch + ": " + (spec.rope == Rope::neox ? "NeoX" : "normal") + " RoPE, " +
                        (spec.act == Activation::geglu ? "GeGLU" : "SwiGLU");

@@ -19,6 +19,7 @@
 #include "core/buffer.h"
 #include "llm/arch.h"
 #include "gguf/gguf.h"
+#include "llm/kv_type.h"
 #include "matmul/matmul.h"
 #include "matmul/tune.h"
 
@@ -43,6 +44,8 @@ struct Config {
   size_t n_ctx_orig = 0;         // rope.scaling.original_context_length (else n_ctx_train): LongRoPE's long factors beyond it
   float rope_attn_factor = 1.0f; // rope.scaling.attn_factor: the rotated dimensions of queries and keys are scaled by it
   size_t n_swa = 0;              // the local layers' attention window (0: every layer attends to all positions)
+  size_t swa_pattern = 0;        // attention.sliding_window_pattern, else the family's: layer l is local unless l % pattern == pattern - 1 (0: every layer)
+  float rope_freq_base_swa = 0;  // rope.freq_base_swa, else the family's: the local layers' RoPE base
   float attn_scale = 0;          // queries · keys are scaled by this (1/√head_dim for most)
   float attn_softcap = 0;        // scores -> cap · tanh(scores / cap) (0: none)
   float final_softcap = 0;       // the same for the logits
@@ -50,7 +53,7 @@ struct Config {
   size_t kv_dim() const { return n_head_kv * head_dim; }
   size_t q_dim() const { return n_head * head_dim; }
   // Layer l attends to the last n_swa positions only (Gemma's local layers).
-  bool is_local(size_t l) const { return n_swa > 0 && l % spec->swa_pattern != spec->swa_pattern - 1; }
+  bool is_local(size_t l) const { return n_swa > 0 && (swa_pattern == 0 || l % swa_pattern != swa_pattern - 1); }
 };
 
 // Optional hooks and choices of a load.
@@ -168,10 +171,16 @@ struct BatchRow {
 // the window of the last row of a batch step plus the step's other rows (llama.cpp sizes its
 // SWA cache the same way, window + ubatch): all of a step's keys are written before any of its
 // queries attend, so its first row still finds its whole window. A sequence may still run to n_ctx.
+// Each cache row (one position of one K/V head) is stored as kv.k / kv.v (kv_type.h; F16 by
+// default); F32 caches attend through attend_heads, the others through attend_chunk.
 class State {
  public:
-  // `ctx` (its thread pool and matmul scratch) must outlive the state.
-  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq = 1);
+  // `ctx` (its thread pool and matmul scratch) must outlive the state. Throws when a quantized
+  // cache type does not fit the head size.
+  State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, size_t n_seq = 1, KvTypes kv = {});
+  // The bytes of KV cache one position of one sequence takes in a layer that keeps every
+  // position, summed over the layers (K and V).
+  static size_t kv_bytes_per_token(const Config& c, KvTypes kv);
 
   size_t n_ctx() const { return n_ctx_; }      // positions per sequence
   size_t n_batch() const { return n_batch_; }  // rows per forward pass
@@ -189,6 +198,12 @@ class State {
   size_t bytes() const;                 // KV caches + scratch
   size_t kv_bytes() const;              // KV caches
   size_t window_slots() const { return ring_; }  // slots of a sliding-window layer's ring (n_ctx without windows)
+  KvTypes kv_types() const { return kv_types_; }
+  // KV bytes attention reads for one new token of a sequence holding `pos` positions (every layer).
+  size_t kv_bytes_read(size_t pos) const;
+  // Where those bytes are for sequence `seq` as it stands (the token at pos(seq) included):
+  // one (start, bytes) span per layer, K/V head and piece of a ring (benchmarks read them).
+  void kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const;
   Context& ctx() { return *ctx_; }
 
  private:
@@ -203,11 +218,17 @@ class State {
   std::vector<size_t> held_;                        // per sequence: the first position the rings still hold
   Context* ctx_;
   std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
-  std::vector<float> att_;                          // attention weights, one row of n_ctx per thread
+  std::vector<float> att_;                          // F32 caches: attention weights, one row of n_ctx per thread
+  std::vector<float> chunk_;                        // other caches: per thread attend_chunk's scratch, a partial and an accumulator
+  std::vector<float> split_;                        // partials of a lone decode row split over chunks [chunks, n_head, partial]
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [2 (global, local), n_batch, n_rot]
   std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
-  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: where layer l's [n_head_kv, slots, head_dim] starts in a sequence's cache
-  std::vector<float> key_cache_, value_cache_;      // [n_seq, layer_kv_.back()]
+  std::vector<size_t> layer_kv_;                    // [n_layer + 1]: the first cache row of layer l's [n_head_kv, slots] in a sequence's cache
+  KvTypes kv_types_;
+  size_t k_row_ = 0, v_row_ = 0;                    // bytes of one cache row
+  size_t n_local_ = 0, n_head_kv_ = 0;              // sliding-window layers, K/V heads
+  std::vector<bool> local_;                         // per layer: a sliding-window layer
+  AlignedBuffer key_cache_, value_cache_;           // [n_seq, layer_kv_.back()] rows
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch
 };

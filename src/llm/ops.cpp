@@ -5,15 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
-// x86-64 ELF: an x86-64-v3 (AVX2, FMA) clone and a baseline clone of each function, chosen at
-// load time by CPU features ("arch=haswell" would instead test for that CPU model).
-#if defined(__x86_64__) && defined(__ELF__)
-#define QMM_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define QMM_VECTOR_CLONES
-#endif
+#include "llm/vector_clones.h"
 
 namespace qmm::llm {
 namespace {
@@ -127,13 +122,14 @@ template <size_t H>
   return mx;
 }
 
-// out_h[0..hd) = inv[h] · Σ_p att[h·att_stride + p] · v_p for H heads (out_h at out + h·hd), the
+// out_h[0..hd) = inv[h] · Σ_p att[h·att_stride + p] · v_p for H heads (out_h at out + h·out_head), the
 // len positions in two pieces: p < n0 at v0 + p·kv_stride, the others at v1 + (p - n0)·kv_stride.
 // 64/H columns at a time in eight vectors: each V vector is loaded once for the H heads.
 // hd % 8 == 0.
 template <size_t H>
 [[gnu::always_inline]] inline void weighted_values(const float* att, size_t att_stride, const float* v0, size_t n0, const float* v1,
-                                                   size_t kv_stride, size_t hd, size_t len, const float* inv, float* out) {
+                                                   size_t kv_stride, size_t hd, size_t len, const float* inv, float* out,
+                                                   size_t out_head) {
   constexpr size_t W = 8 / H;  // vectors per head and pass
   for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
     v8 o[H][W] = {};
@@ -151,7 +147,7 @@ template <size_t H>
       piece(v0, att, n0);
       piece(v1, att + n0, len - n0);
       for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < w; ++j) store8(out + h * hd + d0 + 8 * j, o[h][j] * inv[h]);
+        for (size_t j = 0; j < w; ++j) store8(out + h * out_head + d0 + 8 * j, o[h][j] * inv[h]);
     };
     if (hd - d0 >= 8 * W) {
       pass(std::integral_constant<size_t, W>{});
@@ -243,7 +239,7 @@ template <size_t H>
       inv[h] = 1.0f / exp_minus(a, len, max_of(a, len));
     }
     // out_h = Σ_p softmax_h,p · v_p
-    weighted_values<H>(att, att_stride, v0, n0, v, kv_stride, hd, len, inv, out + r * out_stride);
+    weighted_values<H>(att, att_stride, v0, n0, v, kv_stride, hd, len, inv, out + r * out_stride, hd);
   }
 }
 
@@ -286,6 +282,117 @@ void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k,
       h += 1;
     }
   }
+}
+
+// The partials of H heads (hd % 8 == 0; H = 0: one head, any hd) against the len positions of a
+// chunk read as F32 (keys kf, values vf, hd apart): out + h·ps = m, l, o[hd].
+template <size_t H>
+[[gnu::always_inline]] inline void chunk_heads(const float* q, const float* kf, const float* vf, size_t hd, size_t len, float scale,
+                                               float softcap, float* att, float* out, size_t ps) {
+  constexpr size_t heads = H ? H : 1;
+  if constexpr (H > 0) {
+    scores<H>(q, kf, nullptr, hd, hd, len, scale, att, kAttendChunk);
+  } else {
+    for (size_t p = 0; p < len; ++p) att[p] = dot(q, kf + p * hd, hd) * scale;
+  }
+  float ones[heads];
+  for (size_t h = 0; h < heads; ++h) {
+    float* a = att + h * kAttendChunk;
+    if (softcap > 0) cap_scores(a, len, softcap);
+    out[h * ps] = max_of(a, len);
+    out[h * ps + 1] = exp_minus(a, len, out[h * ps]);
+    ones[h] = 1.0f;
+  }
+  if constexpr (H > 0) {
+    weighted_values<H>(att, kAttendChunk, vf, len, vf + len * hd, hd, hd, len, ones, out + 2, ps);
+  } else {
+    float* o = out + 2;
+    std::fill(o, o + hd, 0.0f);
+    for (size_t p = 0; p < len; ++p)
+      for (size_t d = 0; d < hd; ++d) o[d] += att[p] * vf[p * hd + d];
+  }
+}
+
+QMM_VECTOR_CLONES
+void attend_chunk(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk, size_t pos0,
+                  size_t rows, float scale, float softcap, float* scratch, float* part) {
+  const size_t c0 = chunk * kAttendChunk, end = pos0 + rows;  // end: the positions the last row attends to
+  const size_t n = c0 < end ? std::min(kAttendChunk, end - c0) : 0;
+  float *kf = scratch, *vf = scratch + kAttendChunk * hd, *att = vf + kAttendChunk * hd;
+  // The chunk's K and V rows as F32, read once for every row and head (at most two pieces of a ring).
+  for (size_t p = 0; p < n;) {
+    const size_t row = (kv.ring.start + c0 + p) % kv.ring.slots, len = std::min(n - p, kv.ring.slots - row);
+    kv_load(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
+    kv_load(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
+    p += len;
+  }
+  const size_t ps = attend_partial_size(hd);
+  for (size_t r = 0; r < rows; ++r) {
+    const size_t len = pos0 + r + 1 > c0 ? std::min(n, pos0 + r + 1 - c0) : 0;
+    float* pr = part + r * heads * ps;
+    if (len == 0) {
+      for (size_t h = 0; h < heads; ++h) {
+        pr[h * ps] = -INFINITY;
+        std::fill(pr + h * ps + 1, pr + (h + 1) * ps, 0.0f);
+      }
+      continue;
+    }
+    for (size_t h = 0; h < heads;) {
+      const float* qh = q + r * q_stride + h * hd;
+      float* out = pr + h * ps;
+      if (hd % 8 != 0) {
+        chunk_heads<0>(qh, kf, vf, hd, len, scale, softcap, att, out, ps);
+        h += 1;
+      } else if (heads - h >= kAttendHeads) {
+        chunk_heads<kAttendHeads>(qh, kf, vf, hd, len, scale, softcap, att, out, ps);
+        h += kAttendHeads;
+      } else if (heads - h >= 2) {
+        chunk_heads<2>(qh, kf, vf, hd, len, scale, softcap, att, out, ps);
+        h += 2;
+      } else {
+        chunk_heads<1>(qh, kf, vf, hd, len, scale, softcap, att, out, ps);
+        h += 1;
+      }
+    }
+  }
+}
+
+QMM_VECTOR_CLONES
+void attend_combine(float* acc, const float* part, size_t count, size_t hd) {
+  const size_t ps = attend_partial_size(hd);
+  for (size_t i = 0; i < count; ++i) {
+    float* a = acc + i * ps;
+    const float* b = part + i * ps;
+    if (b[1] == 0) continue;  // (l >= 1 for a chunk with positions: its largest term is e^0)
+    if (a[1] == 0) {
+      std::copy(b, b + ps, a);
+      continue;
+    }
+    const float m = std::max(a[0], b[0]), fa = std::exp(a[0] - m), fb = std::exp(b[0] - m);
+    a[0] = m;
+    a[1] = a[1] * fa + b[1] * fb;
+    for (size_t d = 2; d < ps; ++d) a[d] = a[d] * fa + b[d] * fb;
+  }
+}
+
+QMM_VECTOR_CLONES
+void attend_finish(const float* acc, size_t rows, size_t heads, size_t hd, float* out, size_t out_stride) {
+  const size_t ps = attend_partial_size(hd);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t h = 0; h < heads; ++h) {
+      const float* a = acc + (r * heads + h) * ps;
+      const float inv = 1.0f / a[1];
+      float* o = out + r * out_stride + h * hd;
+      for (size_t d = 0; d < hd; ++d) o[d] = a[2 + d] * inv;
+    }
+  }
+}
+
+std::string attention_trace(KvTypes kv) {
+  const std::string clone = *vector_clone_name() ? std::string(", ") + vector_clone_name() + " clone" : "";
+  if (kv.k == KvType::f32 && kv.v == KvType::f32) return "attend_heads (K f32, V f32: up to 4 query heads per K/V row read)" + clone;
+  return std::string("attend_chunk (K ") + kv_type_name(kv.k) + (kv_rotated(kv.k) ? " Hadamard-rotated" : "") + ", V " +
+         kv_type_name(kv.v) + ": chunks of " + std::to_string(kAttendChunk) + " positions converted to F32 once per task, split-KV for a lone decode row)" + clone;
 }
 
 QMM_VECTOR_CLONES

@@ -6,6 +6,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
+
+#include "llm/kv_type.h"
 
 namespace qmm::llm {
 
@@ -29,6 +32,45 @@ struct KvRing {
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride,
                   size_t head_dim, size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride,
                   float softcap = 0.0f, KvRing ring = {});
+
+// Attention over a cache of any KvType (F16, Q8_0, Q4_0; F32 too), in chunks of kAttendChunk
+// positions whose softmax partials are combined exactly. The arithmetic is fixed by the
+// positions alone: chunk c covers the attended positions [c·kAttendChunk, (c+1)·kAttendChunk)
+// counted from the first one attended; its partial for a row and head is (m, l, o) with m the
+// largest score, l = Σ e^(s−m) and o = Σ e^(s−m)·v (exact two-pass softmax inside the chunk);
+// the result is the left fold of the chunks' partials in order under attend_combine, then o / l.
+// So a row gets the same bits whether its chunks run in one task or in many (split-KV decode),
+// whichever thread count, batch or ring layout.
+constexpr size_t kAttendChunk = 256;
+
+// One K/V head of the cache: attended position p (0 = the first attended) in row
+// (ring.start + p) % ring.slots, at k + row·k_stride bytes (the same for v), rows of k_type / v_type.
+struct KvHead {
+  KvType k_type = KvType::f32, v_type = KvType::f32;
+  const uint8_t* k = nullptr;
+  const uint8_t* v = nullptr;
+  size_t k_stride = 0, v_stride = 0;
+  KvRing ring;
+};
+
+// Floats of scratch attend_chunk needs, and floats of one partial (m, l, o[head_dim]).
+inline size_t attend_chunk_scratch(size_t head_dim) { return 2 * kAttendChunk * head_dim + kAttendHeads * kAttendChunk; }
+inline size_t attend_partial_size(size_t head_dim) { return head_dim + 2; }
+
+// The partials of chunk c (positions c·kAttendChunk..) for `rows` query rows of `heads` heads
+// (q as for attend_heads; row r attends to positions 0..pos0+r): partial (r, h) at
+// part + (r·heads + h)·attend_partial_size(hd). A row that sees none of the chunk gets l = 0.
+// Keys are read as stored: a rotated key type needs rotated queries (kv_rotate).
+void attend_chunk(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t head_dim, size_t chunk, size_t pos0,
+                  size_t rows, float scale, float softcap, float* scratch, float* part);
+// acc[i] = acc[i] ⊕ part[i] for `count` partials (an acc with l = 0 is empty: it takes part).
+void attend_combine(float* acc, const float* part, size_t count, size_t head_dim);
+// out + r·out_stride + h·head_dim = o / l of partial (r, h).
+void attend_finish(const float* acc, size_t rows, size_t heads, size_t head_dim, float* out, size_t out_stride);
+
+// The attention a cache of types kv runs, for --trace: "attend_chunk (K f16, V f16: chunks of
+// 256 positions, split-KV for a lone decode row), x86-64-v3 clone", or attend_heads for F32.
+std::string attention_trace(KvTypes kv);
 
 // out = x / sqrt(mean(x²) + eps) · gain
 void rmsnorm(float* out, const float* x, const float* gain, size_t n, float eps);

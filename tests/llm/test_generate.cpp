@@ -370,35 +370,37 @@ std::vector<int32_t> some_tokens(size_t n, uint32_t seed) {
 TEST(SlidingWindow, RingCacheLogitsEqualTheFullCacheAcrossStepSizes) {
   for (const char* shape : {"tiny-gemma3", "tiny-gemma2"}) {
     Loaded L(synth_window_model(shape));
-    const Config& c = L.model.config();
-    ASSERT_EQ(c.n_swa, 8u) << shape;
-    const size_t n_ctx = 48, nv = c.n_vocab;
-    const std::vector<int32_t> tokens = some_tokens(n_ctx, 1);
-    for (const std::vector<size_t>& steps : std::vector<std::vector<size_t>>{{1}, {3}, {16}, {20, 1}}) {
-      // The same steps with a full cache (a ring of min(48, 8 + 47) = every position): the same
-      // GEMM / GEMV calls, so only the ring differs (on Arm a GEMM and a GEMV of the same rows
-      // round differently, and these random models amplify one rounding step to percents).
-      const size_t n_batch = steps[0];
-      State full(L.model, n_ctx, n_ctx, L.ctx), s(L.model, n_ctx, n_batch, L.ctx);
-      ASSERT_EQ(full.window_slots(), n_ctx);
-      EXPECT_EQ(s.window_slots(), 8 + n_batch - 1);
-      size_t local = 0;
-      for (size_t l = 0; l < c.n_layer; ++l) local += c.is_local(l);
-      const size_t slots = local * s.window_slots() + (c.n_layer - local) * n_ctx;
-      EXPECT_EQ(s.kv_bytes(), 2 * sizeof(float) * c.kv_dim() * slots) << shape;
-      EXPECT_LT(s.kv_bytes(), full.kv_bytes());
-      for (size_t p = 0, k = 0; p < n_ctx; ++k) {
-        const size_t n = std::min(steps[std::min(k, steps.size() - 1)], n_ctx - p);
-        const float* l = forward(L.model, full, &tokens[p], n);
-        const std::vector<float> want(l, l + nv);
-        const float* got = forward(L.model, s, &tokens[p], n);
-        p += n;
-        double worst = 0;
-        for (size_t i = 0; i < nv; ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) / (1.0 + std::fabs(want[i])));
-        // Attention sums the same positions in the same order wherever the ring wraps.
-        ASSERT_LE(worst, 1e-5) << shape << ", steps of " << n_batch << ", position " << p - 1;
+    for (KvType kv : {KvType::f32, KvType::f16, KvType::q8_0, KvType::q4_0}) {  // every cache type
+      const Config& c = L.model.config();
+      ASSERT_EQ(c.n_swa, 8u) << shape;
+      const size_t n_ctx = 48, nv = c.n_vocab;
+      const std::vector<int32_t> tokens = some_tokens(n_ctx, 1);
+      for (const std::vector<size_t>& steps : std::vector<std::vector<size_t>>{{1}, {3}, {16}, {20, 1}}) {
+        // The same steps with a full cache (a ring of min(48, 8 + 47) = every position): the same
+        // GEMM / GEMV calls, so only the ring differs (on Arm a GEMM and a GEMV of the same rows
+        // round differently, and these random models amplify one rounding step to percents).
+        const size_t n_batch = steps[0];
+        State full(L.model, n_ctx, n_ctx, L.ctx, 1, {kv, kv}), s(L.model, n_ctx, n_batch, L.ctx, 1, {kv, kv});
+        ASSERT_EQ(full.window_slots(), n_ctx);
+        EXPECT_EQ(s.window_slots(), 8 + n_batch - 1);
+        size_t local = 0;
+        for (size_t l = 0; l < c.n_layer; ++l) local += c.is_local(l);
+        const size_t slots = local * s.window_slots() + (c.n_layer - local) * n_ctx;
+        EXPECT_EQ(s.kv_bytes(), 2 * kv_row_bytes(kv, c.head_dim) * c.n_head_kv * slots) << shape;
+        EXPECT_LT(s.kv_bytes(), full.kv_bytes());
+        for (size_t p = 0, k = 0; p < n_ctx; ++k) {
+          const size_t n = std::min(steps[std::min(k, steps.size() - 1)], n_ctx - p);
+          const float* l = forward(L.model, full, &tokens[p], n);
+          const std::vector<float> want(l, l + nv);
+          const float* got = forward(L.model, s, &tokens[p], n);
+          p += n;
+          double worst = 0;
+          for (size_t i = 0; i < nv; ++i) worst = std::max(worst, std::fabs(got[i] - want[i]) / (1.0 + std::fabs(want[i])));
+          // Attention sums the same positions in the same order wherever the ring wraps.
+          ASSERT_LE(worst, 1e-5) << shape << " " << kv_type_name(kv) << ", steps of " << n_batch << ", position " << p - 1;
+        }
+        EXPECT_EQ(s.pos(), n_ctx);
       }
-      EXPECT_EQ(s.pos(), n_ctx);
     }
   }
 }

@@ -251,8 +251,9 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
       ASSERT_EQ(prompt, (oracle_->prompts[{m, p}])) << what << ", prompt " << p;
       const std::vector<int32_t>& want = oracle_->greedy[std::make_pair(m, p)];
       // A batch of just the prompt: Gemma's sliding-window layers then keep a ring of window +
-      // prompt - 1 positions, which the 32 generated tokens wrap around.
-      State s(model, cs[m].ctx, prompt.size(), ctx);
+      // prompt - 1 positions, which the 32 generated tokens wrap around. An F32 KV cache, as
+      // llama.cpp's here.
+      State s(model, cs[m].ctx, prompt.size(), ctx, 1, {KvType::f32, KvType::f32});
       const float* logits = forward(model, s, prompt.data(), prompt.size());
       std::vector<int32_t> got;
       std::string where;  // at a divergence: llama.cpp's top probabilities and qmm's for the same ids

@@ -243,6 +243,25 @@ TEST(ModelLoad, Phi3WithSeparateQkvIsTheSameModel) {
   EXPECT_EQ(logits(split.write(temp("phi3_split.gguf"))), logits(src));
 }
 
+// Gemma's sliding-window keys as llama.cpp reads them: attention.sliding_window_pattern (which
+// layers are local) and rope.freq_base_swa (their RoPE base) override the family's defaults.
+TEST(ModelLoad, GemmaSlidingWindowPatternAndBaseFromTheFile) {
+  const std::string src = temp("gemma3_src.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-gemma3"), WeightType::f32, 1, src, 1);
+  Context ctx(1);
+  {
+    const Model plain = Model::load(src, {}, ctx.pool());
+    for (size_t l = 0; l < 6; ++l) EXPECT_EQ(plain.config().is_local(l), l != 5) << l;
+    EXPECT_FLOAT_EQ(plain.rope_freqs(true, 64)[1], static_cast<float>(std::pow(10000.0, -2.0 / 32)));
+  }
+  test::ModelCopy m(src);
+  m.writer().set_u32("gemma3.attention.sliding_window_pattern", 2);
+  m.writer().set_f32("gemma3.rope.freq_base_swa", 5000.0f);
+  const Model model = Model::load(m.write(temp("gemma3_pattern.gguf")), {}, ctx.pool());
+  for (size_t l = 0; l < 6; ++l) EXPECT_EQ(model.config().is_local(l), l % 2 == 0) << l;
+  EXPECT_FLOAT_EQ(model.rope_freqs(true, 64)[1], static_cast<float>(std::pow(5000.0, -2.0 / 32)));
+}
+
 // Phi-3 LongRoPE (tiny-phi3-long: original context 256): the short factors divide the RoPE
 // frequencies up to a context of 256, the long ones beyond (as llama.cpp, after rounding the
 // context up to a multiple of 256), and the attention factor scales queries and keys at every

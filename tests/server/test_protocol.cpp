@@ -137,8 +137,8 @@ TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   EXPECT_EQ(r.repeat_last_n, size_t{1} << 30);
 }
 
-// Token-id prompts and max_tokens 0 (the usage of a prompt only) as llama-server and OpenAI;
-// a batch of prompts is refused by name.
+// Token-id prompts, batches of prompts and max_tokens 0 (the usage of a prompt only), as
+// llama-server and OpenAI.
 TEST(ServeProtocol, TokenIdPromptsAndZeroMaxTokens) {
   const Request ids = parse_request(R"({"prompt":[1,2,3],"max_tokens":0})", Endpoint::completion);
   EXPECT_EQ(ids.prompt_ids, (std::vector<int32_t>{1, 2, 3}));
@@ -146,7 +146,16 @@ TEST(ServeProtocol, TokenIdPromptsAndZeroMaxTokens) {
   EXPECT_EQ(parse_request(R"({"prompt":[[7,8]]})", Endpoint::completion).prompt_ids, (std::vector<int32_t>{7, 8}));
   EXPECT_FALSE(parse_request(R"({"prompt":"a","n_predict":-1})", Endpoint::completion).max_tokens.has_value());
   EXPECT_EQ(parse_request(R"({"prompt":"a","n_predict":5})", Endpoint::completion).max_tokens, 5u);
-  EXPECT_EQ(rejection(R"({"prompt":["a","b"]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
+  const Request batch = parse_request(R"({"prompt":["a",[5,6],"c"]})", Endpoint::completion);
+  EXPECT_EQ(batch.prompt, "a");
+  ASSERT_EQ(batch.more_prompts.size(), 2u);
+  EXPECT_EQ(batch.more_prompts[0].ids, (std::vector<int32_t>{5, 6}));
+  const std::vector<Request> parts = split_prompts(batch);
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1].prompt_ids, (std::vector<int32_t>{5, 6}));
+  EXPECT_EQ(parts[2].prompt, "c");
+  EXPECT_TRUE(parts[2].prompt_ids.empty() && parts[2].more_prompts.empty());
+  EXPECT_EQ(rejection(R"({"prompt":["a",5]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
   EXPECT_EQ(rejection(R"({"prompt":[1,-2]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
   EXPECT_EQ(rejection(R"({"prompt":[1,"a"]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));
   EXPECT_EQ(rejection(R"({"prompt":[]})", Endpoint::completion), std::make_pair(400, std::string("prompt")));

@@ -236,6 +236,48 @@ TEST_F(ServeEngine, TokenIdsZeroMaxTokensAndPenalties) {
   EXPECT_EQ(tools.json()["error"]["param"], "tools");
 }
 
+// Several prompts in one completion request: one choice each, in order, the same text as alone;
+// streamed, each chunk names its choice.
+TEST_F(ServeEngine, BatchOfPromptsIsOneChoiceEach) {
+  Served s(2, 256, 4);
+  const std::vector<int32_t> dog = stories().tok.encode("The little dog", true);
+  const std::string once = answer_text(request(s.port(), "POST", "/v1/completions", completion("Once upon a time", 10)).json());
+  const std::string little = answer_text(request(s.port(), "POST", "/v1/completions", completion("The little dog", 10)).json());
+  const json body{{"prompt", {json("Once upon a time"), json(dog), json("Once upon a time")}}, {"max_tokens", 10}, {"temperature", 0}};
+  const test::Reply r = request(s.port(), "POST", "/v1/completions", body.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json j = r.json();
+  ASSERT_EQ(j["choices"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(j["choices"][i]["index"], i);
+  EXPECT_EQ(j["choices"][0]["text"], once);
+  EXPECT_EQ(j["choices"][1]["text"], little);
+  EXPECT_EQ(j["choices"][2]["text"], once);
+  EXPECT_EQ(j["usage"]["completion_tokens"], 30);
+  EXPECT_EQ(j["usage"]["prompt_tokens"], 2 * stories().tok.encode("Once upon a time", true).size() + dog.size());
+
+  json streamed = body;
+  streamed["stream"] = true;
+  streamed["stream_options"] = {{"include_usage", true}};
+  const test::Stream st = test::stream(s.port(), "/v1/completions", streamed.dump());
+  std::vector<std::string> texts(3);
+  size_t finishes = 0;
+  for (const std::string& ev : st.events) {
+    if (ev == "[DONE]") continue;
+    const json c = json::parse(ev);
+    if (c["choices"].empty()) {
+      EXPECT_EQ(c["usage"]["completion_tokens"], 30);
+      continue;
+    }
+    const size_t i = c["choices"][0]["index"];
+    ASSERT_LT(i, 3u);
+    texts[i] += c["choices"][0]["text"].get<std::string>();
+    finishes += !c["choices"][0]["finish_reason"].is_null();
+  }
+  EXPECT_EQ(finishes, 3u);
+  EXPECT_EQ(texts, (std::vector<std::string>{once, little, once}));
+  EXPECT_EQ(st.events.back(), "[DONE]");
+}
+
 // A default server (4 slots, queue 8) takes a burst of 12 at once: the queue is what waits
 // beside the running slots, not a cap on everything not yet handed to the engine.
 TEST_F(ServeEngine, BurstOfSlotsPlusQueueIsServed) {

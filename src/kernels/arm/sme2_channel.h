@@ -36,18 +36,21 @@ template <int T>
 __attribute__((always_inline)) inline svint32_t isum(svint32x4_t acc, svint32x4_t sums, int32_t neg_zp) __arm_streaming {
   return svmla_n_s32_x(svptrue_b32(), svget4(acc, T), svget4(sums, T), neg_zp);
 }
-template <int T>
+// The bias as KleidiAI adds it: its SME GEMMs round the product, then add (FMUL, FADD); its SME
+// GEMVs (..._sme_dot, ..._sme2_dot, ..._sme2_sdot) fuse them (one FMLA). kFused picks which, so
+// that every kernel gives the bits of KleidiAI's kernel on the same layout.
+template <int T, bool kFused>
 __attribute__((always_inline)) inline svfloat32_t out_vector(svfloat32x4_t f, svfloat32x4_t scales, svfloat32x4_t biases,
                                                              float s_lhs) __arm_streaming {
   const svbool_t all = svptrue_b32();
-  // The product rounded, then the bias added (FMUL, FADD: KleidiAI's bits; one FMLA differs where
-  // the bias cancels the product).
-  const svfloat32_t product = svmul_f32_x(all, svget4(f, T), svmul_n_f32_x(all, svget4(scales, T), s_lhs));
-  return svadd_f32_x(all, product, svget4(biases, T));
+  const svfloat32_t c = svmul_n_f32_x(all, svget4(scales, T), s_lhs);
+  if constexpr (kFused) return svmla_f32_x(all, svget4(biases, T), svget4(f, T), c);
+  return svadd_f32_x(all, svmul_f32_x(all, svget4(f, T), c), svget4(biases, T));
 }
 
-// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (8 FMUL + 4
-// FADD), FMAX + FMIN, one store.
+// isum = acc + (-zp)·rsum (4 MLA), one multi-vector SCVTF, ·(s_rhs·s_lhs) + bias (GEMM: 8 FMUL +
+// 4 FADD; GEMV: 4 FMUL + 4 FMLA), FMAX + FMIN, one store.
+template <bool kFused>
 __attribute__((always_inline)) inline void store_row(svint32x4_t acc, const uint8_t* tail, size_t nr, int32_t neg_zp,
                                                      float s_lhs, svcount_t cols, float* out, svfloat32_t lo,
                                                      svfloat32_t hi) __arm_streaming {
@@ -57,8 +60,9 @@ __attribute__((always_inline)) inline void store_row(svint32x4_t acc, const uint
   const svfloat32x4_t biases = svld1_f32_x4(all, reinterpret_cast<const float*>(tail + nr * 8));
   const svfloat32x4_t f = svcvt_f32_s32_x4(
       svcreate4(isum<0>(acc, sums, neg_zp), isum<1>(acc, sums, neg_zp), isum<2>(acc, sums, neg_zp), isum<3>(acc, sums, neg_zp)));
-  const svfloat32x4_t v = svcreate4(out_vector<0>(f, scales, biases, s_lhs), out_vector<1>(f, scales, biases, s_lhs),
-                                    out_vector<2>(f, scales, biases, s_lhs), out_vector<3>(f, scales, biases, s_lhs));
+  const svfloat32x4_t v =
+      svcreate4(out_vector<0, kFused>(f, scales, biases, s_lhs), out_vector<1, kFused>(f, scales, biases, s_lhs),
+                out_vector<2, kFused>(f, scales, biases, s_lhs), out_vector<3, kFused>(f, scales, biases, s_lhs));
   svst1_f32_x4(cols, out, sme2::clamp_x4(v, lo, hi));
 }
 
@@ -209,7 +213,7 @@ __attribute__((always_inline)) inline void gemm(size_t m, size_t n, size_t k, co
         const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
         const svint32x4_t acc = svcreate4(svreinterpret_s32(svget4(za, 0)), svreinterpret_s32(svget4(za, 1)),
                                           svreinterpret_s32(svget4(za, 2)), svreinterpret_s32(svget4(za, 3)));
-        store_row(acc, rhs + rhs_data, nr, neg_zp[i], s_lhs[i], cols, row_ptr(out, stride, i), vlo, vhi);
+        store_row<false>(acc, rhs + rhs_data, nr, neg_zp[i], s_lhs[i], cols, row_ptr(out, stride, i), vlo, vhi);
       }
     }
   }
@@ -236,7 +240,7 @@ __attribute__((always_inline)) inline void gemv(size_t m, size_t n, size_t k, co
       const svcount_t cols = svwhilelt_c32(static_cast<uint64_t>(n0), static_cast<uint64_t>(n), 4);
       svwrite_za32_s32_vg1x4(0, svcreate4(zero, zero, zero, zero));
       W::gemv_acc(k, lhs, rhs);
-      store_row(svread_za32_s32_vg1x4(0), rhs + rhs_data, nr, neg_zp, s_lhs, cols, row_ptr(dst, stride, i) + n0,
+      store_row<true>(svread_za32_s32_vg1x4(0), rhs + rhs_data, nr, neg_zp, s_lhs, cols, row_ptr(dst, stride, i) + n0,
                 vlo, vhi);
     }
   }

@@ -5,8 +5,11 @@
 // each position: KL(P_f32 || P_type) = Σ p (ln p - ln q) of the softmaxed logits (in double),
 // and whether the top token agrees. Reported per type: mean and largest KL over the positions,
 // top-1 agreement, packed weight bytes.
+// With -ctk / -ctv (lists of KV cache types, paired in order) the same for the KV cache: the
+// model as its file has it, the reference decoding with an F32 cache, each K/V pair compared.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -39,12 +42,12 @@ struct Sequence {
 
 // Feeds `tokens` one at a time; calls at(i, logits) after token i.
 template <class F>
-void decode_each(const llm::Model& m, Context& ctx, const std::vector<int32_t>& tokens, F at) {
-  llm::State s(m, tokens.size() + 1, 1, ctx);
+void decode_each(const llm::Model& m, Context& ctx, const std::vector<int32_t>& tokens, F at, llm::KvTypes kv = {}) {
+  llm::State s(m, tokens.size() + 1, 1, ctx, 1, kv);
   for (size_t i = 0; i < tokens.size(); ++i) at(i, llm::forward(m, s, &tokens[i], 1));
 }
 
-llm::Model load(const std::string& path, WeightType type, const KernelFilter& filter, Context& ctx) {
+llm::Model load(const std::string& path, std::optional<WeightType> type, const KernelFilter& filter, Context& ctx) {
   llm::LoadOptions opt;
   opt.filter = filter;
   opt.convert_to = type;
@@ -55,6 +58,7 @@ llm::Model load(const std::string& path, WeightType type, const KernelFilter& fi
 
 int bench_kl(int argc, char** argv) {
   std::string model_path, kernels, disable, types = "qc8,qc4,q8_0,q4_0", prompt = "Once upon a time";
+  std::string ctk, ctv;
   size_t n_gen = 64, threads = 1;
   Args args("bench kl",
             "KL divergence of the next-token distribution of each --types conversion from the same model dequantized\n"
@@ -66,28 +70,46 @@ int bench_kl(int argc, char** argv) {
       .count("-n,--n-gen", &n_gen, "tokens the F32 model decodes after the prompt (default 64)")
       .size("-t,--threads", &threads, "threads (default 1)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
-      .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)");
+      .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .str("-ctk,--cache-type-k", &ctk, "LIST", "compare KV caches instead: key types (f16, q8_0, q4_0, f32) against an F32 cache")
+      .str("-ctv,--cache-type-v", &ctv, "LIST", "the value types, paired with -ctk in order (one of either list applies to all)");
   args.parse();
   if (model_path.empty()) throw UsageError("-m/--model is required");
   if (threads > 1024) throw UsageError("-t must be at most 1024");
-  if (n_gen > 4096) throw UsageError("-n must be at most 4096");
+  if (n_gen > 65536) throw UsageError("-n must be at most 65536");
+  auto list = [](const std::string& s) {
+    std::vector<std::string> out;
+    for (size_t b = 0; b <= s.size();) {
+      const size_t e = std::min(s.find(',', b), s.size());
+      out.push_back(s.substr(b, e - b));
+      b = e + 1;
+    }
+    return out;
+  };
+  const bool kv_mode = !ctk.empty() || !ctv.empty();
   std::vector<WeightType> targets;
-  for (size_t b = 0; b <= types.size();) {
-    const size_t e = std::min(types.find(',', b), types.size());
-    targets.push_back(convert_type(types.substr(b, e - b)));
-    b = e + 1;
+  std::vector<llm::KvTypes> kv_pairs;
+  if (kv_mode) {
+    const std::vector<std::string> ks = list(ctk.empty() ? "f16" : ctk), vs = list(ctv.empty() ? "f16" : ctv);
+    if (ks.size() != vs.size() && ks.size() != 1 && vs.size() != 1) throw UsageError("-ctk and -ctv list different numbers of types");
+    for (size_t i = 0; i < std::max(ks.size(), vs.size()); ++i) {
+      KvFlags f{ks[ks.size() == 1 ? 0 : i], vs[vs.size() == 1 ? 0 : i]};
+      kv_pairs.push_back(f.types());
+    }
+  } else {
+    for (const std::string& t : list(types)) targets.push_back(convert_type(t));
   }
   const KernelFilter filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   Context ctx(static_cast<int>(threads));
 
   Sequence seq;
   {
-    const llm::Model ref = load(model_path, WeightType::f32, filter, ctx);
+    const llm::Model ref = load(model_path, kv_mode ? std::nullopt : std::optional(WeightType::f32), filter, ctx);
     const llm::Tokenizer tok = llm::Tokenizer::from_gguf(ref.file());
     seq.tokens = tok.encode(prompt, true);
     if (seq.tokens.empty()) throw UsageError("the prompt has no tokens");
     const size_t n_vocab = ref.config().n_vocab, total = seq.tokens.size() + n_gen;
-    llm::State s(ref, total + 1, 1, ctx);
+    llm::State s(ref, total + 1, 1, ctx, 1, {llm::KvType::f32, llm::KvType::f32});
     for (size_t i = 0; i < total && i < seq.tokens.size(); ++i) {
       const float* l = llm::forward(ref, s, &seq.tokens[i], 1);
       seq.ref.push_back(log_softmax(l, n_vocab));
@@ -95,27 +117,43 @@ int bench_kl(int argc, char** argv) {
         seq.tokens.push_back(static_cast<int32_t>(std::max_element(l, l + n_vocab) - l));
       }
     }
-    std::printf("model %s (%s, vocab %zu): %zu positions (prompt \"%s\" + %zu greedy F32 tokens), %zu thread%s\n\n",
-                model_path.c_str(), ref.config().arch.c_str(), n_vocab, seq.ref.size(), prompt.c_str(), n_gen, threads,
+    std::printf("model %s (%s, vocab %zu): %zu positions (prompt \"%s\" + %zu greedy tokens, F32 %s), %zu thread%s\n\n",
+                model_path.c_str(), ref.config().arch.c_str(), n_vocab, seq.ref.size(), prompt.c_str(), n_gen,
+                kv_mode ? "KV cache" : "weights", threads,
                 threads == 1 ? "" : "s");
   }
-  std::printf("| type | mean KL | max KL | top-1 agreement | packed MiB | FFN down GEMV |\n|---|---|---|---|---|---|\n");
-  for (WeightType t : targets) {
-    const llm::Model m = load(model_path, t, filter, ctx);
-    const size_t n_vocab = m.config().n_vocab;
+  // KL(P_ref || P) and top-1 agreement at each position.
+  struct Score {
     double sum = 0, worst = 0;
     size_t agree = 0;
-    decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) {
+    void add(const std::vector<double>& p, const float* l, size_t n_vocab) {
       const std::vector<double> q = log_softmax(l, n_vocab);
-      const std::vector<double>& p = seq.ref[i];
       double kl = 0;
       for (size_t v = 0; v < n_vocab; ++v) kl += std::exp(p[v]) * (p[v] - q[v]);
       sum += kl;
       worst = std::max(worst, kl);
       agree += std::max_element(p.begin(), p.end()) - p.begin() == std::max_element(q.begin(), q.end()) - q.begin();
-    });
-    const double n = static_cast<double>(seq.ref.size());
-    std::printf("| %s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), sum / n, worst, 100.0 * static_cast<double>(agree) / n,
+    }
+  };
+  const double n = static_cast<double>(seq.ref.size());
+  if (kv_mode) {
+    const llm::Model m = load(model_path, std::nullopt, filter, ctx);
+    std::printf("| K | V | mean KL | max KL | top-1 agreement | KV KiB per token |\n|---|---|---|---|---|---|\n");
+    for (const llm::KvTypes& kv : kv_pairs) {
+      Score sc;
+      decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, m.config().n_vocab); }, kv);
+      std::printf("| %s | %s | %.3g | %.3g | %.1f%% | %.2f |\n", llm::kv_type_name(kv.k), llm::kv_type_name(kv.v), sc.sum / n, sc.worst,
+                  100.0 * static_cast<double>(sc.agree) / n, static_cast<double>(llm::State::kv_bytes_per_token(m.config(), kv)) / 1024);
+    }
+    return 0;
+  }
+  std::printf("| type | mean KL | max KL | top-1 agreement | packed MiB | FFN down GEMV |\n|---|---|---|---|---|---|\n");
+  for (WeightType t : targets) {
+    const llm::Model m = load(model_path, t, filter, ctx);
+    const size_t n_vocab = m.config().n_vocab;
+    Score sc;
+    decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
+    std::printf("| %s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), sc.sum / n, sc.worst, 100.0 * static_cast<double>(sc.agree) / n,
                 static_cast<double>(m.stats().packed_bytes) / (1 << 20), m.layers()[0].w_down.gemv().name);
   }
   return 0;

@@ -5,8 +5,10 @@
 //   decode  ≤ DRAM bandwidth ÷ packed weight bytes read per token
 //   prefill ≤ 1 ÷ Σ (matmul ops per token ÷ peak of the kernel family: int8 or FP32)
 // and decode once more as a paired ratio: each token is followed by a plain read of every
-// packed weight, and the median of (read time ÷ token time) is the share of the memory
-// bandwidth of that moment the decode reached.
+// packed weight and of the KV cache bytes it attended to, and the median of (read time ÷
+// token time) is the share of the memory bandwidth of that moment the decode reached.
+// -d (llama-bench's --n-depth) fills the KV cache to that many positions first; the decode
+// bound then counts the KV bytes read per token too, so "of bound" stays meaningful at depth.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,6 +35,7 @@ struct Result {
   size_t threads;
   bool prefill;  // pp (else tg)
   size_t n;
+  size_t depth;                      // positions in the KV cache before the test
   std::vector<double> tokens_per_s;  // one per repetition
   double bound = 0;                  // tokens/s the limits allow (0: not measured)
   double paired = -1;                // tg: median (read ÷ token) time (-1: none)
@@ -54,7 +57,9 @@ double stddev(const std::vector<double>& v) {  // sample standard deviation; NaN
   return std::sqrt(s / static_cast<double>(v.size() - 1));
 }
 
-std::string test_name(const Result& r) { return (r.prefill ? "pp" : "tg") + std::to_string(r.n); }
+std::string test_name(const Result& r) {
+  return (r.prefill ? "pp" : "tg") + std::to_string(r.n) + (r.depth ? " @ d" + std::to_string(r.depth) : "");
+}
 
 // What the rows have in common: the model and its kernels.
 struct ModelInfo {
@@ -62,6 +67,8 @@ struct ModelInfo {
   size_t packed_bytes, bytes_per_token, reps;
   double load_seconds, pack_seconds;
   size_t peak_rss;
+  llm::KvTypes kv;
+  size_t kv_bytes = 0, kv_positions = 0, kv_per_token = 0;  // the cache allocated, its positions, bytes per position
 };
 
 std::string result_json(const ModelInfo& mi, const Result& r) {
@@ -70,7 +77,9 @@ std::string result_json(const ModelInfo& mi, const Result& r) {
   o.str("model", mi.path).str("arch", mi.arch).integer("packed_bytes", static_cast<long long>(mi.packed_bytes));
   o.str("gemm", mi.gemm).str("gemv", mi.gemv).integer("threads", static_cast<long long>(r.threads));
   o.str("test", test_name(r)).integer("n_prompt", static_cast<long long>(r.prefill ? r.n : 0));
-  o.integer("n_gen", static_cast<long long>(r.prefill ? 0 : r.n)).integer("repetitions", static_cast<long long>(mi.reps));
+  o.integer("n_gen", static_cast<long long>(r.prefill ? 0 : r.n)).integer("n_depth", static_cast<long long>(r.depth));
+  o.str("type_k", llm::kv_type_name(mi.kv.k)).str("type_v", llm::kv_type_name(mi.kv.v));
+  o.integer("kv_bytes", static_cast<long long>(mi.kv_bytes)).integer("repetitions", static_cast<long long>(mi.reps));
   o.num("avg_ts", avg, 3).num("stddev_ts", sd, 3);
   std::string samples = "[";
   for (double v : r.tokens_per_s) samples += (samples.size() > 1 ? ", " : "") + json_number(v, 3);
@@ -116,13 +125,13 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
     return;
   }
   if (format == "csv") {
-    std::printf("model,arch,packed_bytes,gemm,threads,test,n_prompt,n_gen,repetitions,avg_ts,stddev_ts,bound_ts,"
-                "paired_ratio\n");
+    std::printf("model,arch,packed_bytes,gemm,threads,test,n_prompt,n_gen,n_depth,type_k,type_v,repetitions,avg_ts,stddev_ts,"
+                "bound_ts,paired_ratio\n");
     for (const Result& r : results) {
       const double avg = mean(r.tokens_per_s);
-      std::printf("%s,%s,%zu,%s,%zu,%s,%zu,%zu,%zu,%s,%s,%s,%s\n", csv_field(mi.path).c_str(), csv_field(mi.arch).c_str(),
+      std::printf("%s,%s,%zu,%s,%zu,%s,%zu,%zu,%zu,%s,%s,%zu,%s,%s,%s,%s\n", csv_field(mi.path).c_str(), csv_field(mi.arch).c_str(),
                   mi.packed_bytes, mi.gemm.c_str(), r.threads, test_name(r).c_str(), r.prefill ? r.n : 0,
-                  r.prefill ? 0 : r.n, mi.reps, fmt("%.3f", avg).c_str(), fmt("%.3f", stddev(r.tokens_per_s)).c_str(),
+                  r.prefill ? 0 : r.n, r.depth, llm::kv_type_name(mi.kv.k), llm::kv_type_name(mi.kv.v), mi.reps, fmt("%.3f", avg).c_str(), fmt("%.3f", stddev(r.tokens_per_s)).c_str(),
                   r.bound > 0 ? fmt("%.3f", r.bound).c_str() : "",
                   r.paired >= 0 && paired_plausible(r.paired) ? fmt("%.4f", r.paired).c_str() : "");
     }
@@ -136,6 +145,8 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
               "peak RSS %s\n  kernels: GEMM %s, GEMV %s\n\n",
               mi.name.c_str(), mi.arch.c_str(), mib(mi.packed_bytes).c_str(), static_cast<double>(mi.bytes_per_token) / 1e6,
               mi.load_seconds, mi.pack_seconds, mib(mi.peak_rss).c_str(), mi.gemm.c_str(), mi.gemv.c_str());
+  std::printf("  KV cache: K %s, V %s, %s for %zu positions (%.1f KiB per position)\n\n", llm::kv_type_name(mi.kv.k),
+              llm::kv_type_name(mi.kv.v), mib(mi.kv_bytes).c_str(), mi.kv_positions, static_cast<double>(mi.kv_per_token) / 1024);
   std::printf("| threads | test | t/s | bound t/s | of bound | paired |\n");
   std::printf("| ------: | ---: | --: | --------: | -------: | -----: |\n");
   std::string problems;
@@ -152,8 +163,9 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
                 implausible ? "no result*" : r.paired >= 0 ? fmt("%.1f%%", 100.0 * r.paired).c_str() : "-");
   }
   if (!problems.empty()) std::printf("\n* a measurement problem, not a result:\n%s", problems.c_str());
-  std::printf("\n%zu repetition%s per test (t/s: mean ± standard deviation). bound: the limits above; paired: the\n"
-              "decode's share of a plain read of the packed weights timed right after each token (median).\n",
+  std::printf("\n%zu repetition%s per test (t/s: mean ± standard deviation). bound: the limits above (decode: the\n"
+              "weights and the KV bytes read per token); paired: the decode's share of a plain read of the packed\n"
+              "weights and the attended KV bytes timed right after each token (median). @ dN: N positions cached first.\n",
               mi.reps, mi.reps == 1 ? "" : "s");
 }
 
@@ -161,19 +173,22 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
 
 int bench_model(int argc, char** argv) {
   std::string model_path, kernels, disable, convert, format = "md";
-  std::vector<size_t> n_prompt{512}, n_gen{128}, threads;
+  std::vector<size_t> n_prompt{512}, n_gen{128}, n_depth{0}, threads;
+  KvFlags kv_flags;
   size_t reps = 5;
   bool no_limits = false, json = false, no_tune = false;
   Args args("bench model",
             "Prefill (pp) and decode (tg) tokens/s of a GGUF model, like llama-bench: every combination of the -p,\n"
             "-n and -t lists, -r repetitions each (mean ± standard deviation), and the same as fractions of the\n"
             "machine limits measured in this run (decode: DRAM bandwidth / weight bytes per token; prefill:\n"
-            "int8 / FP32 peak / matmul ops per token). Tokens are random ids; the KV cache starts empty.",
+            "int8 / FP32 peak / matmul ops per token). Tokens are random ids; the KV cache starts empty, or filled\n"
+            "to each -d depth first.",
             argc - 1, argv + 1);
   std::vector<std::string> models;
   args.strs("-m,--model", &models, "FILE", "GGUF model (required; one per run)")
       .counts("-p,--n-prompt", &n_prompt, 0, "prompt tokens of the prefill tests (default 512; 0 skips it)")
       .counts("-n,--n-gen", &n_gen, 0, "tokens of the decode tests (default 128; 0 skips it)")
+      .counts("-d,--n-depth", &n_depth, 0, "KV cache positions filled before each test (default 0)")
       .counts("-t,--threads", &threads, 1, "thread counts (default: as qmm run, all cores; one for models under 16 MiB)")
       .size("-r,--repetitions", &reps, "repetitions of each test (default 5)")
       .choice("-o,--output", &format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
@@ -187,6 +202,7 @@ int bench_model(int argc, char** argv) {
       .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
       .no_effect("-mmp,--mmap", "0|1", "it maps the file only to pack the weights, then releases it")
       .flag("--json", &json, "the same as -o json");
+  kv_flags.add_to(args);
   args.parse();
   if (json) format = "json";
   if (models.empty()) throw UsageError("-m/--model is required");
@@ -207,7 +223,9 @@ int bench_model(int argc, char** argv) {
   const size_t max_p = *std::max_element(n_prompt.begin(), n_prompt.end());
   const size_t max_n = *std::max_element(n_gen.begin(), n_gen.end());
   if (max_p + max_n == 0) throw UsageError("nothing to measure (-p 0 -n 0)");
-  if (max_p + max_n > (size_t{1} << 20)) throw UsageError("-p + -n must be at most 2^20");
+  const size_t max_d = *std::max_element(n_depth.begin(), n_depth.end());
+  if (max_p + max_n > (size_t{1} << 20) || max_d > (size_t{1} << 20)) throw UsageError("-p + -n and -d must be at most 2^20");
+  const llm::KvTypes kv = kv_flags.types();
 
   llm::LoadOptions opt;
   opt.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
@@ -222,7 +240,7 @@ int bench_model(int argc, char** argv) {
   const llm::LoadStats& st = model.stats();
   std::mt19937 rng(42);
   std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(c.n_vocab - 1));
-  std::vector<int32_t> prompt(std::max<size_t>(max_p, 1));
+  std::vector<int32_t> prompt(std::max<size_t>(max_d + max_p, 1));
   for (auto& t : prompt) t = tok(rng);
   std::vector<const uint8_t*> wbufs;
   std::vector<size_t> wsizes;
@@ -237,14 +255,22 @@ int bench_model(int argc, char** argv) {
   const Ukernel& gemm = model.layers().front().qkv.parts[0].gemm();
   const Ukernel& gemv = model.layers().front().qkv.parts[0].gemv();
   ModelInfo mi{model_path, std::filesystem::path(model_path).filename().string(), c.arch, gemm.name, gemv.name,
-               st.packed_bytes, static_cast<size_t>(bytes_per_token), reps, st.load_seconds, st.pack_seconds, 0};
+               st.packed_bytes, static_cast<size_t>(bytes_per_token), reps, st.load_seconds, st.pack_seconds, 0, kv};
 
   std::vector<Result> results;
   std::vector<std::unique_ptr<MachineLimits>> limits;
   for (size_t t : threads) {
     Context ctx(static_cast<int>(t));
     if (!no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
-    llm::State state(model, std::max<size_t>(max_p + max_n, 1), std::max<size_t>(max_p, 1), ctx);
+    const size_t n_batch = std::max<size_t>({max_p, std::min<size_t>(max_d, 512), 1});
+    llm::State state(model, max_d + std::max<size_t>({max_p, max_n, 1}), n_batch, ctx, 1, kv);
+    mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, kv);
+    // The cache at depth d: kept from the last test when it holds the first d positions, else refilled.
+    auto to_depth = [&](size_t d) {
+      if (state.pos() >= d && state.truncate(0, d) == d) return;
+      state.reset();
+      for (size_t p = 0; p < d; p += n_batch) llm::forward(model, state, prompt.data() + p, std::min(n_batch, d - p));
+    };
     // Warm-up: one token (first touch of the scratch, the pool's threads). The peak memory is
     // taken before any limits are measured (they read 512 MiB buffers of their own).
     llm::forward(model, state, prompt.data(), 1);
@@ -256,41 +282,55 @@ int bench_model(int argc, char** argv) {
     const double int8_peak = gemm.isa == Isa::avx2 && lim.avx2_int8_gops > 0 ? lim.avx2_int8_gops : lim.int8_gops;
     const double pp_sec_per_token = (int8_peak > 0 ? int8_ops / (int8_peak * 1e9) : 0) +
                                     (lim.fp32_gflops > 0 ? float_ops / (lim.fp32_gflops * 1e9) : 0);
-    for (size_t p : n_prompt) {
-      if (!p) continue;
-      Result r{t, true, p, {}, !no_limits && pp_sec_per_token > 0 ? 1.0 / pp_sec_per_token : 0, -1, 0, &lim};
-      for (size_t i = 0; i < reps; ++i) {
-        state.reset();
-        const double t0 = now_seconds();
-        llm::forward(model, state, prompt.data(), p);
-        r.tokens_per_s.push_back(static_cast<double>(p) / (now_seconds() - t0));
-      }
-      results.push_back(r);
-    }
-    for (size_t n : n_gen) {
-      if (!n) continue;
-      Result r{t, false, n, {}, lim.dram_read_gbs > 0 ? lim.dram_read_gbs * 1e9 / bytes_per_token : 0, -1, 0, &lim};
-      std::vector<double> paired, read_gbs;
-      for (size_t i = 0; i < reps; ++i) {
-        state.reset();
-        int32_t next = prompt[0];
-        double total = 0;
-        for (size_t j = 0; j < n; ++j) {
+    for (size_t d : n_depth) {
+      for (size_t p : n_prompt) {
+        if (!p) continue;
+        Result r{t, true, p, d, {}, !no_limits && pp_sec_per_token > 0 ? 1.0 / pp_sec_per_token : 0, -1, 0, &lim};
+        for (size_t i = 0; i < reps; ++i) {
+          to_depth(d);
           const double t0 = now_seconds();
-          llm::forward(model, state, &next, 1);
-          const double token_s = now_seconds() - t0;
-          total += token_s;
-          next = static_cast<int32_t>((static_cast<size_t>(next) * 7 + 1) % c.n_vocab);
-          // Paired with each token: a plain read of every packed weight, at the same moment.
-          const double tr = read_pass_seconds(ctx.pool(), wbufs.data(), wsizes.data(), wbufs.size());
-          paired.push_back(tr / token_s);
-          read_gbs.push_back(static_cast<double>(st.packed_bytes) / tr / 1e9);
+          llm::forward(model, state, prompt.data() + d, p);
+          r.tokens_per_s.push_back(static_cast<double>(p) / (now_seconds() - t0));
         }
-        r.tokens_per_s.push_back(static_cast<double>(n) / total);
+        results.push_back(r);
       }
-      r.paired = median(paired);
-      r.paired_read_gbs = median(read_gbs);
-      results.push_back(r);
+      for (size_t n : n_gen) {
+        if (!n) continue;
+        double kv_read = 0;  // KV bytes read per token, averaged over the test's positions
+        for (size_t j = 0; j < n; ++j) kv_read += static_cast<double>(state.kv_bytes_read(d + j)) / static_cast<double>(n);
+        Result r{t, false, n, d, {}, lim.dram_read_gbs > 0 ? lim.dram_read_gbs * 1e9 / (bytes_per_token + kv_read) : 0, -1, 0, &lim};
+        std::vector<double> paired, read_gbs;
+        std::vector<std::pair<const uint8_t*, size_t>> spans;
+        std::vector<const uint8_t*> bufs;
+        std::vector<size_t> sizes;
+        for (size_t i = 0; i < reps; ++i) {
+          to_depth(d);
+          int32_t next = prompt[0];
+          double total = 0;
+          for (size_t j = 0; j < n; ++j) {
+            state.kv_spans(0, spans);  // what this token's attention reads
+            const double t0 = now_seconds();
+            llm::forward(model, state, &next, 1);
+            const double token_s = now_seconds() - t0;
+            total += token_s;
+            next = static_cast<int32_t>((static_cast<size_t>(next) * 7 + 1) % c.n_vocab);
+            // Paired with each token: a plain read of every packed weight and of the KV bytes it read, at the same moment.
+            bufs = wbufs, sizes = wsizes;
+            size_t bytes = st.packed_bytes;
+            for (const auto& [b, len] : spans) {  // (widened to whole cache lines: the read pass loads aligned lines)
+              const auto* a = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(b) / 64 * 64);
+              bufs.push_back(a), sizes.push_back((static_cast<size_t>(b - a) + len + 63) / 64 * 64), bytes += len;
+            }
+            const double tr = read_pass_seconds(ctx.pool(), bufs.data(), sizes.data(), bufs.size());
+            paired.push_back(tr / token_s);
+            read_gbs.push_back(static_cast<double>(bytes) / tr / 1e9);
+          }
+          r.tokens_per_s.push_back(static_cast<double>(n) / total);
+        }
+        r.paired = median(paired);
+        r.paired_read_gbs = median(read_gbs);
+        results.push_back(r);
+      }
     }
   }
   print_results(format, mi, results, limits);

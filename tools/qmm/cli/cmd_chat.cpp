@@ -155,9 +155,9 @@ int cmd_chat(int argc, char** argv) {
   const LoadedModel lm = LoadedModel::load(mf);
   const llm::Tokenizer& tok = *lm.tok;
   const llm::ChatFormat fmt = llm::ChatFormat::from_model(lm.model->file(), tok, chat_template);
-  cf.n_ctx = lm.context_size(cf.n_ctx);
+  cf.n_ctx = lm.context(cf.n_ctx, cf.kv.types());
   if (cf.n_ctx < 8) throw UsageError("-c must be at least 8");
-  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1});
+  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1, cf.kv.types()});
   // Room a turn keeps for its reply when old turns are dropped.
   const size_t reserve = std::min(n_predict > 0 ? static_cast<size_t>(n_predict) : cf.n_ctx / 4, cf.n_ctx / 2);
 

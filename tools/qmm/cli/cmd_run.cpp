@@ -19,6 +19,7 @@
 #include "bounded_read.h"
 #include "core/error.h"
 #include "llm/generate.h"
+#include "llm/ops.h"
 #include "llm_session.h"
 #include "llm_util.h"
 #include "verbs.h"
@@ -124,7 +125,7 @@ int cmd_run(int argc, char** argv) {
     if (tok.bos() < 0) throw UsageError("the prompt is empty and the model has no BOS token");
     tokens.push_back(tok.bos());
   }
-  cf.n_ctx = lm.context_size(cf.n_ctx);
+  cf.n_ctx = lm.context(cf.n_ctx, cf.kv.types());
   if (tokens.size() >= cf.n_ctx) {
     throw UsageError("the prompt is " + std::to_string(tokens.size()) + " tokens, the context holds " +
                      std::to_string(cf.n_ctx) + " (-c)");
@@ -133,7 +134,7 @@ int cmd_run(int argc, char** argv) {
     std::fprintf(stderr, "prompt: %zu tokens\n", tokens.size());
     for (const int32_t t : tokens) std::fprintf(stderr, "%6d -> '%s'\n", t, tok.text(t).c_str());
   }
-  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1});
+  llm::Generator gen(*lm.model, tok, *lm.ctx, {1, cf.n_ctx, cf.n_batch, 1, cf.kv.types()});
   // The seed, so that a sampled text can be made again (-s).
   std::fprintf(stderr, "sampling: seed %llu, temp %.2f, top-k %d, top-p %.2f, min-p %.2f\n",
                static_cast<unsigned long long>(sampling.seed), static_cast<double>(sampling.temperature), sampling.top_k,
@@ -145,6 +146,7 @@ int cmd_run(int argc, char** argv) {
 
   // Prefill until the first token is sampled, then decode: the trace shows each stage's matmuls.
   MatmulTrace mt;
+  if (mf.trace) std::fprintf(stderr, "trace attention: %s\n", llm::attention_trace(cf.kv.types()).c_str());
   if (mf.trace) mt.begin("prefill");
   bool first = true;
   size_t shown = 0;
@@ -215,6 +217,10 @@ int cmd_run(int argc, char** argv) {
                res.decode_steps ? static_cast<double>(res.decode_steps) / res.decode_s : 0.0, shown);
   std::fprintf(stderr, "memory:  peak RSS %s (KV cache + scratch %s), %zu threads\n", mib(peak_rss_bytes()).c_str(),
                mib(gen.state_bytes()).c_str(), lm.threads);
+  const llm::KvTypes kv = gen.state().kv_types();
+  std::fprintf(stderr, "kv cache: K %s, V %s: %.1f KiB per token, %s for %zu positions\n", llm::kv_type_name(kv.k),
+               llm::kv_type_name(kv.v), static_cast<double>(llm::State::kv_bytes_per_token(lm.model->config(), kv)) / 1024,
+               mib(gen.state().kv_bytes()).c_str(), cf.n_ctx);
   return g_interrupted.load() ? 130 : 0;  // 128 + SIGINT, as llama-cli: a script can tell it from a finished run
 }
 

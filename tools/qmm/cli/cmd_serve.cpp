@@ -77,6 +77,7 @@ class LoadingBackend : public serve::Backend {
 
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
+  KvFlags kv;
   std::string host = "127.0.0.1", api_key, chat_template, cors = "*";
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
@@ -89,17 +90,18 @@ int cmd_serve(int argc, char** argv) {
   args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
       .integer("--port", &port, "port (default 8080; 0 = any free port, printed at start)")
       .size("-np,--parallel", &slots, "slots: requests decoded together (default 4)")
-      .count("-c,--ctx-size", &n_ctx, "context per slot in tokens (default 0: the model's, at most 4096)")
+      .count("-c,--ctx-size", &n_ctx, "KV cache positions shared by the slots, each n_ctx / np (default 0: the model's trained context, lowered to what fits in memory)")
       .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
       .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
+  kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
-  if (slots > 64) throw UsageError("-np must be at most 64");
+  if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
   if (queue == 0) queue = 2 * slots;
   // glibc gives each thread that allocates its own arena and keeps what a request freed there:
   // with dozens of HTTP threads RSS grows by each large request's size until every arena holds
@@ -161,9 +163,15 @@ int cmd_serve(int argc, char** argv) {
     serve::ChatRenderer render = chat_renderer(tmpl, *lm->model, *lm->tok);
     llm::GeneratorOptions gopt;
     gopt.n_slots = slots;
-    gopt.n_ctx = lm->context_size(n_ctx);
+    // As llama-server: -c is the total of the slots' caches, each slot holding -c / -np positions.
+    const size_t total = lm->context(n_ctx, kv.types());
+    gopt.n_ctx = total / slots;
+    if (gopt.n_ctx < 8) {
+      throw UsageError("-c " + std::to_string(total) + " leaves fewer than 8 positions to each of the " + std::to_string(slots) + " slots");
+    }
     gopt.n_batch = n_batch;
     gopt.max_queue = queue;
+    gopt.kv = kv.types();
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(render));
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address

@@ -1,5 +1,6 @@
 #include "llm_session.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <random>
 #include <thread>
@@ -42,9 +43,21 @@ void SamplingFlags::add_to(Args& args) {
       .integer("-s,--seed", &seed, "random seed (default -1: random)");
 }
 
+void KvFlags::add_to(Args& args) {
+  args.choice("-ctk,--cache-type-k", &k, {"f32", "f16", "q8_0", "q4_0"}, "KV cache type of the keys (default f16; q8_0/q4_0 rotated)")
+      .choice("-ctv,--cache-type-v", &v, {"f32", "f16", "q8_0", "q4_0"}, "KV cache type of the values (default f16)");
+}
+
+llm::KvTypes KvFlags::types() const {
+  const std::optional<llm::KvType> kt = llm::parse_kv_type(k), vt = llm::parse_kv_type(v);
+  if (!kt || !vt) throw UsageError("-ctk / -ctv take " + llm::kv_type_names());
+  return {*kt, *vt};
+}
+
 void ContextFlags::add_to(Args& args) {
-  args.count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's, at most 4096)")
+  args.count("-c,--ctx-size", &n_ctx, "context size in tokens (default 0: the model's trained context, lowered to what fits in memory)")
       .size("-b,--batch-size", &n_batch, "largest prefill batch (default 512)");
+  kv.add_to(args);
 }
 
 llm::SamplerParams SamplingFlags::params() const {
@@ -63,6 +76,61 @@ llm::SamplerParams SamplingFlags::params() const {
   sp.frequency_penalty = static_cast<float>(frequency_penalty);
   sp.seed = seed >= 0 ? static_cast<uint64_t>(seed) : std::random_device{}();
   return sp;
+}
+
+namespace {
+
+// MemAvailable of /proc/meminfo in bytes (SIZE_MAX where it cannot be read).
+size_t available_memory() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (!f) return SIZE_MAX;
+  char line[256];
+  size_t kib = 0;
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "MemAvailable: %zu kB", &kib) == 1;
+  std::fclose(f);
+  return found ? kib * 1024 : SIZE_MAX;
+}
+
+std::string gib(size_t bytes) {  // (MiB below 1 GiB)
+  if (bytes < (size_t{1} << 30)) return mib(bytes);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f GiB", static_cast<double>(bytes) / (1 << 30));
+  return buf;
+}
+
+}  // namespace
+
+size_t LoadedModel::context(size_t requested, llm::KvTypes kv, size_t n_seq) const {
+  const llm::Config& c = model->config();
+  const size_t per_token = llm::State::kv_bytes_per_token(c, kv) * n_seq, avail = available_memory();
+  const size_t budget = avail == SIZE_MAX ? SIZE_MAX : avail / 10 * 9;  // (a tenth left for scratch and the rest)
+  const size_t fits = per_token ? budget / per_token : SIZE_MAX;
+  const std::string types = std::string("K ") + llm::kv_type_name(kv.k) + ", V " + llm::kv_type_name(kv.v);
+  const std::string seqs = n_seq > 1 ? " x " + std::to_string(n_seq) + " sequences" : "";
+  if (requested > 0) {
+    if (requested > fits) {
+      fail(Status::invalid_argument, "a KV cache of " + std::to_string(requested) + " tokens" + seqs + " (" + types + ") needs " +
+                                         gib(requested * per_token) + ", " + gib(avail) +
+                                         " of memory is available: lower -c, or use -ctk/-ctv q8_0");
+    }
+    if (const size_t train = c.n_ctx_train; train > 0 && requested > train) {
+      std::fprintf(stderr, "qmm: -c %zu is more than the %zu tokens the model was trained on: expect poor text past %zu\n", requested,
+                   train, train);
+    }
+    return requested;
+  }
+  const size_t train = std::min<size_t>(c.n_ctx_train, size_t{1} << 24);  // (State's limit: a file may claim more)
+  if (train <= fits) {
+    std::fprintf(stderr, "context: %zu tokens%s, the model's trained context (KV cache %s, %s)\n", train, seqs.c_str(),
+                 gib(train * per_token).c_str(), types.c_str());
+    return train;
+  }
+  const size_t n = fits >= 512 ? fits / 256 * 256 : fits;
+  if (n < 8) fail(Status::invalid_argument, "not even 8 tokens of KV cache (" + types + ") fit in the " + gib(avail) + " available");
+  std::fprintf(stderr, "context: %zu tokens%s, lowered from the model's trained %zu: its KV cache (%s) would need %s, %s is available\n",
+               n, seqs.c_str(), train, types.c_str(), gib(train * per_token).c_str(), gib(avail).c_str());
+  return n;
 }
 
 WeightType convert_type(const std::string& name) {
@@ -109,15 +177,6 @@ LoadedModel LoadedModel::load(const ModelFlags& f) {
   }
   if (f.trace) std::fprintf(stderr, "  tokenizer: %s\n", lm.tok->description().c_str());
   return lm;
-}
-
-size_t LoadedModel::context_size(size_t n_ctx) const {
-  if (n_ctx == 0) return default_ctx();
-  if (const size_t train = model->config().n_ctx_train; train > 0 && n_ctx > train) {
-    std::fprintf(stderr, "qmm: -c %zu is more than the %zu tokens the model was trained on: expect poor text past %zu\n", n_ctx,
-                 train, train);
-  }
-  return n_ctx;
 }
 
 void LoadedModel::print_model_lines() const {

@@ -37,9 +37,17 @@ struct SamplingFlags {
   llm::SamplerParams params() const;  // checks the values (UsageError)
 };
 
-// -c/--ctx-size and -b/--batch-size.
+// -ctk/--cache-type-k and -ctv/--cache-type-v (llama.cpp's): the KV cache element types.
+struct KvFlags {
+  std::string k = "f16", v = "f16";
+  void add_to(Args& args);
+  llm::KvTypes types() const;
+};
+
+// -c/--ctx-size and -b/--batch-size, and the KV cache types.
 struct ContextFlags {
   size_t n_ctx = 0, n_batch = 512;
+  KvFlags kv;
   void add_to(Args& args);
 };
 
@@ -50,9 +58,11 @@ struct LoadedModel {
   std::unique_ptr<llm::Tokenizer> tok;
   size_t threads = 0;
   static LoadedModel load(const ModelFlags& f);  // progress bar, or the trace of every packed weight
-  size_t default_ctx() const { return std::min<size_t>(model->config().n_ctx_train, 4096); }
-  // -c N as given (0: default_ctx()), with a warning when it is beyond the trained context.
-  size_t context_size(size_t n_ctx) const;
+  // The positions of each of n_seq sequences' KV caches of types kv: `requested` checked
+  // against the memory available (an error when they cannot fit), or with requested == 0 the
+  // model's trained context, lowered only to what fits, and said so in one line on stderr; a
+  // warning when it is beyond the trained context.
+  size_t context(size_t requested, llm::KvTypes kv, size_t n_seq = 1) const;
   void print_model_lines() const;  // "model: ..." and "load: ..." on stderr
 };
 

@@ -243,34 +243,54 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
   const bool streaming = r.stream;
   ResponseHead head{ep, (ep == Endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++),
                     r.model.empty() ? opt_.model_id : r.model, std::time(nullptr)};
-  std::shared_ptr<Job> job = backend_.submit(std::move(r));
-  if (streaming) return stream(std::move(job), head, res);
+  // One job per prompt (a completion's "prompt" may hold several: one choice each).
+  std::vector<std::shared_ptr<Job>> jobs;
+  auto cancel_all = [&jobs] {
+    for (const std::shared_ptr<Job>& j : jobs) j->cancel();
+  };
+  try {
+    for (Request& part : split_prompts(std::move(r))) jobs.push_back(backend_.submit(std::move(part)));
+  } catch (...) {
+    cancel_all();  // a batch is answered whole or not at all
+    throw;
+  }
+  if (streaming) return stream(std::move(jobs), head, res);
 
-  std::string text;
+  std::vector<Choice> choices(jobs.size());
+  Usage usage;
   auto checked = std::chrono::steady_clock::now();
-  for (Event e;;) {
-    const bool got = job->next(e, kPoll);
+  for (size_t i = 0; i < jobs.size();) {
+    Event e;
+    const bool got = jobs[i]->next(e, kPoll);
     if (const auto now = std::chrono::steady_clock::now(); now - checked >= kPoll) {  // is the client still there?
       checked = now;
       if (ConnectionServer::client_gone()) {
-        job->cancel();  // nobody waits for the answer: free the slot
+        cancel_all();  // nobody waits for the answer: free the slots
         ConnectionServer::close_after_response();
         throw ApiError(499, "the client closed the connection");
       }
     }
     if (!got) continue;
-    text += e.text;
+    choices[i].text += e.text;
     if (!e.done) continue;
-    if (!e.error.empty()) throw ApiError(500, e.error);
-    res.set_content(completion_body(head, text, e.finish, e.usage), kJson);
-    return;
+    if (!e.error.empty()) {
+      cancel_all();
+      throw ApiError(500, e.error);
+    }
+    choices[i].finish = e.finish;
+    usage.prompt_tokens += e.usage.prompt_tokens;
+    usage.completion_tokens += e.usage.completion_tokens;
+    ++i;
   }
+  res.set_content(completion_body(head, choices, usage), kJson);
 }
 
-void HttpServer::stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res) {
+void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHead& head, httplib::Response& res) {
   res.set_header("Cache-Control", "no-cache");
-  const bool usage = job->request().include_usage;
-  auto provider = [job, head, usage, started = false](size_t, httplib::DataSink& sink) mutable {
+  const bool usage = jobs.front()->request().include_usage;
+  std::vector<bool> finished(jobs.size(), false);
+  auto provider = [jobs, head, usage, finished, left = jobs.size(), total = Usage{}, started = false](
+                      size_t, httplib::DataSink& sink) mutable {
     auto send = [&sink](const std::string& payload) {
       const std::string ev = sse_event(payload);
       return sink.write(ev.data(), ev.size());
@@ -279,24 +299,40 @@ void HttpServer::stream(std::shared_ptr<Job> job, const ResponseHead& head, http
       started = true;
       if (head.endpoint == Endpoint::chat && !send(role_chunk(head))) return false;
     }
-    Event e;
-    if (!job->next(e, kPoll)) return sink.is_writable();  // nothing yet: is the client still there?
-    if (!e.text.empty() && !send(text_chunk(head, e.text))) return false;
-    if (!e.done) return true;
-    if (!e.error.empty()) {
-      send(error_body(ApiError(500, e.error)));
-    } else {
-      if (!send(finish_chunk(head, e.finish))) return false;
-      if (usage && !send(usage_chunk(head, e.usage))) return false;
+    // The next event of each unfinished choice (one choice: waits up to kPoll; several: a glance each).
+    bool any = false;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      if (finished[i]) continue;
+      Event e;
+      if (!jobs[i]->next(e, left == 1 ? kPoll : std::chrono::milliseconds(1))) continue;
+      any = true;
+      if (!e.text.empty() && !send(text_chunk(head, e.text, i))) return false;
+      if (!e.done) continue;
+      if (!e.error.empty()) {
+        for (const std::shared_ptr<Job>& j : jobs) j->cancel();
+        send(error_body(ApiError(500, e.error)));
+        if (!send("[DONE]")) return false;
+        sink.done();
+        return true;
+      }
+      if (!send(finish_chunk(head, e.finish, i))) return false;
+      total.prompt_tokens += e.usage.prompt_tokens;
+      total.completion_tokens += e.usage.completion_tokens;
+      finished[i] = true;
+      --left;
     }
+    if (left > 0) return any || sink.is_writable();  // nothing yet: is the client still there?
+    if (usage && !send(usage_chunk(head, total))) return false;
     if (!send("[DONE]")) return false;
     sink.done();
     return true;
   };
   // The releaser runs when the stream ends; unless it ended well the client is gone (or the
-  // server stops): cancel the job, which frees its slot at the engine's next step.
-  res.set_chunked_content_provider("text/event-stream", std::move(provider), [job](bool success) {
-    if (!success) job->cancel();
+  // server stops): cancel the jobs, which frees their slots at the engine's next step.
+  res.set_chunked_content_provider("text/event-stream", std::move(provider), [jobs](bool success) {
+    if (!success) {
+      for (const std::shared_ptr<Job>& j : jobs) j->cancel();
+    }
   });
 }
 

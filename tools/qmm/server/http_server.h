@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "job.h"
 
@@ -69,7 +70,7 @@ class HttpServer {
   void routes();
   std::string read_body(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) const;
   void generate(const httplib::Request& req, httplib::Response& res, const std::string& body, Endpoint ep);
-  void stream(std::shared_ptr<Job> job, const ResponseHead& head, httplib::Response& res);
+  void stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHead& head, httplib::Response& res);
   bool authorized(const httplib::Request& req) const;
   bool cors_allows(const std::string& origin) const;
 

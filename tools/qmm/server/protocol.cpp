@@ -96,29 +96,40 @@ bool token_ids(const json& p) {
   return true;
 }
 
-// A string, token ids, or an array holding one of those. Several prompts (a batch) are refused:
-// qmm answers one choice per request.
+// One prompt: a string or token ids.
+Request::Prompt one_prompt(const json& p) {
+  Request::Prompt out;
+  if (p.is_string()) {
+    out.text = p.get<std::string>();
+    return out;
+  }
+  for (const json& t : p) {
+    const int64_t id = t.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(t.get<uint64_t>(), INT32_MAX))
+                                              : t.get<int64_t>();
+    if (id < 0 || id > INT32_MAX) bad("prompt", "'prompt' token ids must be in the vocabulary, got " + t.dump());
+    out.ids.push_back(static_cast<int32_t>(id));
+  }
+  return out;
+}
+
+// A string, token ids, or an array of those: several prompts, one choice each (as OpenAI).
 void parse_prompt(const json& body, Request& r) {
+  constexpr size_t kMaxPrompts = 64;
   const json* p = field(body, "prompt");
   if (!p) bad("prompt", "'prompt' is required");
-  if (p->is_array() && p->size() == 1 && ((*p)[0].is_string() || token_ids((*p)[0]))) p = &(*p)[0];
-  if (p->is_string()) {
-    r.prompt = p->get<std::string>();
-    return;
+  std::vector<Request::Prompt> prompts;
+  if (p->is_string() || token_ids(*p)) {
+    prompts.push_back(one_prompt(*p));
+  } else if (p->is_array() && !p->empty() &&
+             std::all_of(p->begin(), p->end(), [](const json& x) { return x.is_string() || token_ids(x); })) {
+    if (p->size() > kMaxPrompts) bad("prompt", "'prompt' holds more than " + std::to_string(kMaxPrompts) + " prompts");
+    for (const json& x : *p) prompts.push_back(one_prompt(x));
+  } else {
+    bad("prompt", "'prompt' must be a string, token ids, or an array of those");
   }
-  if (token_ids(*p)) {
-    for (const json& t : *p) {
-      const int64_t id = t.is_number_unsigned() ? static_cast<int64_t>(std::min<uint64_t>(t.get<uint64_t>(), INT32_MAX))
-                                                : t.get<int64_t>();
-      if (id < 0 || id > INT32_MAX) bad("prompt", "'prompt' token ids must be in the vocabulary, got " + t.dump());
-      r.prompt_ids.push_back(static_cast<int32_t>(id));
-    }
-    return;
-  }
-  if (p->is_array() && p->size() > 1 && std::all_of(p->begin(), p->end(), [](const json& x) { return x.is_string() || token_ids(x); })) {
-    bad("prompt", "'prompt' holds " + std::to_string(p->size()) + " prompts: qmm serve takes one prompt per request");
-  }
-  bad("prompt", "'prompt' must be a string or an array of token ids (or an array holding one of those)");
+  r.prompt = std::move(prompts[0].text);
+  r.prompt_ids = std::move(prompts[0].ids);
+  r.more_prompts.assign(std::make_move_iterator(prompts.begin() + 1), std::make_move_iterator(prompts.end()));
 }
 
 // Fields of OpenAI's API and llama-server's that qmm does not implement, each with the values
@@ -201,9 +212,9 @@ ojson usage_json(const Usage& u) {
 std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
 
 // A chunk with one choice: `delta` for chat, `text` for completions.
-std::string chunk_with(const ResponseHead& h, ojson delta, const std::string& text, const char* finish) {
+std::string chunk_with(const ResponseHead& h, ojson delta, const std::string& text, const char* finish, size_t index = 0) {
   ojson j = head_json(h, true);
-  ojson choice{{"index", 0}};
+  ojson choice{{"index", index}};
   if (h.endpoint == Endpoint::chat) {
     choice["delta"] = std::move(delta);
   } else {
@@ -274,6 +285,18 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   return r;
 }
 
+std::vector<Request> split_prompts(Request r) {
+  std::vector<Request::Prompt> more = std::move(r.more_prompts);
+  r.more_prompts.clear();
+  std::vector<Request> out{r};
+  for (Request::Prompt& p : more) {
+    out.push_back(r);
+    out.back().prompt = std::move(p.text);
+    out.back().prompt_ids = std::move(p.ids);
+  }
+  return out;
+}
+
 const char* finish_name(Finish f) { return f == Finish::stop ? "stop" : "length"; }
 
 std::string error_body(const ApiError& e) {
@@ -282,17 +305,20 @@ std::string error_body(const ApiError& e) {
                                     {"code", null_or(e.code)}}}});
 }
 
-std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u) {
+std::string completion_body(const ResponseHead& h, const std::vector<Choice>& choices, const Usage& u) {
   ojson j = head_json(h, false);
-  ojson choice{{"index", 0}};
-  if (h.endpoint == Endpoint::chat) {
-    choice["message"] = ojson{{"role", "assistant"}, {"content", text}};
-  } else {
-    choice["text"] = text;
+  j["choices"] = ojson::array();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    ojson choice{{"index", i}};
+    if (h.endpoint == Endpoint::chat) {
+      choice["message"] = ojson{{"role", "assistant"}, {"content", choices[i].text}};
+    } else {
+      choice["text"] = choices[i].text;
+    }
+    choice["logprobs"] = nullptr;
+    choice["finish_reason"] = finish_name(choices[i].finish);
+    j["choices"].push_back(std::move(choice));
   }
-  choice["logprobs"] = nullptr;
-  choice["finish_reason"] = finish_name(finish);
-  j["choices"] = ojson::array({std::move(choice)});
   j["usage"] = usage_json(u);
   return dump(j);
 }
@@ -301,12 +327,12 @@ std::string role_chunk(const ResponseHead& h) {
   return chunk_with(h, ojson{{"role", "assistant"}, {"content", ""}}, "", nullptr);
 }
 
-std::string text_chunk(const ResponseHead& h, const std::string& text) {
-  return chunk_with(h, ojson{{"content", text}}, text, nullptr);
+std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index) {
+  return chunk_with(h, ojson{{"content", text}}, text, nullptr, index);
 }
 
-std::string finish_chunk(const ResponseHead& h, Finish finish) {
-  return chunk_with(h, ojson::object(), "", finish_name(finish));
+std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index) {
+  return chunk_with(h, ojson::object(), "", finish_name(finish), index);
 }
 
 std::string usage_chunk(const ResponseHead& h, const Usage& u) {

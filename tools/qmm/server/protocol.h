@@ -33,6 +33,13 @@ struct Request {
   std::vector<Turn> messages;  // chat: at least one
   std::string prompt;          // completion
   std::vector<int32_t> prompt_ids;  // completion: the prompt as token ids ("prompt": [1, 2, 3]) instead
+  // completion: "prompt": ["a", [1, 2]] holds several prompts, one choice each (OpenAI's
+  // batch); prompt / prompt_ids above are the first. split_prompts() makes one request of each.
+  struct Prompt {
+    std::string text;
+    std::vector<int32_t> ids;
+  };
+  std::vector<Prompt> more_prompts;
   std::string model;           // as sent (echoed back); may be empty
   std::optional<size_t> max_tokens;  // 0: no completion, only the usage of the prompt
   float temperature = 1.0f;    // OpenAI's defaults: temperature 1, top_p 1, no top-k / min-p
@@ -53,6 +60,9 @@ struct Request {
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
 };
 
+// A request with several prompts as one request per prompt (each with more_prompts empty).
+std::vector<Request> split_prompts(Request r);
+
 // Parses a request body; throws ApiError (400) naming the offending field, also for a field
 // of OpenAI's or llama-server's that qmm does not implement (unless its value changes nothing).
 Request parse_request(std::string_view body, Endpoint endpoint);
@@ -72,11 +82,19 @@ struct ResponseHead {
 };
 
 std::string error_body(const ApiError& e);
-std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u);
-// Stream chunks: the role (chat only), a piece of text, the finish reason, the usage.
+struct Choice {
+  std::string text;
+  Finish finish = Finish::stop;
+};
+std::string completion_body(const ResponseHead& h, const std::vector<Choice>& choices, const Usage& u);
+inline std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u) {
+  return completion_body(h, std::vector<Choice>{{text, finish}}, u);
+}
+// Stream chunks: the role (chat only), a piece of text, the finish reason (of choice `index`),
+// the usage.
 std::string role_chunk(const ResponseHead& h);
-std::string text_chunk(const ResponseHead& h, const std::string& text);
-std::string finish_chunk(const ResponseHead& h, Finish finish);
+std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index = 0);
+std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index = 0);
 std::string usage_chunk(const ResponseHead& h, const Usage& u);
 std::string models_body(const std::string& model_id, int64_t created);
 std::string model_body(const std::string& model_id, int64_t created);
