@@ -157,6 +157,7 @@ File File::open(const std::string& path) {
     fail(Status::io, path + ": not a regular file");
   }
   f.size_ = static_cast<size_t>(st.st_size);
+  f.mtime_ns_ = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
   if (f.size_ < 24) {
     ::close(fd);
     fail(Status::io, path + ": not a GGUF file (" + std::to_string(f.size_) + " bytes, too short for a header)");
@@ -205,6 +206,7 @@ File& File::operator=(File&& o) noexcept {
     version_ = o.version_;
     alignment_ = o.alignment_;
     data_offset_ = o.data_offset_;
+    mtime_ns_ = o.mtime_ns_;
     kvs_ = std::move(o.kvs_);
     kv_index_ = std::move(o.kv_index_);
     tensors_ = std::move(o.tensors_);

@@ -61,6 +61,10 @@ class File {  // move-only; owns the mmap
   size_t alignment() const { return alignment_; }
   size_t file_size() const { return size_; }
   size_t data_offset() const { return data_offset_; }  // start of the data section in the file
+  // The bytes before the data section (metadata and tensor infos), for cache keys.
+  std::span<const uint8_t> header_bytes() const { return {base_, data_offset_}; }
+  // The file's modification time (ns since the epoch) when it was opened (0 from memory).
+  int64_t mtime_ns() const { return mtime_ns_; }
 
   bool has(std::string_view key) const;
   ValueType type_of(std::string_view key) const;  // throws if absent
@@ -125,6 +129,7 @@ class File {  // move-only; owns the mmap
   uint32_t version_ = 0;
   size_t alignment_ = 32;
   size_t data_offset_ = 0;
+  int64_t mtime_ns_ = 0;
   std::vector<Kv> kvs_;
   std::unordered_map<std::string_view, size_t> kv_index_;
   std::vector<TensorInfo> tensors_;

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "llm/pack_cache.h"
 
 namespace qmm::llm {
 namespace {
@@ -63,10 +64,22 @@ void release_pages(const void* p, size_t bytes) {
 
 class Loader {
  public:
-  Loader(const gguf::File& f, const LoadOptions& opt, ThreadPool& pool, LoadStats& stats)
-      : f_(f), opt_(opt), pool_(pool), stats_(stats) {
+  Loader(const gguf::File& f, const LoadOptions& opt, ThreadPool& pool, LoadStats& stats,
+         std::shared_ptr<const PackFile> pack)
+      : f_(f), opt_(opt), pool_(pool), stats_(stats), pack_(std::move(pack)) {
     for (const auto& t : f.tensors()) total_ += t.bytes;
   }
+
+  // The pack cache's next entry when it holds raw bytes of `type` and `bytes` (the embedding).
+  const uint8_t* take_raw(uint32_t type, size_t bytes) {
+    if (!pack_ || next_ >= pack_->entries().size()) return miss();
+    const PackEntry& e = pack_->entries()[next_];
+    if (e.kind != PackEntry::raw || e.type != type || e.bytes != bytes) return miss();
+    ++next_;
+    return pack_->data(e);
+  }
+  // Whether every weight came from the pack cache (nothing was packed, nothing left over).
+  bool all_from_pack() const { return pack_ && next_ == pack_->entries().size(); }
 
   // A 1-D F32 vector of `len` values (norm gains, RoPE factors).
   std::vector<float> vec(const std::string& name, size_t len) {
@@ -92,7 +105,9 @@ class Loader {
     }
     Fused f;
     const bool one_type = std::all_of(targets.begin(), targets.end(), [&](WeightType t) { return t == targets[0]; });
-    if (ts.size() == 1 || !one_type) {
+    if (from_pack(ts, ns, k, targets, one_type, f)) {
+      // mapped from the pack cache: nothing to read from the GGUF
+    } else if (ts.size() == 1 || !one_type) {
       for (size_t i = 0; i < ts.size(); ++i) f.parts.push_back(pack_rows(*ts[i], targets[i], ns[i], k));
     } else {
       size_t n = 0;
@@ -127,6 +142,56 @@ class Loader {
   PackedWeights matrix(const gguf::TensorInfo& t, size_t n, size_t k) {
     Fused f = matrices({&t}, {n}, k);
     return std::move(f.parts[0]);
+  }
+
+  // Adopts the weights of one matrices() call from the pack cache when its next entries are
+  // exactly what packing would give (kernel, type and shape); else the cache is stale and the
+  // rest of the load packs.
+  bool from_pack(const std::vector<const gguf::TensorInfo*>& ts, const std::vector<size_t>& ns, size_t k,
+                 const std::vector<WeightType>& targets, bool one_type, Fused& f) {
+    if (!pack_) return false;
+    std::vector<std::pair<WeightType, size_t>> parts;  // (type, n) per packed matrix
+    if (ts.size() == 1 || !one_type) {
+      for (size_t i = 0; i < ts.size(); ++i) parts.push_back({targets[i], ns[i]});
+    } else {
+      size_t n = 0;
+      for (size_t rows : ns) n += rows;
+      parts.push_back({targets[0], n});
+    }
+    if (next_ + parts.size() > pack_->entries().size()) return miss(), false;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const PackEntry& e = pack_->entries()[next_ + i];
+      const KernelPair pair = select_kernels(parts[i].first, opt_.filter, cpu_info());
+      if (e.kind != PackEntry::weights || e.type != static_cast<uint32_t>(parts[i].first) || e.n != parts[i].second ||
+          e.k != k || e.name != pair.gemm->name || pair.gemm->isa == Isa::sme2) {
+        return miss(), false;
+      }
+    }
+    for (size_t i = 0; i < parts.size(); ++i) {
+      const PackEntry& e = pack_->entries()[next_ + i];
+      const KernelPair pair = select_kernels(parts[i].first, opt_.filter, cpu_info());
+      try {
+        f.parts.push_back(PackedWeights::adopt(*pair.gemm, *pair.gemv, e.n, e.k, pack_->data(e), e.bytes, pack_));
+      } catch (const Error&) {
+        f.parts.clear();
+        return miss(), false;
+      }
+    }
+    next_ += parts.size();
+    if (opt_.trace) {
+      for (size_t i = 0; i < ts.size(); ++i) trace_tensor(*ts[i], targets[i], ns[i], k);
+      for (const PackedWeights& w : f.parts) {
+        opt_.trace("    -> mapped from the pack cache [n=" + std::to_string(w.n()) + " k=" + std::to_string(w.k()) + "] " +
+                   w.gemm().rhs->name + "  " + mib(w.bytes()));
+      }
+    }
+    return true;
+  }
+
+  std::nullptr_t miss() {
+    if (pack_ && opt_.trace) opt_.trace("  pack cache: entry " + std::to_string(next_) + " differs; packing the rest");
+    pack_.reset();
+    return nullptr;
   }
 
   // Frees the scratch rows (before the last weights, so that it does not raise the peak RSS).
@@ -225,6 +290,8 @@ class Loader {
   const LoadOptions& opt_;
   ThreadPool& pool_;
   LoadStats& stats_;
+  std::shared_ptr<const PackFile> pack_;  // the pack cache while it matches (else null)
+  size_t next_ = 0;                       // its next entry
   size_t total_ = 0, done_ = 0;
   AlignedBuffer scratch_;
 };
@@ -455,18 +522,39 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   const Config& c = m.cfg_;
   check_tensors(f, c);
   m.stats_.file_bytes = f.file_size();
-  Loader ld(f, opt, pool, m.stats_);
+  PackId pack_id_;
+  std::shared_ptr<const PackFile> pack;
+  if (opt.pack_cache && f.file_size() >= opt.pack_cache_min_bytes) {
+    const std::string dir = opt.pack_cache->empty() ? default_pack_dir() : *opt.pack_cache;
+    if (!dir.empty()) {
+      pack_id_ = pack_id(f, opt.convert_to ? type_name(*opt.convert_to) : "", opt.filter);
+      m.stats_.pack_file = dir + "/" + pack_id_.file_name;
+      std::string why;
+      pack = PackFile::open(m.stats_.pack_file, pack_id_.key, &why);
+      if (opt.trace) {
+        opt.trace("  pack cache " + m.stats_.pack_file + ": " +
+                  (pack ? std::string("mapped") : why.empty() ? std::string("absent, packing") : why + ", packing again"));
+      }
+    }
+  }
+  Loader ld(f, opt, pool, m.stats_, pack);
 
   // Token embedding: copied out of the mapping (read on every token, it must not fault if the
-  // file is truncated while the model runs), rows dequantized on lookup.
+  // file is truncated while the model runs), rows dequantized on lookup; or the pack cache's
+  // copy (a file qmm only ever replaces, never truncates).
   m.tok_embd_ = &f.tensor("token_embd.weight");
   m.tok_row_bytes_ = gguf::ggml_row_bytes(m.tok_embd_->type, c.n_embd);
-  m.tok_embd_bytes_.resize(m.tok_embd_->bytes);
-  std::memcpy(m.tok_embd_bytes_.data(), m.tok_embd_->data, m.tok_embd_->bytes);
-  release_pages(m.tok_embd_->data, m.tok_embd_->bytes);
+  m.tok_embd_bytes_ = ld.take_raw(m.tok_embd_->type, m.tok_embd_->bytes);
+  if (!m.tok_embd_bytes_) {
+    m.tok_embd_copy_.resize(m.tok_embd_->bytes);
+    std::memcpy(m.tok_embd_copy_.data(), m.tok_embd_->data, m.tok_embd_->bytes);
+    release_pages(m.tok_embd_->data, m.tok_embd_->bytes);
+    m.tok_embd_bytes_ = m.tok_embd_copy_.data();
+  }
   if (opt.trace) {
     opt.trace("  token_embd.weight  " + std::string(gguf::ggml_type_name(m.tok_embd_->type)) + " [n=" +
-              std::to_string(c.n_vocab) + " k=" + std::to_string(c.n_embd) + "]  copied, rows dequantized on lookup");
+              std::to_string(c.n_vocab) + " k=" + std::to_string(c.n_embd) + "]  " +
+              (m.tok_embd_copy_.size() ? "copied" : "mapped from the pack cache") + ", rows dequantized on lookup");
   }
   ld.done(*m.tok_embd_);
 
@@ -552,13 +640,29 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
     opt.trace(line);
   }
+  if (pack && ld.all_from_pack()) {
+    m.stats_.from_pack_cache = true;
+    m.pack_ = pack;
+  } else if (!m.stats_.pack_file.empty()) {
+    m.write_pack_cache(pack_id_.key, opt);
+  }
+  if (opt.tune) {
+    const double t_tune = now();
+    m.tune(pool, opt.filter, *opt.tune);
+    if (opt.trace) {
+      opt.trace("  decode plans (" + std::to_string(pool.threads()) + " threads" +
+                (m.tuning_.rounds ? ", measured in " + std::to_string(m.tuning_.rounds) + " rounds" : "") + "):");
+      for (const std::string& line : m.tuning_.summary()) opt.trace("    " + line);
+    }
+    m.stats_.tune_seconds = now() - t_tune;
+  }
   m.stats_.load_seconds = now() - t0;
   return m;
 }
 
 void Model::embed(int32_t token, float* out) const {
   check_token(token);
-  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_.data() + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
+  gguf::dequantize_rows(tok_embd_->type, tok_embd_bytes_ + static_cast<size_t>(token) * tok_row_bytes_, out, 1,
                         cfg_.n_embd);
 }
 
@@ -567,6 +671,64 @@ void Model::check_token(int32_t token) const {
     fail(Status::invalid_argument,
          "token id " + std::to_string(token) + " is outside the vocabulary (" + std::to_string(cfg_.n_vocab) + ")");
   }
+}
+
+// Writes the packed weights and the embedding rows to the pack cache, then maps the new file and
+// moves the weights onto it: the process then holds the pages every other process serving the
+// model shares, not its own copy. A cache that cannot be written is a warning, once.
+void Model::write_pack_cache(const std::string& key, const LoadOptions& opt) {
+  const double t0 = now();
+  std::vector<PackItem> items;
+  items.push_back({nullptr, tok_embd_bytes_, tok_embd_->bytes, tok_embd_->type});
+  for (const PackedWeights* w : weights()) {
+    if (w->gemm().isa == Isa::sme2) return;  // (their layout depends on the SVL: not cached)
+    items.push_back({w, nullptr, 0, 0});
+  }
+  const std::string& path = stats_.pack_file;
+  try {
+    write_pack_file(path, key, items);
+  } catch (const Error& e) {
+    static bool warned = false;
+    const std::string msg = std::string("pack cache not written: ") + e.what();
+    if (opt.trace) opt.trace("  " + msg);
+    if (!warned) (opt.warn ? opt.warn(msg) : (void)std::fprintf(stderr, "qmm: %s\n", msg.c_str()));
+    warned = true;
+    return;
+  }
+  std::string why;
+  const std::shared_ptr<const PackFile> pack = PackFile::open(path, key, &why);
+  // Another process may have replaced the file meanwhile with its own (equal) one: any valid
+  // file of this key holds the same bytes.
+  if (pack && pack->entries().size() == items.size()) {
+    std::vector<PackedWeights*> ws;
+    for (const PackedWeights* w : weights()) ws.push_back(const_cast<PackedWeights*>(w));  // (this model's own)
+    bool ok = pack->entries()[0].bytes == tok_embd_->bytes;
+    for (size_t i = 0; ok && i < ws.size(); ++i) {
+      const PackEntry& e = pack->entries()[i + 1];
+      ok = e.bytes == ws[i]->bytes() && e.n == ws[i]->n() && e.k == ws[i]->k() && e.name == ws[i]->gemm().name;
+    }
+    for (size_t i = 0; ok && i < ws.size(); ++i) {
+      const PackEntry& e = pack->entries()[i + 1];
+      const DecodePlan plan = ws[i]->decode_plan();
+      *ws[i] = PackedWeights::adopt(ws[i]->gemm(), ws[i]->gemv(), e.n, e.k, pack->data(e), e.bytes, pack);
+      ws[i]->set_decode_plan(plan);
+    }
+    if (ok) {
+      tok_embd_bytes_ = pack->data(pack->entries()[0]);
+      tok_embd_copy_ = AlignedBuffer();
+      pack_ = pack;
+    }
+  }
+  stats_.pack_write_seconds = now() - t0;
+  if (opt.trace) opt.trace("  pack cache written: " + path);
+}
+
+const TuneReport& Model::tune(ThreadPool& pool, const KernelFilter& filter, const TuneOptions& opt) {
+  std::vector<PackedWeights*> ws;
+  for (const PackedWeights* w : weights()) ws.push_back(const_cast<PackedWeights*>(w));  // (this model's own)
+  Context ctx(pool);
+  tuning_ = tune_weights(ws, filter, ctx, opt);
+  return tuning_;
 }
 
 std::vector<const PackedWeights*> Model::weights() const {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "gguf/gguf.h"
 #include "llm/kv_type.h"
 #include "matmul/matmul.h"
+#include "matmul/tune.h"
 
 namespace qmm::llm {
 
@@ -61,6 +63,11 @@ struct LoadOptions {
   std::optional<WeightType> convert_to;                     // re-quantize every 2-D weight (k % 32 == 0 for q4_0/q8_0)
   std::function<void(const std::string& line)> trace;      // --trace: one line per packed weight
   std::function<void(size_t done, size_t total)> progress;  // bytes of tensors processed so far
+  std::optional<TuneOptions> tune;                          // choose the decode plans by measurement (matmul/tune.h)
+  // The pack cache (pack_cache.h): "" its default directory, else this one; nullopt: none.
+  std::optional<std::string> pack_cache;
+  size_t pack_cache_min_bytes = size_t{32} << 20;           // smaller GGUF files pack in milliseconds: no cache
+  std::function<void(const std::string& line)> warn;        // one-line warnings (default: stderr)
 };
 
 struct LoadStats {
@@ -71,6 +78,10 @@ struct LoadStats {
   size_t matmul_ops = 0;       // 2·n·k summed over the matmuls of one token (output included)
   size_t int8_ops = 0;         // the part of matmul_ops on quantized (int8-kernel) weights
   std::string converted;       // weight types the kernels do not take, as "q4_1 -> q8_0, ..." ("" if none)
+  std::string pack_file;       // the pack cache file ("" without one)
+  bool from_pack_cache = false;  // every weight was mapped from it (no repack)
+  double pack_write_seconds = 0; // writing it (a load that had to pack)
+  double tune_seconds = 0;     // choosing the decode plans
 };
 
 // Weights applied to the same input whose outputs sit side by side (Q|K|V, gate|up): one
@@ -121,19 +132,28 @@ class Model {
   void check_token(int32_t token) const;  // throws unless 0 <= token < n_vocab
   // Every packed weight of one forward token, in order (for statistics and benchmarks).
   std::vector<const PackedWeights*> weights() const;
+  // The decode plans chosen at load or by tune() (empty classes when nothing tuned).
+  const TuneReport& tuning() const { return tuning_; }
+  // Chooses the decode plans for `pool`'s thread count (matmul/tune.h); `filter`: the
+  // kernels that may be chosen. LoadOptions::tune does it at load.
+  const TuneReport& tune(ThreadPool& pool, const KernelFilter& filter, const TuneOptions& opt);
 
  private:
   explicit Model(gguf::File f) : file_(std::move(f)) {}
+  void write_pack_cache(const std::string& key, const LoadOptions& opt);
   gguf::File file_;
   Config cfg_;
   LoadStats stats_;
   const gguf::TensorInfo* tok_embd_ = nullptr;
-  AlignedBuffer tok_embd_bytes_;  // a copy: the mapping may be truncated under us
+  AlignedBuffer tok_embd_copy_;   // a copy: the GGUF mapping may be truncated under us
+  const uint8_t* tok_embd_bytes_ = nullptr;  // the copy, or the pack cache's rows
+  std::shared_ptr<const void> pack_;         // the pack cache mapping the weights live in
   size_t tok_row_bytes_ = 0;
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
   PackedWeights output_;
   std::vector<float> rope_freqs_, rope_freqs_local_, rope_freqs_long_;
+  TuneReport tuning_;
 };
 
 // One row of a batch: the token goes to sequence `seq` at position `pos`, and the forward pass

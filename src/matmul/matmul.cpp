@@ -29,7 +29,8 @@ struct GuidedChunks {
   GuidedChunks(const PackedWeights& w, const TileParams& p, size_t m, size_t threads_)
       : n(w.n()), n_step(p.n_step), threads(threads_) {
     const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(n, p.nr));
-    min_cols = round_up(std::max<size_t>(m > p.m_step ? 64 : 1, ceil_div(size_t{256} << 10, col_bytes)), n_step);
+    const size_t chunk = m == 1 ? w.chunk_bytes() : DecodePlan::kDefaultChunkBytes;
+    min_cols = round_up(std::max<size_t>(m > p.m_step ? 64 : 1, ceil_div(chunk, col_bytes)), n_step);
   }
   size_t cols(size_t n0) const { return std::min(n - n0, std::max(min_cols, round_up((n - n0) / threads, n_step))); }
 };
@@ -124,6 +125,38 @@ PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv,
     for (size_t t = 0; t < tasks; ++t) task(t, 0);
   }
   return w;
+}
+
+PackedWeights PackedWeights::adopt(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const uint8_t* data,
+                                   size_t bytes, std::shared_ptr<const void> owner) {
+  check_weight_shape(gemm.type, n, k);
+  check_arg(data != nullptr && owner != nullptr, "adopted weights need data and an owner");
+  check_arg(!gemm.gemv && shares_packed_rhs(gemv, gemm), "GEMV and GEMM must share the packed RHS");
+  check_arg(reinterpret_cast<uintptr_t>(data) % AlignedBuffer::kAlign == 0, "adopted weights must be 64-byte aligned");
+  check_arg(gemm.isa != Isa::sme2, "SME2 weights are not adopted (their layout depends on the SVL)");
+  PackedWeights w;
+  w.gemm_ = &gemm;
+  w.gemv_ = &gemv;
+  w.gemm_params_ = kernel_params(gemm);
+  w.gemv_params_ = kernel_params(gemv);
+  w.n_ = n;
+  w.k_ = k;
+  check_arg(bytes == rhs_packed_size(gemm, w.gemm_params_, n, k), "adopted weights have the wrong size for their packer");
+  w.ext_ = data;
+  w.ext_bytes_ = bytes;
+  w.owner_ = std::move(owner);
+  return w;
+}
+
+void PackedWeights::set_decode_plan(const DecodePlan& plan) {
+  check_arg(plan.gemv != nullptr && plan.gemv->type == gemm_->type &&
+                (plan.gemv == gemm_ || (plan.gemv->gemv && shares_packed_rhs(*plan.gemv, *gemm_))),
+            "the decode plan's GEMV must read the GEMM's packed RHS");
+  check_arg(plan.chunk_bytes >= 4096 && plan.chunk_bytes <= (size_t{1} << 30), "decode chunk out of range");
+  gemv_ = plan.gemv;
+  gemv_params_ = kernel_params(*plan.gemv);
+  chunk_bytes_ = plan.chunk_bytes;
+  measured_ = plan.measured;
 }
 
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,

@@ -16,17 +16,31 @@ namespace qmm {
 // context; scratch grows to the largest call and is then reused (no allocation per call).
 class Context {
  public:
-  explicit Context(int threads = 1) : pool_(threads) {}
-  ThreadPool& pool() { return pool_; }
-  int threads() const { return pool_.threads(); }
+  explicit Context(int threads = 1) : own_(std::make_unique<ThreadPool>(threads)), pool_(own_.get()) {}
+  // Borrows `pool` (it must outlive the context): the model loader's tuning runs on the pool
+  // the model will run on.
+  explicit Context(ThreadPool& pool) : pool_(&pool) {}
+  ThreadPool& pool() { return *pool_; }
+  int threads() const { return pool_->threads(); }
   uint8_t* scratch(size_t bytes) {
     lhs_.reserve(bytes);
     return lhs_.data();
   }
 
  private:
-  ThreadPool pool_;
+  std::unique_ptr<ThreadPool> own_;
+  ThreadPool* pool_;
   AlignedBuffer lhs_;
+};
+
+// How a decode step (m = 1) runs over a weight: which GEMV (one reading the GEMM's packed
+// RHS) and the smallest column chunk a thread grabs, in bytes of packed weights. The default
+// is select_kernels' GEMV and kDefaultChunkBytes; matmul/tune.h may measure a better one.
+struct DecodePlan {
+  static constexpr size_t kDefaultChunkBytes = size_t{256} << 10;
+  const Ukernel* gemv = nullptr;
+  size_t chunk_bytes = kDefaultChunkBytes;
+  bool measured = false;  // chosen by the tuner (measured here or read from its cache)
 };
 
 class PackedWeights {
@@ -38,6 +52,10 @@ class PackedWeights {
   // Packs with an explicit kernel pair (tests, benchmarks); gemv may equal gemm.
   static PackedWeights pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
                                  ThreadPool* pool = nullptr);
+  // Weights packed earlier by `gemm`'s packer, `bytes` at `data` (64-byte aligned), kept alive
+  // by `owner` (a pack-cache mapping): checks the size the packer gives for [n, k].
+  static PackedWeights adopt(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const uint8_t* data,
+                             size_t bytes, std::shared_ptr<const void> owner);
 
   WeightType type() const { return gemm_->type; }
   size_t n() const { return n_; }
@@ -46,8 +64,13 @@ class PackedWeights {
   const Ukernel& gemv() const { return *gemv_; }
   const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : *gemm_; }
   const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : gemm_params_; }
-  const uint8_t* data() const { return buf_.data(); }
-  size_t bytes() const { return buf_.size(); }
+  const uint8_t* data() const { return owner_ ? ext_ : buf_.data(); }
+  size_t bytes() const { return owner_ ? ext_bytes_ : buf_.size(); }
+  bool mapped() const { return owner_ != nullptr; }  // adopted bytes (not this object's buffer)
+  // The decode plan; set_decode_plan throws unless plan.gemv reads this GEMM's packed RHS.
+  DecodePlan decode_plan() const { return {gemv_, chunk_bytes_, measured_}; }
+  void set_decode_plan(const DecodePlan& plan);
+  size_t chunk_bytes() const { return chunk_bytes_; }
   size_t svl_bytes() const { return svl_bytes_; }  // SVL the weights were packed for (0: not SME)
 
  private:
@@ -55,7 +78,12 @@ class PackedWeights {
   const Ukernel* gemv_ = nullptr;
   TileParams gemm_params_{}, gemv_params_{};
   size_t n_ = 0, k_ = 0, svl_bytes_ = 0;
+  size_t chunk_bytes_ = DecodePlan::kDefaultChunkBytes;
+  bool measured_ = false;
   AlignedBuffer buf_;
+  const uint8_t* ext_ = nullptr;  // adopted bytes, kept alive by owner_
+  size_t ext_bytes_ = 0;
+  std::shared_ptr<const void> owner_;
 };
 
 // Validates a (type, rows, k) shape of weights or activations (`what`): rows, k in 1..kMaxDim,

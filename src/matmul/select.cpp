@@ -118,13 +118,24 @@ KernelFilter checked_filter(const std::string& allow_csv, const std::string& den
   return f;
 }
 
-bool same_rhs(const Ukernel& a, const Ukernel& b) {
+bool same_rhs(const Ukernel& a, const Ukernel& b) { return shares_packed_rhs(a, b); }
+
+}  // namespace
+
+bool shares_packed_rhs(const Ukernel& a, const Ukernel& b) {
   if (a.rhs != b.rhs || a.type != b.type) return false;
   const TileParams pa = kernel_params(a), pb = kernel_params(b);
   return pa.nr == pb.nr && pa.kr == pb.kr && pa.sr == pb.sr;
 }
 
-}  // namespace
+std::vector<const Ukernel*> gemv_candidates(const Ukernel& gemm, const KernelFilter& filter, const CpuInfo& cpu) {
+  std::vector<const Ukernel*> out;
+  for (const Ukernel* u : kernel_list()) {
+    if (u->gemv && same_rhs(*u, gemm) && unavailable_reason(*u, cpu).empty() && filter.permits(*u)) out.push_back(u);
+  }
+  if (out.empty()) out.push_back(&gemm);
+  return out;
+}
 
 bool KernelFilter::permits(const Ukernel& u) const {
   if (u.isa == Isa::scalar) return true;

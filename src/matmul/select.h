@@ -38,6 +38,12 @@ struct KernelPair {
 
 KernelPair select_kernels(WeightType type, const KernelFilter& filter, const CpuInfo& cpu);
 
+// Whether a and b read the same packed RHS (same packer and packing parameters).
+bool shares_packed_rhs(const Ukernel& a, const Ukernel& b);
+// The GEMVs usable here under `filter` that read `gemm`'s packed RHS, in list order (the
+// selected one first); `gemm` itself when there is none. The tuner's candidates.
+std::vector<const Ukernel*> gemv_candidates(const Ukernel& gemm, const KernelFilter& filter, const CpuInfo& cpu);
+
 // Why an ISA / a variant cannot run here ("" if it can).
 std::string unavailable_reason(Isa isa, const CpuInfo& cpu);
 inline std::string unavailable_reason(const Ukernel& u, const CpuInfo& cpu) { return unavailable_reason(u.isa, cpu); }

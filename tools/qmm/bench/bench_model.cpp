@@ -176,7 +176,7 @@ int bench_model(int argc, char** argv) {
   std::vector<size_t> n_prompt{512}, n_gen{128}, n_depth{0}, threads;
   KvFlags kv_flags;
   size_t reps = 5;
-  bool no_limits = false, json = false;
+  bool no_limits = false, json = false, no_tune = false;
   Args args("bench model",
             "Prefill (pp) and decode (tg) tokens/s of a GGUF model, like llama-bench: every combination of the -p,\n"
             "-n and -t lists, -r repetitions each (mean ± standard deviation), and the same as fractions of the\n"
@@ -197,6 +197,7 @@ int bench_model(int argc, char** argv) {
       .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .flag("--no-tune", &no_tune, "keep the default decode plans (like QMM_TUNE=0); else tuned per thread count, as loads do")
       .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
       .no_effect("-mmp,--mmap", "0|1", "it maps the file only to pack the weights, then releases it")
@@ -233,7 +234,7 @@ int bench_model(int argc, char** argv) {
   if (format == "md") opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
   const size_t max_threads = *std::max_element(threads.begin(), threads.end());
   Context load_ctx(static_cast<int>(max_threads));
-  const llm::Model model = llm::Model::load(model_path, opt, load_ctx.pool());
+  llm::Model model = llm::Model::load(model_path, opt, load_ctx.pool());
   bar.finish();
   const llm::Config& c = model.config();
   const llm::LoadStats& st = model.stats();
@@ -260,6 +261,7 @@ int bench_model(int argc, char** argv) {
   std::vector<std::unique_ptr<MachineLimits>> limits;
   for (size_t t : threads) {
     Context ctx(static_cast<int>(t));
+    if (!no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
     const size_t n_batch = std::max<size_t>({max_p, std::min<size_t>(max_d, 512), 1});
     llm::State state(model, max_d + std::max<size_t>({max_p, max_n, 1}), n_batch, ctx, 1, kv);
     mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, kv);

@@ -8,6 +8,7 @@
 #include "core/cpu.h"
 #include "kernels/kernel_list.h"
 #include "matmul/select.h"
+#include "matmul/tune.h"
 #include "qmm/qmm.h"
 #include "verbs.h"
 
@@ -48,6 +49,8 @@ int cmd_info(int argc, char** argv) {
                 pair.gemv->name);
     for (const auto& s : pair.skipped) std::printf("  skipped        %s\n", s.c_str());
   }
+  std::printf("\ndecode plans tuned by measurement (qmm tune; QMM_TUNE=0 or --no-tune keeps the defaults):\n");
+  for (const std::string& line : describe_tune_cache()) std::printf("  %s\n", line.c_str());
   if (all) {
     std::printf("\nkernel list (%zu variants, best first):\n", kernel_list().size());
     int type_width = 0, name_width = 0;  // columns as wide as the longest type and kernel name

@@ -25,6 +25,7 @@ int cmd_synth(int, char**) { not_built("synth"); }
 int cmd_run(int, char**) { not_built("run"); }
 int cmd_chat(int, char**) { not_built("chat"); }
 int cmd_serve(int, char**) { not_built("serve"); }
+int cmd_tune(int, char**) { not_built("tune"); }
 int cmd_tokenize(int, char**) { not_built("tokenize"); }
 int bench_model(int, char**) { not_built("bench model"); }
 int bench_serve(int, char**) { not_built("bench serve"); }

@@ -23,7 +23,12 @@ void ModelFlags::add_to(Args& args) {
       .no_effect("-ngl,--gpu-layers,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "", "its attention is its own CPU kernel", {"on", "off", "auto"})
       .no_effect("--no-mmap", "", "it maps the file only to pack the weights, then releases it")
-      .no_effect("--mlock", "", "its packed weights are ordinary memory");
+      .no_effect("--mlock", "", "its packed weights are ordinary memory")
+      .flag("--no-tune", &no_tune,
+            "keep the default decode kernels and thread chunks; nothing measured or cached (like QMM_TUNE=0)")
+      .str("--pack-cache", &pack_cache, "DIR",
+           "keep the packed weights in DIR (default $XDG_CACHE_HOME/qmm/packs, else ~/.cache/qmm/packs): later loads map them")
+      .flag("--no-pack-cache", &no_pack_cache, "pack the weights at every load; read and write no pack cache");
 }
 
 void SamplingFlags::add_to(Args& args) {
@@ -149,6 +154,12 @@ LoadedModel LoadedModel::load(const ModelFlags& f) {
   if (!f.convert.empty()) {
     opt.convert_to = convert_type(f.convert);
   }
+  if (f.no_pack_cache && !f.pack_cache.empty()) throw UsageError("--pack-cache and --no-pack-cache contradict each other");
+  if (!f.no_pack_cache) opt.pack_cache = f.pack_cache;
+  if (!f.no_tune && tune_enabled_by_env()) {
+    opt.tune = TuneOptions{};
+    opt.tune->force = f.retune;
+  }
   ProgressBar bar("loading");
   if (f.trace) {
     std::fprintf(stderr, "trace load: %s\n", f.path.c_str());
@@ -173,8 +184,16 @@ void LoadedModel::print_model_lines() const {
   const llm::LoadStats& st = model->stats();
   std::fprintf(stderr, "\nmodel:   %s, %zu layers, dim %zu, %zu heads (%zu KV), vocab %zu; %s\n", c.arch.c_str(), c.n_layer,
                c.n_embd, c.n_head, c.n_head_kv, c.n_vocab, tok->kind() == llm::Tokenizer::Kind::spm ? "SentencePiece" : "BPE");
-  std::fprintf(stderr, "load:    %.3f s (repack %.3f s); packed weights %s, file %s (mapped, released after packing)\n",
-               st.load_seconds, st.pack_seconds, mib(st.packed_bytes).c_str(), mib(st.file_bytes).c_str());
+  if (st.from_pack_cache) {
+    std::fprintf(stderr, "load:    %.3f s; packed weights %s mapped from the pack cache (no repack), file %s\n",
+                 st.load_seconds, mib(st.packed_bytes).c_str(), mib(st.file_bytes).c_str());
+  } else {
+    char written[64] = "";
+    if (!st.pack_file.empty()) std::snprintf(written, sizeof written, ", pack cache written in %.3f s", st.pack_write_seconds);
+    std::fprintf(stderr, "load:    %.3f s (repack %.3f s%s); packed weights %s, file %s (mapped, released after packing)\n",
+                 st.load_seconds, st.pack_seconds, written, mib(st.packed_bytes).c_str(), mib(st.file_bytes).c_str());
+  }
+  if (st.tune_seconds > 0.05) std::fprintf(stderr, "tune:    %.3f s measuring the decode plans (cached for later loads)\n", st.tune_seconds);
   if (!st.converted.empty()) std::fprintf(stderr, "convert: %s (no native kernels for these types)\n", st.converted.c_str());
 }
 

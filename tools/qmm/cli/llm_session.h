@@ -20,7 +20,11 @@ struct ModelFlags {
   std::string path, kernels, disable, convert;
   size_t threads = 0;
   bool trace = false;
-  void add_to(Args& args);  // -m, -t, --kernels, --disable, --convert, --trace
+  bool no_tune = false;  // --no-tune (or QMM_TUNE=0): the default decode plans, nothing measured
+  bool retune = false;   // qmm tune: measure again whatever the cache holds
+  std::string pack_cache;      // --pack-cache DIR ("" : the default directory)
+  bool no_pack_cache = false;  // --no-pack-cache
+  void add_to(Args& args);  // -m, -t, --kernels, --disable, --convert, --trace, --no-tune, --pack-cache, --no-pack-cache
 };
 
 struct SamplingFlags {

@@ -30,6 +30,7 @@ const Verb kVerbs[] = {
     {"quantize", qmm::cli::cmd_quantize, "requantize a GGUF model to another weight type or K-quant mix (llama-quantize names)", true},
     {"tokenize", qmm::cli::cmd_tokenize, "the token ids of a text (llama-tokenize: --ids, --show-count)", true},
     {"gguf", qmm::cli::cmd_gguf, "validate a GGUF file and print its metadata and tensors", true},
+    {"tune", qmm::cli::cmd_tune, "measure the decode kernels and thread chunks of a model on this CPU (cached)", true},
     {"synth", qmm::cli::cmd_synth, "write a random-weight GGUF model of a named shape (qmm synth --help lists them)", true},
 };
 

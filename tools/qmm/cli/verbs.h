@@ -19,6 +19,7 @@ int cmd_run(int argc, char** argv);
 int cmd_chat(int argc, char** argv);
 int cmd_layout(int argc, char** argv);
 int cmd_serve(int argc, char** argv);
+int cmd_tune(int argc, char** argv);
 int cmd_tokenize(int argc, char** argv);
 
 }  // namespace qmm::cli

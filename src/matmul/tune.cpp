@@ -1,0 +1,460 @@
+#include "matmul/tune.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "core/cpu.h"
+#include "core/random.h"
+#include "kernels/kernel_list.h"
+#include "qmm/qmm.h"
+
+namespace qmm {
+namespace {
+
+constexpr const char* kMagic = "qmm-tune 1";
+constexpr size_t kMaxFileBytes = size_t{1} << 20;  // a tune file is a few KiB; more is not ours
+constexpr double kTuneMaxNoise = 0.10;  // a measurement noisier than this keeps the default plan
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+// The chunk sizes tried with several threads (the default first).
+constexpr size_t kChunks[] = {DecodePlan::kDefaultChunkBytes, size_t{64} << 10, size_t{1} << 20};
+
+// One cached choice: "threads bucket gemm gemv chunk_bytes default_us chosen_us".
+struct Entry {
+  int threads = 0;
+  unsigned bucket = 0;
+  std::string gemm, gemv;
+  size_t chunk = 0;
+  double default_us = 0, chosen_us = 0;
+  std::string id() const { return std::to_string(threads) + " " + std::to_string(bucket) + " " + gemm; }
+};
+
+std::string line_of(const Entry& e) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " %zu %.1f %.1f", e.chunk, e.default_us, e.chosen_us);
+  return e.id() + " " + e.gemv + buf;
+}
+
+// The entries of `path` when it is a well-formed file of `key`; nullopt-like `ok = false`
+// when it is absent, unreadable, malformed, too large or another CPU's / build's.
+std::map<std::string, Entry> read_cache(const std::string& path, const std::string& key, bool* ok) {
+  std::map<std::string, Entry> out;
+  *ok = false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return out;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.size() > kMaxFileBytes) return out;
+  std::istringstream lines(text);
+  std::string magic, keyline;
+  if (!std::getline(lines, magic) || magic != kMagic || !std::getline(lines, keyline) || keyline != "key " + key) return out;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    std::istringstream f(line);
+    Entry e;
+    std::string extra;
+    if (!(f >> e.threads >> e.bucket >> e.gemm >> e.gemv >> e.chunk >> e.default_us >> e.chosen_us) || (f >> extra) ||
+        e.threads < 1 || e.threads > 4096 || e.bucket > 80 || e.chunk < 4096 || e.chunk > (size_t{1} << 30) ||
+        !(e.default_us >= 0) || !(e.chosen_us >= 0)) {
+      out.clear();
+      return out;  // one bad line: the whole file is suspect
+    }
+    out[e.id()] = e;
+  }
+  *ok = true;
+  return out;
+}
+
+// Temporary file + rename: readers see the old file or the new one, never a part.
+bool write_cache(const std::string& dir, const std::string& path, const std::string& text, std::string* why) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    // A missing parent (~/.cache itself): create it too, one level.
+    const size_t slash = dir.find_last_of('/');
+    if (slash == std::string::npos || slash == 0 || ::mkdir(dir.substr(0, slash).c_str(), 0755) != 0 ||
+        ::mkdir(dir.c_str(), 0755) != 0) {
+      *why = std::strerror(errno);
+      return false;
+    }
+  }
+  std::string tmp = path + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    *why = std::strerror(errno);
+    return false;
+  }
+  ::fchmod(fd, 0644);
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
+  }
+  const bool ok = done == text.size() && ::close(fd) == 0 && ::rename(tmp.c_str(), path.c_str()) == 0;
+  if (!ok) {
+    *why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+  }
+  return ok;
+}
+
+void warn_once(const TuneOptions& opt, const std::string& msg) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true)) return;
+  if (opt.warn) {
+    opt.warn(msg);
+  } else {
+    std::fprintf(stderr, "qmm: %s\n", msg.c_str());
+  }
+}
+
+// Runs and times one decode GEMV of w under `plan`.
+struct Runner {
+  Context& ctx;
+  std::vector<float> x, y;
+  double operator()(PackedWeights& w, const DecodePlan& plan) {
+    w.set_decode_plan(plan);
+    const double t0 = now();
+    matmul(w, 1, x.data(), w.k() * sizeof(float), y.data(), w.n() * sizeof(float), -INFINITY, INFINITY, ctx);
+    return now() - t0;
+  }
+};
+
+std::string bucket_name(unsigned b) { return "n*k 2^" + std::to_string(b) + "..2^" + std::to_string(b + 2); }
+
+std::string chunk_name(size_t bytes) {
+  return bytes >= (size_t{1} << 20) ? std::to_string(bytes >> 20) + " MiB" : std::to_string(bytes >> 10) + " KiB";
+}
+
+// The kernel's short name: the ISA and technique (the tail after the tile).
+std::string short_name(const Ukernel& u) {
+  const std::string n = u.name;
+  const std::string isa = isa_name(u.isa);
+  const size_t at = n.find("_" + (u.isa == Isa::avx512vnni ? std::string("avx512") : isa));
+  return at == std::string::npos ? n : n.substr(at + 1);
+}
+
+}  // namespace
+
+std::string tune_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/qmm";
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return std::string(h) + "/.cache/qmm";
+  return "";
+}
+
+std::string& build_id_override() {
+  static std::string s;
+  return s;
+}
+
+std::string build_identity() {
+  static const std::string id = [] {
+    struct stat st {};
+    std::string s = std::string("qmm ") + qmm_version();
+    if (::stat("/proc/self/exe", &st) == 0) {
+      s += " exe " + std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec) + "." +
+           std::to_string(st.st_mtim.tv_nsec);
+    }
+    return s;
+  }();
+  return build_id_override().empty() ? id : build_id_override();
+}
+
+std::string tune_key() {
+  const CpuInfo& cpu = cpu_info();
+  std::string brand = cpu.brand.empty() ? "unknown" : cpu.brand;
+  for (char& c : brand) c = c == '\n' || c == '\r' ? ' ' : c;
+  return build_identity() + " | " + cpu.arch + " | " + brand + " | " + feature_names(cpu.features) + " | svl " +
+         std::to_string(cpu.svl_bytes);
+}
+
+bool tune_enabled_by_env() {
+  const char* v = std::getenv("QMM_TUNE");
+  if (!v) return true;
+  const std::string s = v;
+  return !(s == "0" || s == "off" || s == "no" || s == "false");
+}
+
+unsigned tune_bucket(size_t n, size_t k) {
+  const size_t nk = n * k;
+  unsigned b = 0;
+  while (b < 62 && (size_t{1} << (b + 1)) <= nk) ++b;
+  return b & ~1u;
+}
+
+TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFilter& filter, Context& ctx,
+                        const TuneOptions& opt) {
+  TuneReport rep;
+  rep.threads = ctx.threads();
+  const double t_start = now();
+  // Classes in order of first appearance; each weight's class.
+  std::vector<size_t> class_of(weights.size());
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const PackedWeights& w = *weights[i];
+    const unsigned b = tune_bucket(w.n(), w.k());
+    size_t c = 0;
+    while (c < rep.classes.size() && !(rep.classes[c].gemm == &w.gemm() && rep.classes[c].bucket == b)) ++c;
+    if (c == rep.classes.size()) {
+      TuneClass tc;
+      tc.type = w.type();
+      tc.gemm = &w.gemm();
+      tc.bucket = b;
+      tc.chosen = {&w.gemv(), DecodePlan::kDefaultChunkBytes, false};
+      rep.classes.push_back(tc);
+    }
+    class_of[i] = c;
+    rep.classes[c].weights++;
+    rep.classes[c].bytes += w.bytes();
+  }
+  // Candidates: each permitted GEMV reading the class's packed RHS, times the chunk sizes;
+  // the default (select_kernels' GEMV, the default chunk) first.
+  const bool filtered = !filter.allow.empty() || !filter.deny.empty();
+  for (TuneClass& tc : rep.classes) {
+    std::vector<const Ukernel*> gemvs = gemv_candidates(*tc.gemm, filter, cpu_info());
+    std::stable_partition(gemvs.begin(), gemvs.end(), [&](const Ukernel* u) { return u == tc.chosen.gemv; });
+    if (gemvs.empty() || gemvs[0] != tc.chosen.gemv) gemvs.insert(gemvs.begin(), tc.chosen.gemv);
+    for (const Ukernel* g : gemvs) {
+      for (size_t chunk : kChunks) {
+        if (rep.threads == 1 && chunk != DecodePlan::kDefaultChunkBytes) continue;  // one thread: no chunks
+        tc.candidates.push_back({{g, chunk, true}, 0, {}});
+      }
+    }
+  }
+
+  // The cache: classes it has (for this CPU, build and thread count) are taken from it.
+  const std::string dir = opt.cache_dir.empty() ? tune_cache_dir() : opt.cache_dir;
+  const std::string key = tune_key();
+  bool cache_ok = false;
+  std::map<std::string, Entry> cache;
+  if (opt.persist && !dir.empty()) {
+    rep.file = dir + "/tune.txt";
+    cache = read_cache(rep.file, key, &cache_ok);
+  }
+  std::vector<size_t> todo;
+  for (size_t c = 0; c < rep.classes.size(); ++c) {
+    TuneClass& tc = rep.classes[c];
+    Entry probe;
+    probe.threads = rep.threads;
+    probe.bucket = tc.bucket;
+    probe.gemm = tc.gemm->name;
+    const auto it = opt.force ? cache.end() : cache.find(probe.id());
+    if (it != cache.end()) {
+      const Ukernel* g = find_kernel(it->second.gemv);
+      const auto cand = std::find_if(tc.candidates.begin(), tc.candidates.end(), [&](const TuneCandidate& k) {
+        return k.plan.gemv == g && k.plan.chunk_bytes == it->second.chunk;
+      });
+      if (cand != tc.candidates.end()) {  // (a kernel the filter excludes is no candidate)
+        tc.chosen = cand->plan;
+        tc.default_seconds = it->second.default_us * 1e-6;
+        tc.chosen_seconds = it->second.chosen_us * 1e-6;
+        tc.from_cache = true;
+        tc.candidates.clear();
+        continue;
+      }
+    }
+    if (tc.candidates.size() == 1) {  // nothing to choose between
+      tc.chosen = tc.candidates[0].plan;
+      tc.chosen.measured = false;
+      continue;
+    }
+    if (opt.measure) todo.push_back(c);
+  }
+
+  // Measuring: round r runs candidate index (j + r) % count of every class still to tune, for
+  // j = 0, 1, ..., each a pass over the weights in model order (as a decode step reads them,
+  // so that they come from DRAM as in a decode step). A candidate's time is the sum over its
+  // class's weights of each weight's fastest run (a run another process preempted counts in
+  // no sum); the spread of the default's passes over the rounds is the noise a winner must beat.
+  if (!todo.empty()) {
+    size_t max_cands = 0;
+    for (size_t c : todo) max_cands = std::max(max_cands, rep.classes[c].candidates.size());
+    size_t max_k = 0, max_n = 0;
+    for (PackedWeights* w : weights) max_k = std::max(max_k, w->k()), max_n = std::max(max_n, w->n());
+    Runner run{ctx, random_floats(max_k, 7), std::vector<float>(max_n)};
+    std::vector<char> measured(rep.classes.size(), 0);
+    for (size_t c : todo) measured[c] = 1;
+    std::vector<double> fastest(weights.size() * max_cands, 0.0);       // [weight][candidate]
+    std::vector<std::vector<double>> default_passes(rep.classes.size());  // the default's pass per round
+    std::vector<double> pass(rep.classes.size());
+    // Warm-up, untimed: the first touch of every weight (a mapped pack cache faults its pages
+    // in) must not count against whichever candidate runs first.
+    if (!opt.timer) {
+      for (size_t i = 0; i < weights.size(); ++i) {
+        if (measured[class_of[i]]) run(*weights[i], rep.classes[class_of[i]].candidates[0].plan);
+      }
+    }
+    const double t0 = now();
+    for (int r = 0; r < std::max(3, opt.rounds); ++r) {
+      if (r >= 3 && now() - t0 > opt.budget_seconds) break;
+      for (size_t j = 0; j < max_cands; ++j) {
+        std::fill(pass.begin(), pass.end(), 0.0);
+        for (size_t i = 0; i < weights.size(); ++i) {
+          TuneClass& tc = rep.classes[class_of[i]];
+          if (!measured[class_of[i]] || j >= tc.candidates.size()) continue;
+          const size_t cand = (j + static_cast<size_t>(r)) % tc.candidates.size();
+          const DecodePlan& plan = tc.candidates[cand].plan;
+          const double t = opt.timer ? (weights[i]->set_decode_plan(plan), opt.timer(*weights[i], plan))
+                                     : run(*weights[i], plan);
+          double& f = fastest[i * max_cands + cand];
+          f = f == 0 ? t : std::min(f, t);
+          pass[class_of[i]] += t;
+        }
+        for (size_t c : todo) {
+          TuneClass& tc = rep.classes[c];
+          if (j >= tc.candidates.size()) continue;
+          const size_t cand = (j + static_cast<size_t>(r)) % tc.candidates.size();
+          tc.candidates[cand].passes.push_back(pass[c]);
+          if (cand == 0) default_passes[c].push_back(pass[c]);
+        }
+      }
+      rep.rounds = r + 1;
+      // Three rounds would take too long (a busy machine): keep the defaults, cache nothing.
+      if (r == 0 && 3 * (now() - t0) > 1.25 * opt.budget_seconds) {
+        rep.too_busy = true;
+        break;
+      }
+    }
+    for (size_t i = 0; i < weights.size(); ++i) {
+      TuneClass& tc = rep.classes[class_of[i]];
+      if (!measured[class_of[i]]) continue;
+      for (size_t k = 0; k < tc.candidates.size(); ++k) tc.candidates[k].seconds += fastest[i * max_cands + k];
+    }
+    for (size_t c : todo) {
+      TuneClass& tc = rep.classes[c];
+      std::vector<double>& p = default_passes[c];
+      std::sort(p.begin(), p.end());
+      tc.noise = p.size() >= 2 && p[0] > 0 && !rep.too_busy ? (p[1] - p[0]) / p[0] : 1.0;
+      // A winner must also have beaten the default's pass in every round (the rounds interleave
+      // them, so a slow spell of the machine hits both alike).
+      auto wins_every_round = [&](const TuneCandidate& k) {
+        const std::vector<double>& d = tc.candidates[0].passes;
+        for (size_t r = 0; r < k.passes.size() && r < d.size(); ++r) {
+          if (!(k.passes[r] < d[r] * (1 - kTuneMargin))) return false;
+        }
+        return true;
+      };
+      size_t best = 0;
+      for (size_t k = 1; k < tc.candidates.size(); ++k) {
+        if (tc.candidates[k].seconds < tc.candidates[best].seconds && wins_every_round(tc.candidates[k])) best = k;
+      }
+      tc.default_seconds = tc.candidates[0].seconds;
+      // Keep the default unless the winner beats it by more than the margin and the noise, and
+      // keep it when the measurement is too noisy to say (qmm tune measures again on demand).
+      if (tc.candidates[best].seconds > tc.default_seconds * (1 - std::max(kTuneMargin, tc.noise)) ||
+          tc.noise > kTuneMaxNoise) {
+        best = 0;
+      }
+      tc.chosen = tc.candidates[best].plan;
+      tc.chosen_seconds = tc.candidates[best].seconds;
+    }
+  }
+  for (size_t i = 0; i < weights.size(); ++i) weights[i]->set_decode_plan(rep.classes[class_of[i]].chosen);
+
+  // Persist what was measured (not under a kernel filter: that is not this machine's choice).
+  if (!todo.empty() && !rep.file.empty() && !filtered && !rep.too_busy) {
+    if (!cache_ok) cache.clear();  // a foreign / corrupt file is replaced
+    for (size_t c : todo) {
+      const TuneClass& tc = rep.classes[c];
+      Entry e{rep.threads, tc.bucket, tc.gemm->name, tc.chosen.gemv->name, tc.chosen.chunk_bytes,
+              tc.default_seconds * 1e6, tc.chosen_seconds * 1e6};
+      cache[e.id()] = e;
+    }
+    std::string text = std::string(kMagic) + "\nkey " + key + "\n";
+    for (const auto& [id, e] : cache) text += line_of(e) + "\n";
+    std::string why;
+    if (!write_cache(dir, rep.file, text, &why)) {
+      warn_once(opt, "cannot write the tuning cache " + rep.file + " (" + why + "); the kernels were tuned for this run only");
+    }
+  }
+  rep.seconds = now() - t_start;
+  return rep;
+}
+
+std::vector<std::string> describe_tune_cache(const std::string& dir_in) {
+  const std::string dir = dir_in.empty() ? tune_cache_dir() : dir_in;
+  if (dir.empty()) return {"no cache directory (neither XDG_CACHE_HOME nor HOME is set)"};
+  const std::string file = dir + "/tune.txt";
+  bool ok = false;
+  const std::map<std::string, Entry> cache = read_cache(file, tune_key(), &ok);
+  if (!ok) return {file + ": nothing for this CPU and build yet (the next model load measures)"};
+  std::vector<std::string> out = {file + ": measured on this CPU and build"};
+  for (const auto& [id, e] : cache) {
+    const Ukernel* gemm = find_kernel(e.gemm);
+    const Ukernel* gemv = find_kernel(e.gemv);
+    if (!gemm || !gemv) continue;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%d thread%s, %-6s %-16s GEMV %s, chunk %s (%.1f us -> %.1f us per pass)", e.threads,
+                  e.threads == 1 ? " " : "s", type_name(gemm->type), bucket_name(e.bucket).c_str(),
+                  short_name(*gemv).c_str(), chunk_name(e.chunk).c_str(), e.default_us, e.chosen_us);
+    out.push_back(buf);
+  }
+  return out;
+}
+
+std::vector<std::string> TuneReport::summary() const {
+  std::vector<std::string> out;
+  for (const TuneClass& tc : classes) {
+    char buf[512];
+    const double gain = tc.default_seconds > 0 ? 100.0 * (1 - tc.chosen_seconds / tc.default_seconds) : 0;
+    std::snprintf(buf, sizeof buf, "%-6s %-16s %3zu weights: GEMV %s, chunk %s (%s, %.1f%% faster than the default)",
+                  type_name(tc.type), bucket_name(tc.bucket).c_str(), tc.weights, short_name(*tc.chosen.gemv).c_str(),
+                  chunk_name(tc.chosen.chunk_bytes).c_str(),
+                  tc.from_cache ? "measured earlier, from the cache" : tc.chosen.measured ? "measured now" : "the only candidate",
+                  gain);
+    out.push_back(buf);
+  }
+  return out;
+}
+
+std::string TuneReport::table() const {
+  std::string s;
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "tuning: %d thread%s, %d round%s, %.2f s measuring; cache %s\n", threads,
+                threads == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s", seconds, file.empty() ? "(none)" : file.c_str());
+  s += buf;
+  if (too_busy) s += "the machine was too busy to measure in time: the defaults are kept, nothing cached\n";
+  for (const TuneClass& tc : classes) {
+    std::snprintf(buf, sizeof buf, "\n%s %s, %zu weights, %.1f MiB, GEMM %s\n", type_name(tc.type),
+                  bucket_name(tc.bucket).c_str(), tc.weights, static_cast<double>(tc.bytes) / (1 << 20), tc.gemm->name);
+    s += buf;
+    if (!tc.from_cache && tc.candidates.size() > 1) {
+      std::snprintf(buf, sizeof buf, "  noise %.1f%% (the default's two fastest passes)%s\n", 100 * tc.noise,
+                    tc.noise > kTuneMaxNoise ? ": too noisy to choose, the default kept" : "");
+    } else {
+      buf[0] = 0;
+    }
+    s += buf;
+    if (tc.from_cache) {
+      std::snprintf(buf, sizeof buf, "  from the cache: GEMV %s, chunk %s (default %.1f us, chosen %.1f us)\n",
+                    tc.chosen.gemv->name, chunk_name(tc.chosen.chunk_bytes).c_str(), tc.default_seconds * 1e6,
+                    tc.chosen_seconds * 1e6);
+      s += buf;
+      continue;
+    }
+    for (size_t k = 0; k < tc.candidates.size(); ++k) {
+      const TuneCandidate& c = tc.candidates[k];
+      const bool chosen = c.plan.gemv == tc.chosen.gemv && c.plan.chunk_bytes == tc.chosen.chunk_bytes;
+      const double rel = tc.default_seconds > 0 ? c.seconds / tc.default_seconds : 0;
+      std::snprintf(buf, sizeof buf, "  %s %-40s chunk %-7s %10.1f us  %.3fx%s\n", chosen ? "*" : " ",
+                    short_name(*c.plan.gemv).c_str(), chunk_name(c.plan.chunk_bytes).c_str(), c.seconds * 1e6, rel,
+                    k == 0 ? "  (default)" : "");
+      s += buf;
+    }
+  }
+  return s;
+}
+
+}  // namespace qmm

@@ -1,0 +1,85 @@
+// Kernels chosen by measurement (docs/design.md §3 "Tuning"). For every class of a model's
+// weights (weight type, GEMM, n·k size bucket), the decode plans that need no repack — each
+// GEMV reading the GEMM's packed RHS, times the smallest column chunk a thread grabs — are
+// timed on this machine with the model's thread pool, interleaved over several rounds (the
+// minimum of each kept), and the fastest is kept when it beats the default by more than
+// kTuneMargin. Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
+// by qmm's version and build, the CPU's model name and features and the thread count, so a
+// new CPU tunes on its first load and later loads reuse. The file is read as hostile input:
+// anything malformed, another CPU's or another build's is ignored and rewritten. A tuned plan
+// changes speed only: every candidate computes each column with the same arithmetic as the
+// kernel tests allow between variants.
+#pragma once
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "matmul/matmul.h"
+
+namespace qmm {
+
+constexpr double kTuneMargin = 0.03;  // a candidate must be this much faster than the default
+
+struct TuneOptions {
+  bool measure = true;      // measure the classes the cache lacks (false: cache or defaults only)
+  bool force = false;       // re-measure every class (qmm tune)
+  std::string cache_dir;    // "" : tune_cache_dir()
+  bool persist = true;      // read and write the cache file
+  double budget_seconds = 8;  // no new round starts after this (at least 3 run, unless the first
+                              // shows that 3 would take 1.25x this: then the defaults are kept)
+  int rounds = 5;
+  // Tests: the seconds of one decode GEMV over `w` under `plan` (default: runs and times it).
+  std::function<double(const PackedWeights& w, const DecodePlan& plan)> timer;
+  std::function<void(const std::string&)> warn;  // one-line warnings (unwritable cache, ...)
+};
+
+struct TuneCandidate {
+  DecodePlan plan;
+  double seconds = 0;  // the class's weights, one decode pass: each weight's fastest run, summed
+  std::vector<double> passes;  // the class's pass time in each round
+};
+
+struct TuneClass {
+  WeightType type{};
+  const Ukernel* gemm = nullptr;
+  unsigned bucket = 0;      // n·k in [2^bucket, 2^(bucket+2))
+  size_t weights = 0, bytes = 0;
+  std::vector<TuneCandidate> candidates;  // [0] is the default; empty when read from the cache
+  DecodePlan chosen;
+  double default_seconds = 0, chosen_seconds = 0;
+  double noise = 0;         // relative spread of the default's passes (a winner must beat it)
+  bool from_cache = false;
+};
+
+struct TuneReport {
+  std::vector<TuneClass> classes;
+  std::string file;       // the cache file ("" when not persisted)
+  int threads = 1;
+  int rounds = 0;         // rounds measured (0: everything from the cache)
+  bool too_busy = false;  // one round took over a third of the budget: defaults kept, nothing cached
+  double seconds = 0;     // time spent tuning (reading the cache, measuring, writing)
+  std::string table() const;                 // every class, candidate and time (qmm tune)
+  std::vector<std::string> summary() const;  // one line per class (--trace, qmm info)
+};
+
+// Chooses and sets the decode plan of every weight (in model order: the measuring passes run
+// them in that order, as a decode step does). `filter`: the kernels that may be chosen.
+TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFilter& filter, Context& ctx,
+                        const TuneOptions& opt);
+
+// $XDG_CACHE_HOME/qmm, else $HOME/.cache/qmm ("" when neither is set).
+std::string tune_cache_dir();
+// qmm's version and this build (the executable's size and time): caches of another build are stale.
+std::string build_identity();
+std::string& build_id_override();  // tests: when set, build_identity() returns it
+// The key of this CPU and build: version, build, CPU model name, features, SVL.
+std::string tune_key();
+// qmm info: one line per choice the cache holds for this CPU and build, or a line saying why none.
+std::vector<std::string> describe_tune_cache(const std::string& dir = "");
+// False when QMM_TUNE is "0", "off", "no" or "false".
+bool tune_enabled_by_env();
+// n·k's bucket (an even power of two).
+unsigned tune_bucket(size_t n, size_t k);
+
+}  // namespace qmm

@@ -1,0 +1,260 @@
+// The decode-plan tuner (matmul/tune.h): its choice, its cache file and what it must never do.
+// The timer is injected: no test depends on how fast anything runs.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "core/error.h"
+#include "matmul/tune.h"
+#include "test_util.h"
+
+namespace qmm {
+namespace {
+
+std::string temp_dir() {
+  std::string t = "/tmp/qmm_tune_XXXXXX";
+  EXPECT_NE(::mkdtemp(t.data()), nullptr);
+  return t;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// A few weights of two shape classes, packed by the default pair.
+struct Weights {
+  std::vector<PackedWeights> w;
+  std::vector<PackedWeights*> ptrs;
+  explicit Weights(WeightType t, const KernelFilter& filter = {}) {
+    for (auto [n, k] : {std::pair<size_t, size_t>{64, 256}, {64, 256}, {512, 1024}}) {
+      const std::vector<uint8_t> rows = test::random_weights(t, n, k, n + k);
+      w.push_back(PackedWeights::pack(t, n, k, rows.data(), filter));
+    }
+    for (PackedWeights& p : w) ptrs.push_back(&p);
+  }
+};
+
+// A timer that makes chunk `fast` 10% faster than the rest, and counts its calls.
+struct FakeTimer {
+  size_t fast = size_t{64} << 10;
+  const Ukernel* fast_gemv = nullptr;  // when set, this GEMV is faster too
+  int calls = 0;
+  double operator()(const PackedWeights& w, const DecodePlan& p) {
+    ++calls;
+    double t = static_cast<double>(w.bytes()) * 1e-9;
+    if (p.chunk_bytes == fast) t *= 0.9;
+    if (fast_gemv && p.gemv == fast_gemv) t *= 0.5;
+    return t;
+  }
+};
+
+TuneOptions options(const std::string& dir, FakeTimer* timer) {
+  TuneOptions o;
+  o.cache_dir = dir;
+  o.rounds = 3;
+  o.timer = [timer](const PackedWeights& w, const DecodePlan& p) { return (*timer)(w, p); };
+  return o;
+}
+
+TEST(Tune, ChoosesTheFasterPlanAndCachesIt) {
+  const std::string dir = temp_dir();
+  Context ctx(2);
+  Weights ws(WeightType::q4_0);
+  FakeTimer timer;
+  const TuneReport r = tune_weights(ws.ptrs, {}, ctx, options(dir, &timer));
+  ASSERT_EQ(r.classes.size(), 2u);  // two shape classes
+  EXPECT_GT(timer.calls, 0);
+  for (const TuneClass& c : r.classes) {
+    EXPECT_FALSE(c.from_cache);
+    EXPECT_EQ(c.chosen.chunk_bytes, size_t{64} << 10);
+    EXPECT_TRUE(c.chosen.measured);
+  }
+  for (const PackedWeights& w : ws.w) EXPECT_EQ(w.chunk_bytes(), size_t{64} << 10);
+  EXPECT_NE(read_text(dir + "/tune.txt").find(tune_key()), std::string::npos);
+
+  // A later load reads the choice back without measuring anything.
+  Weights again(WeightType::q4_0);
+  FakeTimer none;
+  const TuneReport r2 = tune_weights(again.ptrs, {}, ctx, options(dir, &none));
+  EXPECT_EQ(none.calls, 0);
+  for (const TuneClass& c : r2.classes) {
+    EXPECT_TRUE(c.from_cache);
+    EXPECT_EQ(c.chosen.chunk_bytes, size_t{64} << 10);
+  }
+  for (const PackedWeights& w : again.w) EXPECT_EQ(w.chunk_bytes(), size_t{64} << 10);
+  EXPECT_FALSE(describe_tune_cache(dir).empty());
+}
+
+// A candidate within the noise margin of the default does not replace it.
+TEST(Tune, KeepsTheDefaultWithinTheMargin) {
+  const std::string dir = temp_dir();
+  Context ctx(2);
+  Weights ws(WeightType::q8_0);
+  TuneOptions o;
+  o.cache_dir = dir;
+  o.rounds = 2;
+  o.timer = [](const PackedWeights& w, const DecodePlan& p) {
+    return static_cast<double>(w.bytes()) * 1e-9 * (p.chunk_bytes == DecodePlan::kDefaultChunkBytes ? 1.0 : 0.99);
+  };
+  const TuneReport r = tune_weights(ws.ptrs, {}, ctx, o);
+  for (const TuneClass& c : r.classes) EXPECT_EQ(c.chosen.chunk_bytes, DecodePlan::kDefaultChunkBytes);
+}
+
+// A noisy machine: a winner within the measured noise does not replace the default (which is
+// cached: a noisy machine must not pay the measuring at every load; qmm tune measures again).
+TEST(Tune, NoisyMeasurementKeepsTheDefault) {
+  const std::string dir = temp_dir();
+  Context ctx(2);
+  Weights ws(WeightType::q4_0);
+  TuneOptions o;
+  o.cache_dir = dir;
+  o.rounds = 4;
+  int calls = 0;
+  o.timer = [&calls](const PackedWeights& w, const DecodePlan& p) {
+    const double slow = (calls++ / 3) % 2 ? 1.5 : 1.0;  // every other pass preempted
+    return static_cast<double>(w.bytes()) * 1e-9 * slow * (p.chunk_bytes == DecodePlan::kDefaultChunkBytes ? 1.0 : 0.8);
+  };
+  const TuneReport r = tune_weights(ws.ptrs, {}, ctx, o);
+  for (const TuneClass& c : r.classes) {
+    EXPECT_GT(c.noise, 0.25);
+    EXPECT_EQ(c.chosen.chunk_bytes, DecodePlan::kDefaultChunkBytes);
+  }
+  EXPECT_EQ(read_text(dir + "/tune.txt").find(" 65536 "), std::string::npos);
+  EXPECT_NE(read_text(dir + "/tune.txt").find(" 262144 "), std::string::npos);
+  EXPECT_NE(r.table().find("too noisy"), std::string::npos);
+}
+
+// A corrupt file, another CPU's file and another build's file are ignored and rewritten.
+TEST(Tune, ForeignOrCorruptCacheIsIgnoredAndRewritten) {
+  Context ctx(2);
+  const std::string key = tune_key();
+  const std::string junk[] = {
+      "garbage\n\x01\x02",
+      "qmm-tune 1\nkey " + key + "\n2 16 matmul_nope matmul_nope 65536 1 1\n",       // unknown kernels: ignored
+      "qmm-tune 1\nkey " + key + "\n2 16 x\n",                                          // malformed line
+      "qmm-tune 1\nkey another CPU\n2 16 a b 65536 1 1\n",                               // other CPU
+      std::string(2 << 20, 'x'),                                                         // far too large
+  };
+  for (const std::string& text : junk) {
+    const std::string dir = temp_dir();
+    write_text(dir + "/tune.txt", text);
+    Weights ws(WeightType::q4_0);
+    FakeTimer timer;
+    const TuneReport r = tune_weights(ws.ptrs, {}, ctx, options(dir, &timer));
+    EXPECT_GT(timer.calls, 0) << text.substr(0, 40);
+    for (const TuneClass& c : r.classes) EXPECT_FALSE(c.from_cache);
+    const std::string now = read_text(dir + "/tune.txt");
+    EXPECT_EQ(now.rfind("qmm-tune 1\nkey " + key + "\n", 0), 0u) << now.substr(0, 80);
+  }
+  // Another build of qmm: its key differs, so the file is not trusted.
+  const std::string dir = temp_dir();
+  Weights ws(WeightType::q4_0);
+  FakeTimer t1;
+  tune_weights(ws.ptrs, {}, ctx, options(dir, &t1));
+  build_id_override() = "qmm 0.0.0 another build";
+  FakeTimer t2;
+  const TuneReport r = tune_weights(ws.ptrs, {}, ctx, options(dir, &t2));
+  build_id_override().clear();
+  EXPECT_GT(t2.calls, 0);
+  EXPECT_FALSE(r.classes[0].from_cache);
+}
+
+// An unwritable cache tunes in memory and warns once.
+TEST(Tune, UnwritableCacheTunesInMemoryAndWarnsOnce) {
+  const std::string dir = temp_dir();
+  write_text(dir + "/file", "not a directory");
+  Context ctx(2);
+  int warnings = 0;
+  for (int i = 0; i < 2; ++i) {
+    Weights ws(WeightType::q4_0);
+    FakeTimer timer;
+    TuneOptions o = options(dir + "/file/qmm", &timer);
+    o.warn = [&](const std::string& msg) {
+      ++warnings;
+      EXPECT_NE(msg.find("tuning cache"), std::string::npos) << msg;
+    };
+    const TuneReport r = tune_weights(ws.ptrs, {}, ctx, o);
+    for (const TuneClass& c : r.classes) EXPECT_EQ(c.chosen.chunk_bytes, size_t{64} << 10);
+  }
+  EXPECT_LE(warnings, 1);  // once per process (an earlier test may have used it up)
+}
+
+// A kernel the filter excludes is never a candidate, however fast the timer says it is; and a
+// filtered run does not write the machine's cache.
+TEST(Tune, NeverPicksAnExcludedKernel) {
+  const Ukernel* avx2 = find_kernel("matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avx2_maddubs");
+  const Ukernel* vnni = find_kernel("matmul_clamp_f32_qsi8d32p1x4_qau4c32p8x4_1x8_avxvnni_dpbusd");
+  if (!avx2 || !vnni || !test::why_unavailable(*vnni).empty()) GTEST_SKIP() << "needs AVX-VNNI (x86)";
+  const std::string dir = temp_dir();
+  Context ctx(1);
+  // AVX-VNNI and AVX2 GEMVs read the same packed RHS: both are candidates...
+  const KernelFilter both = parse_kernel_filter("avxvnni,avx2", "");
+  Weights ws(WeightType::q4_0, both);
+  FakeTimer timer;
+  timer.fast_gemv = avx2;
+  TuneReport r = tune_weights(ws.ptrs, both, ctx, options(dir, &timer));
+  EXPECT_EQ(r.classes[0].candidates.size(), 2u);
+  EXPECT_EQ(r.classes[0].chosen.gemv, avx2);
+  EXPECT_EQ(ws.w[0].gemv().name, avx2->name);
+  // ... unless the filter excludes one.
+  const KernelFilter no_avx2 = parse_kernel_filter("avxvnni,avx2", avx2->name);
+  Weights ws2(WeightType::q4_0, no_avx2);
+  r = tune_weights(ws2.ptrs, no_avx2, ctx, options(dir, &timer));
+  for (const TuneClass& c : r.classes) EXPECT_EQ(c.chosen.gemv, vnni);
+  EXPECT_NE(ws2.w[0].gemv().name, avx2->name);
+  std::ifstream f(dir + "/tune.txt");
+  EXPECT_FALSE(f.good());  // filtered runs are not this machine's choice
+}
+
+// Every candidate computes each column the same way: a tuned plan gives the same bits.
+TEST(Tune, PlansGiveTheSameBits) {
+  Context ctx(2);
+  for (WeightType t : {WeightType::q4_0, WeightType::q8_0, WeightType::q4_k, WeightType::q6_k}) {
+    const size_t n = 1000, k = 512;
+    const std::vector<uint8_t> rows = test::random_weights(t, n, k, 3);
+    PackedWeights w = PackedWeights::pack(t, n, k, rows.data(), {});
+    const std::vector<float> x = test::random_floats(k, 4);
+    std::vector<float> ref(n), out(n);
+    matmul(w, 1, x.data(), k * 4, ref.data(), n * 4, -INFINITY, INFINITY, ctx);
+    for (const Ukernel* g : gemv_candidates(w.gemm(), {}, cpu_info())) {
+      for (size_t chunk : {size_t{4096}, size_t{64} << 10, size_t{1} << 20}) {
+        w.set_decode_plan({g, chunk, true});
+        matmul(w, 1, x.data(), k * 4, out.data(), n * 4, -INFINITY, INFINITY, ctx);
+        if (g == &w.gemm() || std::string(g->name) == select_kernels(t, {}, cpu_info()).gemv->name) {
+          EXPECT_EQ(0, std::memcmp(ref.data(), out.data(), n * 4)) << g->name << " chunk " << chunk;
+        }
+      }
+    }
+  }
+}
+
+TEST(Tune, RejectsAPlanOfAnotherPackedLayout) {
+  const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, 64, 256, 1);
+  PackedWeights w = PackedWeights::pack(WeightType::q4_0, 64, 256, rows.data(), {});
+  for (const Ukernel* u : kernel_list()) {
+    if (u->gemv && !shares_packed_rhs(*u, w.gemm())) {
+      EXPECT_THROW(w.set_decode_plan({u, DecodePlan::kDefaultChunkBytes, true}), Error) << u->name;
+    }
+  }
+}
+
+TEST(Tune, Bucket) {
+  EXPECT_EQ(tune_bucket(1, 1), 0u);
+  EXPECT_EQ(tune_bucket(2048, 2048), 22u);
+  EXPECT_EQ(tune_bucket(4096, 2048), 22u);
+  EXPECT_EQ(tune_bucket(4096, 4096), 24u);
+}
+
+}  // namespace
+}  // namespace qmm
