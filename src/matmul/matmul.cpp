@@ -93,11 +93,7 @@ PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const voi
   return pack_with(*pair.gemm, *pair.gemv, n, k, data, pool);
 }
 
-PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
-                                       ThreadPool* pool) {
-  check_weight_shape(gemm.type, n, k);
-  check_arg(data != nullptr, "weight data is null");
-  check_arg(gemv.type == gemm.type && gemv.rhs == gemm.rhs, "GEMV and GEMM must share the packed RHS");
+PackedWeights PackedWeights::with_kernels(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k) {
   PackedWeights w;
   w.gemm_ = &gemm;
   w.gemv_ = &gemv;
@@ -106,6 +102,15 @@ PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv,
   w.n_ = n;
   w.k_ = k;
   w.svl_bytes_ = gemm.isa == Isa::sme2 ? cpu_info().svl_bytes : 0;
+  return w;
+}
+
+PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
+                                       ThreadPool* pool) {
+  check_weight_shape(gemm.type, n, k);
+  check_arg(data != nullptr, "weight data is null");
+  check_arg(gemv.type == gemm.type && gemv.rhs == gemm.rhs, "GEMV and GEMM must share the packed RHS");
+  PackedWeights w = with_kernels(gemm, gemv, n, k);
   const TileParams& p = w.gemm_params_;
   w.buf_.resize(rhs_packed_size(gemm, p, n, k));  // zeroed: rows beyond n in the last panel stay 0
   // Panels are independent: pack groups of them in parallel.
@@ -134,13 +139,7 @@ PackedWeights PackedWeights::adopt(const Ukernel& gemm, const Ukernel& gemv, siz
   check_arg(!gemm.gemv && shares_packed_rhs(gemv, gemm), "GEMV and GEMM must share the packed RHS");
   check_arg(reinterpret_cast<uintptr_t>(data) % AlignedBuffer::kAlign == 0, "adopted weights must be 64-byte aligned");
   check_arg(gemm.isa != Isa::sme2, "SME2 weights are not adopted (their layout depends on the SVL)");
-  PackedWeights w;
-  w.gemm_ = &gemm;
-  w.gemv_ = &gemv;
-  w.gemm_params_ = kernel_params(gemm);
-  w.gemv_params_ = kernel_params(gemv);
-  w.n_ = n;
-  w.k_ = k;
+  PackedWeights w = with_kernels(gemm, gemv, n, k);
   check_arg(bytes == rhs_packed_size(gemm, w.gemm_params_, n, k), "adopted weights have the wrong size for their packer");
   w.ext_ = data;
   w.ext_bytes_ = bytes;

@@ -74,6 +74,9 @@ class PackedWeights {
   size_t svl_bytes() const { return svl_bytes_; }  // SVL the weights were packed for (0: not SME)
 
  private:
+  // Weights of n x k for this kernel pair, with no bytes yet: what pack_with and adopt share.
+  static PackedWeights with_kernels(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k);
+
   const Ukernel* gemm_ = nullptr;
   const Ukernel* gemv_ = nullptr;
   TileParams gemm_params_{}, gemv_params_{};
