@@ -17,12 +17,23 @@
 #include <sstream>
 
 #include "core/cpu.h"
-#include "core/random.h"
 #include "kernels/kernel_list.h"
 #include "qmm/qmm.h"
 
 namespace qmm {
 namespace {
+
+// Activations to time the GEMVs with: k values in [-1, 1), the same every time. (Not
+// core/random.h's std::mt19937_64, whose template code libqmm.so would export.)
+std::vector<float> activations(size_t k) {
+  std::vector<float> v(k);
+  uint32_t x = 0x9E3779B9u;
+  for (float& f : v) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;  // xorshift32
+    f = static_cast<float>(x >> 8) * (2.0f / 16777216.0f) - 1.0f;
+  }
+  return v;
+}
 
 constexpr const char* kMagic = "qmm-tune 1";
 constexpr size_t kMaxFileBytes = size_t{1} << 20;  // a tune file is a few KiB; more is not ours
@@ -224,7 +235,9 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
   const bool filtered = !filter.allow.empty() || !filter.deny.empty();
   for (TuneClass& tc : rep.classes) {
     std::vector<const Ukernel*> gemvs = gemv_candidates(*tc.gemm, filter, cpu_info());
-    std::stable_partition(gemvs.begin(), gemvs.end(), [&](const Ukernel* u) { return u == tc.chosen.gemv; });
+    // (a rotation, not std::stable_partition: libstdc++ 12's uses the deprecated get_temporary_buffer)
+    const auto chosen = std::find(gemvs.begin(), gemvs.end(), tc.chosen.gemv);
+    if (chosen != gemvs.end()) std::rotate(gemvs.begin(), chosen, chosen + 1);
     if (gemvs.empty() || gemvs[0] != tc.chosen.gemv) gemvs.insert(gemvs.begin(), tc.chosen.gemv);
     for (const Ukernel* g : gemvs) {
       for (size_t chunk : kChunks) {
@@ -283,7 +296,7 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     for (size_t c : todo) max_cands = std::max(max_cands, rep.classes[c].candidates.size());
     size_t max_k = 0, max_n = 0;
     for (PackedWeights* w : weights) max_k = std::max(max_k, w->k()), max_n = std::max(max_n, w->n());
-    Runner run{ctx, random_floats(max_k, 7), std::vector<float>(max_n)};
+    Runner run{ctx, activations(max_k), std::vector<float>(max_n)};
     std::vector<char> measured(rep.classes.size(), 0);
     for (size_t c : todo) measured[c] = 1;
     std::vector<double> fastest(weights.size() * max_cands, 0.0);       // [weight][candidate]
