@@ -35,6 +35,7 @@ struct Result {
   size_t threads;
   bool prefill;  // pp (else tg)
   size_t n;
+  size_t then_gen = 0;               // pp<n>+tg<then_gen> (llama-bench's -pg): the prompt, then that many decodes
   size_t depth;                      // positions in the KV cache before the test
   std::vector<double> tokens_per_s;  // one per repetition
   double bound = 0;                  // tokens/s the limits allow (0: not measured)
@@ -58,8 +59,11 @@ double stddev(const std::vector<double>& v) {  // sample standard deviation; NaN
 }
 
 std::string test_name(const Result& r) {
-  return (r.prefill ? "pp" : "tg") + std::to_string(r.n) + (r.depth ? " @ d" + std::to_string(r.depth) : "");
+  return (r.prefill ? "pp" : "tg") + std::to_string(r.n) + (r.then_gen ? "+tg" + std::to_string(r.then_gen) : "") +
+         (r.depth ? " @ d" + std::to_string(r.depth) : "");
 }
+size_t n_prompt(const Result& r) { return r.prefill ? r.n : 0; }
+size_t n_gen(const Result& r) { return r.prefill ? r.then_gen : r.n; }
 
 // What the rows have in common: the model and its kernels.
 struct ModelInfo {
@@ -76,8 +80,8 @@ std::string result_json(const ModelInfo& mi, const Result& r) {
   JsonObject o;
   o.str("model", mi.path).str("arch", mi.arch).integer("packed_bytes", static_cast<long long>(mi.packed_bytes));
   o.str("gemm", mi.gemm).str("gemv", mi.gemv).integer("threads", static_cast<long long>(r.threads));
-  o.str("test", test_name(r)).integer("n_prompt", static_cast<long long>(r.prefill ? r.n : 0));
-  o.integer("n_gen", static_cast<long long>(r.prefill ? 0 : r.n)).integer("n_depth", static_cast<long long>(r.depth));
+  o.str("test", test_name(r)).integer("n_prompt", static_cast<long long>(n_prompt(r)));
+  o.integer("n_gen", static_cast<long long>(n_gen(r))).integer("n_depth", static_cast<long long>(r.depth));
   o.str("type_k", llm::kv_type_name(mi.kv.k)).str("type_v", llm::kv_type_name(mi.kv.v));
   o.integer("kv_bytes", static_cast<long long>(mi.kv_bytes)).integer("repetitions", static_cast<long long>(mi.reps));
   o.num("avg_ts", avg, 3).num("stddev_ts", sd, 3);
@@ -130,8 +134,8 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
     for (const Result& r : results) {
       const double avg = mean(r.tokens_per_s);
       std::printf("%s,%s,%zu,%s,%zu,%s,%zu,%zu,%zu,%s,%s,%zu,%s,%s,%s,%s\n", csv_field(mi.path).c_str(), csv_field(mi.arch).c_str(),
-                  mi.packed_bytes, mi.gemm.c_str(), r.threads, test_name(r).c_str(), r.prefill ? r.n : 0,
-                  r.prefill ? 0 : r.n, r.depth, llm::kv_type_name(mi.kv.k), llm::kv_type_name(mi.kv.v), mi.reps, fmt("%.3f", avg).c_str(), fmt("%.3f", stddev(r.tokens_per_s)).c_str(),
+                  mi.packed_bytes, mi.gemm.c_str(), r.threads, test_name(r).c_str(), n_prompt(r),
+                  n_gen(r), r.depth, llm::kv_type_name(mi.kv.k), llm::kv_type_name(mi.kv.v), mi.reps, fmt("%.3f", avg).c_str(), fmt("%.3f", stddev(r.tokens_per_s)).c_str(),
                   r.bound > 0 ? fmt("%.3f", r.bound).c_str() : "",
                   r.paired >= 0 && paired_plausible(r.paired) ? fmt("%.4f", r.paired).c_str() : "");
     }
@@ -176,7 +180,8 @@ int bench_model(int argc, char** argv) {
   std::vector<size_t> n_prompt{512}, n_gen{128}, n_depth{0}, threads;
   KvFlags kv_flags;
   size_t reps = 5;
-  bool no_limits = false, json = false, no_tune = false;
+  bool no_limits = false, json = false, no_tune = false, progress = false;
+  std::vector<std::string> pg_args;
   Args args("bench model",
             "Prefill (pp) and decode (tg) tokens/s of a GGUF model, like llama-bench: every combination of the -p,\n"
             "-n and -t lists, -r repetitions each (mean ± standard deviation), and the same as fractions of the\n"
@@ -189,6 +194,7 @@ int bench_model(int argc, char** argv) {
       .counts("-p,--n-prompt", &n_prompt, 0, "prompt tokens of the prefill tests (default 512; 0 skips it)")
       .counts("-n,--n-gen", &n_gen, 0, "tokens of the decode tests (default 128; 0 skips it)")
       .counts("-d,--n-depth", &n_depth, 0, "KV cache positions filled before each test (default 0)")
+      .strs("-pg", &pg_args, "PP,TG", "also a prompt of PP tokens then TG decodes, timed together as (PP + TG) / time (repeatable)")
       .counts("-t,--threads", &threads, 1, "thread counts (default: as qmm run, all cores; one for models under 16 MiB)")
       .size("-r,--repetitions", &reps, "repetitions of each test (default 5)")
       .choice("-o,--output", &format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
@@ -197,6 +203,7 @@ int bench_model(int argc, char** argv) {
       .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &no_limits, "skip measuring the machine limits")
+      .flag("--progress", &progress, "print each test and repetition to stderr as it starts")
       .flag("--no-tune", &no_tune, "keep the default decode plans (like QMM_TUNE=0); else tuned per thread count, as loads do")
       .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
@@ -220,11 +227,22 @@ int bench_model(int argc, char** argv) {
     if (t > 1024) throw UsageError("-t must be at most 1024");
   }
   if (reps > 1000) throw UsageError("-r must be at most 1000");
-  const size_t max_p = *std::max_element(n_prompt.begin(), n_prompt.end());
+  std::vector<std::pair<size_t, size_t>> pg;  // -pg PP,TG
+  for (const std::string& a : pg_args) {
+    size_t pp = 0, tg = 0, used = 0;
+    const bool ok = std::sscanf(a.c_str(), "%zu,%zu%zn", &pp, &tg, &used) == 2 && used == a.size() && pp > 0 && tg > 0;
+    if (!ok) throw UsageError("-pg takes PP,TG (two positive numbers, as 512,128), not '" + a + "'");
+    pg.emplace_back(pp, tg);
+  }
+  size_t max_p = *std::max_element(n_prompt.begin(), n_prompt.end());
   const size_t max_n = *std::max_element(n_gen.begin(), n_gen.end());
+  size_t max_pg = 0;  // positions a -pg test fills
+  for (const auto& [pp, tg] : pg) max_p = std::max(max_p, pp), max_pg = std::max(max_pg, pp + tg);
   if (max_p + max_n == 0) throw UsageError("nothing to measure (-p 0 -n 0)");
   const size_t max_d = *std::max_element(n_depth.begin(), n_depth.end());
-  if (max_p + max_n > (size_t{1} << 20) || max_d > (size_t{1} << 20)) throw UsageError("-p + -n and -d must be at most 2^20");
+  if (std::max(max_p + max_n, max_pg) > (size_t{1} << 20) || max_d > (size_t{1} << 20)) {
+    throw UsageError("-p + -n, -pg's PP + TG and -d must be at most 2^20");
+  }
   const llm::KvTypes kv = kv_flags.types();
 
   llm::LoadOptions opt;
@@ -259,11 +277,19 @@ int bench_model(int argc, char** argv) {
 
   std::vector<Result> results;
   std::vector<std::unique_ptr<MachineLimits>> limits;
+  const size_t tests_per_thread_count =
+      n_depth.size() * (static_cast<size_t>(std::count_if(n_prompt.begin(), n_prompt.end(), [](size_t p) { return p > 0; })) +
+                        static_cast<size_t>(std::count_if(n_gen.begin(), n_gen.end(), [](size_t n) { return n > 0; })) + pg.size());
+  auto show_progress = [&](const Result& r, size_t rep) {  // llama-bench's --progress, on stderr
+    std::fprintf(stderr, "qmm bench model: test %zu/%zu: %s, %zu thread%s, repetition %zu/%zu\n", results.size() + 1,
+                 tests_per_thread_count * threads.size(), test_name(r).c_str(), r.threads, r.threads == 1 ? "" : "s",
+                 rep + 1, reps);
+  };
   for (size_t t : threads) {
     Context ctx(static_cast<int>(t));
     if (!no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
     const size_t n_batch = std::max<size_t>({max_p, std::min<size_t>(max_d, 512), 1});
-    llm::State state(model, max_d + std::max<size_t>({max_p, max_n, 1}), n_batch, ctx, 1, kv);
+    llm::State state(model, max_d + std::max<size_t>({max_p, max_n, max_pg, 1}), n_batch, ctx, 1, kv);
     mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, kv);
     // The cache at depth d: kept from the last test when it holds the first d positions, else refilled.
     auto to_depth = [&](size_t d) {
@@ -285,8 +311,9 @@ int bench_model(int argc, char** argv) {
     for (size_t d : n_depth) {
       for (size_t p : n_prompt) {
         if (!p) continue;
-        Result r{t, true, p, d, {}, !no_limits && pp_sec_per_token > 0 ? 1.0 / pp_sec_per_token : 0, -1, 0, &lim};
+        Result r{t, true, p, 0, d, {}, !no_limits && pp_sec_per_token > 0 ? 1.0 / pp_sec_per_token : 0, -1, 0, &lim};
         for (size_t i = 0; i < reps; ++i) {
+          if (progress) show_progress(r, i);
           to_depth(d);
           const double t0 = now_seconds();
           llm::forward(model, state, prompt.data() + d, p);
@@ -298,12 +325,13 @@ int bench_model(int argc, char** argv) {
         if (!n) continue;
         double kv_read = 0;  // KV bytes read per token, averaged over the test's positions
         for (size_t j = 0; j < n; ++j) kv_read += static_cast<double>(state.kv_bytes_read(d + j)) / static_cast<double>(n);
-        Result r{t, false, n, d, {}, lim.dram_read_gbs > 0 ? lim.dram_read_gbs * 1e9 / (bytes_per_token + kv_read) : 0, -1, 0, &lim};
+        Result r{t, false, n, 0, d, {}, lim.dram_read_gbs > 0 ? lim.dram_read_gbs * 1e9 / (bytes_per_token + kv_read) : 0, -1, 0, &lim};
         std::vector<double> paired, read_gbs;
         std::vector<std::pair<const uint8_t*, size_t>> spans;
         std::vector<const uint8_t*> bufs;
         std::vector<size_t> sizes;
         for (size_t i = 0; i < reps; ++i) {
+          if (progress) show_progress(r, i);
           to_depth(d);
           int32_t next = prompt[0];
           double total = 0;
@@ -329,6 +357,22 @@ int bench_model(int argc, char** argv) {
         }
         r.paired = median(paired);
         r.paired_read_gbs = median(read_gbs);
+        results.push_back(r);
+      }
+      for (const auto& [pp, tg] : pg) {  // no bound, no paired read: a mix of the two
+        Result r{t, true, pp, tg, d, {}, 0, -1, 0, &lim};
+        for (size_t i = 0; i < reps; ++i) {
+          if (progress) show_progress(r, i);
+          to_depth(d);
+          const double t0 = now_seconds();
+          llm::forward(model, state, prompt.data() + d, pp);
+          int32_t next = prompt[0];
+          for (size_t j = 0; j < tg; ++j) {
+            llm::forward(model, state, &next, 1);
+            next = static_cast<int32_t>((static_cast<size_t>(next) * 7 + 1) % c.n_vocab);
+          }
+          r.tokens_per_s.push_back(static_cast<double>(pp + tg) / (now_seconds() - t0));
+        }
         results.push_back(r);
       }
     }
