@@ -5,7 +5,7 @@
 # Every output goes to the terminal and to $OUT/NAME.txt (default OUT: bench-results/DATE).
 #   QMM=path/to/qmm      use this binary instead of building build-bench/
 #   THREADS="1 2"        thread counts (default: 1 and all cores)
-#   QUICK=1              small shapes and short runs, to try the script out (minutes -> seconds)
+#   QUICK=1              small shapes and short runs, to try the script out (about 6 minutes on 2 vCPUs instead of 15)
 # A full run takes about 15 minutes on 2 cores and needs ~1.3 GB of disk for the model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
