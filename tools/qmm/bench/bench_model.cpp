@@ -277,6 +277,7 @@ int bench_model(int argc, char** argv) {
 
   std::vector<Result> results;
   std::vector<std::unique_ptr<MachineLimits>> limits;
+  auto next_id = [&c](int32_t t) { return static_cast<int32_t>((static_cast<size_t>(t) * 7 + 1) % c.n_vocab); };  // decode input
   const size_t tests_per_thread_count =
       n_depth.size() * (static_cast<size_t>(std::count_if(n_prompt.begin(), n_prompt.end(), [](size_t p) { return p > 0; })) +
                         static_cast<size_t>(std::count_if(n_gen.begin(), n_gen.end(), [](size_t n) { return n > 0; })) + pg.size());
@@ -341,7 +342,7 @@ int bench_model(int argc, char** argv) {
             llm::forward(model, state, &next, 1);
             const double token_s = now_seconds() - t0;
             total += token_s;
-            next = static_cast<int32_t>((static_cast<size_t>(next) * 7 + 1) % c.n_vocab);
+            next = next_id(next);
             // Paired with each token: a plain read of every packed weight and of the KV bytes it read, at the same moment.
             bufs = wbufs, sizes = wsizes;
             size_t bytes = st.packed_bytes;
@@ -369,7 +370,7 @@ int bench_model(int argc, char** argv) {
           int32_t next = prompt[0];
           for (size_t j = 0; j < tg; ++j) {
             llm::forward(model, state, &next, 1);
-            next = static_cast<int32_t>((static_cast<size_t>(next) * 7 + 1) % c.n_vocab);
+            next = next_id(next);
           }
           r.tokens_per_s.push_back(static_cast<double>(pp + tg) / (now_seconds() - t0));
         }
