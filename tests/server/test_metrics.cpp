@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <regex>
+#include <set>
 #include <thread>
 
 #include "../llm/test_models.h"
@@ -313,6 +316,32 @@ TEST(ServeDrain, FullQueueIs503WithRetryAfter) {
     EXPECT_EQ(json::parse(r->body)["error"]["type"], "unavailable_error");
   }
   EXPECT_TRUE(refused);
+}
+
+// Every metric /metrics serves is named in the README's server section and in docs/deploy.md,
+// and every `llamacpp:` / `qmm:` name those documents give is served.
+TEST(ServeMetrics, EveryMetricIsDocumented) {
+  SlowBackend b(1, std::chrono::milliseconds(0));
+  ServeMetrics m;
+  test::TestServer s(b, options(), &m);
+  const std::string text = get(s.port(), "/metrics").body;
+  std::set<std::string> served;
+  const std::regex type_line("# TYPE ([^ ]+) "), name_in_doc("(llamacpp|qmm):[a-z_]+");
+  for (std::sregex_iterator it(text.begin(), text.end(), type_line), end; it != end; ++it) {
+    served.insert((*it)[1]);
+  }
+  ASSERT_GT(served.size(), 10u);
+  for (const char* doc : {"/README.md", "/docs/deploy.md"}) {
+    std::ifstream in(std::string(QMM_SOURCE_DIR) + doc);
+    ASSERT_TRUE(in) << doc;
+    const std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const std::string& name : served) EXPECT_NE(d.find("`" + name), std::string::npos) << name << " is not in " << doc;
+    for (std::sregex_iterator it(d.begin(), d.end(), name_in_doc), end; it != end; ++it) {
+      const std::string name = (*it)[0];
+      const bool bucket = name.size() > 7 && name.compare(name.size() - 7, 7, "_bucket") == 0;
+      EXPECT_TRUE(served.count(bucket ? name.substr(0, name.size() - 7) : name)) << doc << " names " << name;
+    }
+  }
 }
 
 }  // namespace

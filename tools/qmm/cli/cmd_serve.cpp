@@ -92,7 +92,7 @@ int cmd_serve(int argc, char** argv) {
       .count("-c,--ctx-size", &n_ctx, "KV cache positions shared by the slots, each n_ctx / np (default 0: the model's trained context, lowered to what fits in memory)")
       .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
-      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
+      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health and /live)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")

@@ -45,7 +45,7 @@ class Backend {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                 // 0: any free port (bind() returns it)
-  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY" or "X-Api-Key: KEY"
+  std::string api_key;             // non-empty: every route but /health and /live needs "Authorization: Bearer KEY" or "X-Api-Key: KEY"
   // CORS, as llama-server: "*" allows every origin (its Origin is echoed), a comma-separated
   // list only those, "" none. Preflight OPTIONS requests are answered without the key.
   std::string cors = "*";

@@ -138,6 +138,7 @@ ServeMetrics::ServeMetrics()
   });
   // Each finish reason from the start, at 0: a series that appears late loses its first rate().
   for (const char* reason : {"stop", "length", "cancelled", "error"}) finished_series(reason);
+  answered_series(200);
 }
 
 Value& ServeMetrics::finished_series(std::string_view reason) {
@@ -145,9 +146,9 @@ Value& ServeMetrics::finished_series(std::string_view reason) {
                           "finish_reason=\"" + std::string(reason) + "\"");
 }
 
-void ServeMetrics::answered(int status) {
-  registry.counter("qmm:http_requests_total", "HTTP answers, by status code.", "code=\"" + std::to_string(status) + "\"")
-      .add();
+Value& ServeMetrics::answered_series(int status) {
+  return registry.counter("qmm:http_requests_total", "HTTP answers, by status code.",
+                          "code=\"" + std::to_string(status) + "\"");
 }
 
 }  // namespace qmm::serve

@@ -98,10 +98,11 @@ struct ServeMetrics {
   // Requests ended, by finish reason ("stop", "length", "cancelled", "error").
   void finished(std::string_view reason) { finished_series(reason).add(); }
   // HTTP answers by status code.
-  void answered(int status);
+  void answered(int status) { answered_series(status).add(); }
 
  private:
   Value& finished_series(std::string_view reason);
+  Value& answered_series(int status);
 };
 
 }  // namespace qmm::serve
