@@ -173,11 +173,16 @@ int cmd_serve(int argc, char** argv) {
     if (const size_t left = server.in_flight()) {
       std::fprintf(stderr, "qmm serve: --shutdown-timeout reached: %zu requests end with finish_reason \"abort\"\n", left);
     }
-    front.shutdown();
-    stop_server();  // the workers finish writing what they answer, then the listener closes
+    // The stop may take a while (an engine step to end, workers finishing their writes to
+    // slow clients): on its own thread, so that a second signal still exits at once.
+    std::thread stopper([&] {
+      front.shutdown();
+      stop_server();  // the workers finish writing what they answer, then the listener closes
+    });
     while (!finished) {
       if (const int again = next_signal(std::chrono::milliseconds(100))) exit_now(again);
     }
+    stopper.join();
   });
   std::thread http([&] {
     server.run();
@@ -210,9 +215,11 @@ int cmd_serve(int argc, char** argv) {
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat), counted.get());
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
-    std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
-                url_host.c_str(), bound, slots, gopt.n_ctx, lm->threads);
-    std::fflush(stdout);
+    if (!signalled) {  // (a signal during the load has stopped the listener already)
+      std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
+                  url_host.c_str(), bound, slots, gopt.n_ctx, lm->threads);
+      std::fflush(stdout);
+    }
   } catch (...) {
     stop_threads();
     throw;
