@@ -137,8 +137,15 @@ ServeMetrics::ServeMetrics()
     return s > 0 ? predicted_tokens.get() / s : 0.0;
   });
   // Each finish reason from the start, at 0: a series that appears late loses its first rate().
-  for (const char* reason : {"stop", "length", "cancelled", "error"}) finished_series(reason);
+  for (const char* reason : {"stop", "length", "cancelled", "error"}) reasons_.push_back({reason, &finished_series(reason)});
   answered_series(200);
+}
+
+void ServeMetrics::finished(std::string_view reason) {
+  for (const Reason& r : reasons_) {
+    if (r.name == reason) return r.series->add();
+  }
+  finished_series(reason).add();
 }
 
 Value& ServeMetrics::finished_series(std::string_view reason) {

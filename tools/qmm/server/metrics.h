@@ -96,13 +96,19 @@ struct ServeMetrics {
   Histogram& time_to_first_token;  // request received -> its first token, seconds
   Histogram& inter_token_latency;  // between two tokens of one request, seconds
   // Requests ended, by finish reason ("stop", "length", "cancelled", "error").
-  void finished(std::string_view reason) { finished_series(reason).add(); }
+  void finished(std::string_view reason);
   // HTTP answers by status code.
   void answered(int status) { answered_series(status).add(); }
 
  private:
   Value& finished_series(std::string_view reason);
   Value& answered_series(int status);
+  // The engine's finish reasons, found without the registry's lock (the engine thread counts).
+  struct Reason {
+    std::string_view name;
+    Value* series;
+  };
+  std::vector<Reason> reasons_;
 };
 
 }  // namespace qmm::serve
