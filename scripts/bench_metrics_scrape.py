@@ -112,13 +112,17 @@ def main():
               (a.hz, statistics.median(ratios), min(ratios), max(ratios), len(ratios)))
         print("scrapes: %d, median %.3f ms each (client side, new connection)" %
               (len(scrape_s), 1e3 * statistics.median(scrape_s)))
-        c0 = cpu_seconds(srv.pid)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        for _ in range(2000):
-            conn.request("GET", "/metrics")
-            conn.getresponse().read()
-        conn.close()
-        per_scrape = (cpu_seconds(srv.pid) - c0) / 2000
+        def cpu_per_request(path, n=2000):
+            c0 = cpu_seconds(srv.pid)
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            for _ in range(n):
+                conn.request("GET", path)
+                conn.getresponse().read()
+            conn.close()
+            return (cpu_seconds(srv.pid) - c0) / n
+        per_scrape = cpu_per_request("/metrics")
+        print("server CPU: %.1f us per GET /metrics, %.1f us per GET /health (the cost of any request)"
+              % (1e6 * per_scrape, 1e6 * cpu_per_request("/health")))
         c0 = cpu_seconds(srv.pid)
         stream_round(port, a.tokens)
         per_token = (cpu_seconds(srv.pid) - c0) / a.tokens
