@@ -113,7 +113,7 @@ int cmd_serve(int argc, char** argv) {
   if (shutdown_timeout > 86400) throw UsageError("--shutdown-timeout must be in 0..86400 seconds");
   serve::limit_malloc_retention();
 
-  // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
+  // SIGINT / SIGTERM are taken by one thread (sigtimedwait), so no other thread is interrupted.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
