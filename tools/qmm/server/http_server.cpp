@@ -106,7 +106,9 @@ void HttpServer::register_gauges() {
 
 void HttpServer::drain() { draining_ = true; }
 
-HttpServer::~HttpServer() = default;
+// The connection server first: its workers, joined there, may still end a stream, whose
+// releaser counts in_flight_ down.
+HttpServer::~HttpServer() { svr_.reset(); }
 
 bool HttpServer::authorized(const httplib::Request& req) const {
   if (opt_.api_key.empty()) return true;

@@ -67,7 +67,9 @@ void limit_malloc_retention();
 class HttpServer {
  public:
   // With `metrics` (it must outlive the server) GET /metrics answers them and every answer is
-  // counted by status; without, /metrics is llama-server's 501 (start with --metrics).
+  // counted by status; without, /metrics is llama-server's 501 (start with --metrics). The
+  // server adds gauges that read itself and `backend` at each scrape: render `metrics` only
+  // through this server's /metrics, and give each server its own ServeMetrics.
   HttpServer(Backend& backend, ServerOptions opt, ServeMetrics* metrics = nullptr);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
