@@ -3,7 +3,8 @@
 
 Starts `qmm serve --metrics` on MODEL, then alternates rounds without and with a scraper
 (GET /metrics every 1/HZ s on its own connection): each round is one streamed completion of
-TOKENS tokens (ignore_eos), timed from its first token to its last on the client. The order
+TOKENS tokens (ignore_eos), timed from its first token to its last on the client, and the
+server's CPU time per token over the round (the scrapes' CPU included). The order
 within a pair alternates (AB, BA, ...), so a drift of the shared machine falls on both sides.
 Prints each pair, the median ratio with/without, and the median time of one scrape; then the
 server's CPU time per scrape (2000 scrapes on an idle server, /proc/PID/stat) against its CPU
@@ -93,23 +94,29 @@ def main():
     threading.Thread(target=lambda: [None for _ in srv.stdout], daemon=True).start()
     try:
         stream_round(port, 8)  # warm-up
-        ratios, scrape_s, without = [], [], []
+        ratios, cpu_ratios, scrape_s, without = [], [], [], []
         for i in range(a.pairs):
-            got = {}
+            got, cpu = {}, {}
             for scraped in ((False, True) if i % 2 == 0 else (True, False)):
                 s = Scraper(port, a.hz) if scraped else None
                 if s:
                     s.start()
+                c0 = cpu_seconds(srv.pid)
                 got[scraped] = stream_round(port, a.tokens)
+                cpu[scraped] = (cpu_seconds(srv.pid) - c0) / a.tokens
                 if s:
                     s.stop.set()
                     s.join()
                     scrape_s += s.times
             ratios.append(got[True] / got[False])
+            cpu_ratios.append(cpu[True] / cpu[False])
             without.append(got[False])
-            print("pair %2d: without %.2f tok/s, with %.2f tok/s, ratio %.4f" % (i + 1, got[False], got[True], ratios[-1]))
+            print("pair %2d: without %.2f tok/s, with %.2f tok/s, ratio %.4f; server CPU per token %.2f / %.2f ms, ratio %.4f"
+                  % (i + 1, got[False], got[True], ratios[-1], 1e3 * cpu[False], 1e3 * cpu[True], cpu_ratios[-1]))
         print("median ratio with/without a %.3g Hz scraper: %.4f (min %.4f, max %.4f) over %d pairs" %
               (a.hz, statistics.median(ratios), min(ratios), max(ratios), len(ratios)))
+        print("median server CPU per decoded token with/without: %.4f (min %.4f, max %.4f)" %
+              (statistics.median(cpu_ratios), min(cpu_ratios), max(cpu_ratios)))
         print("scrapes: %d, median %.3f ms each (client side, new connection)" %
               (len(scrape_s), 1e3 * statistics.median(scrape_s)))
         def cpu_per_request(path, n=2000):
