@@ -304,7 +304,8 @@ TEST(KernelTwins, AmxGemmsAreTheAvx512VnniBits) {
       if (v->isa == Isa::avx512vnni && !v->gemv && v->type == u->type && shares_packed_rhs(*u, *v)) twin = v;
     }
     ASSERT_NE(twin, nullptr) << u->name << " has no AVX-512 VNNI twin";
-    for (auto [m, n, k] : {std::array<size_t, 3>{2, 16, 32}, {17, 33, 96}, {64, 48, 4096}, {129, 257, 160}}) {
+    for (auto [m, n, kb] : {std::array<size_t, 3>{2, 16, 1}, {17, 33, 3}, {64, 48, 128}, {129, 257, 5}}) {
+      const size_t k = kb * block_len(u->type);  // 32-blocks or super-blocks
       const Problem prob(u->type, m, n, k, 7 + m);
       const std::vector<float> a = prob.run(*u, m, n, -INFINITY, INFINITY), b = prob.run(*twin, m, n, -INFINITY, INFINITY);
       ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << u->name << " vs " << twin->name << " at " << m
