@@ -36,7 +36,8 @@ std::optional<int64_t> bounded(const json& body, const char* name, int64_t lo, i
   if (!v) return std::nullopt;
   const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
   if (!v->is_number_integer()) bad(name, std::string("'") + name + "' must be an integer in " + range);
-  if (v->is_number_unsigned() ? v->get<uint64_t>() > static_cast<uint64_t>(hi) : v->get<int64_t>() < lo || v->get<int64_t>() > hi) {
+  if ((v->is_number_unsigned() && v->get<uint64_t>() > static_cast<uint64_t>(hi)) || v->get<int64_t>() < lo ||
+      v->get<int64_t>() > hi) {
     bad(name, std::string("'") + name + "' must be in " + range + ", got " + v->dump());
   }
   return v->get<int64_t>();

@@ -102,8 +102,7 @@ void EngineBackend::check_ids(const std::vector<int32_t>& ids, const char* param
 }
 
 std::vector<int32_t> EngineBackend::tokenize(const std::string& text, bool add_special) const {
-  check_fits(text.size(), "content");
-  std::unique_lock lock(long_mu_, std::defer_lock);  // long texts one at a time, as prompts
+  std::unique_lock lock(long_mu_, std::defer_lock);  // long texts one at a time, as prompts (the body limit bounds them)
   if (text.size() >= kLongText) lock.lock();
   return tok_.encode(text, add_special);
 }
