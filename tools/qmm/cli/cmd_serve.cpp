@@ -105,7 +105,8 @@ int cmd_serve(int argc, char** argv) {
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
       .str("--pooling", &pooling, "mean|last|cls",
-           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token");
+           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
+      .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions");
   kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
