@@ -38,7 +38,7 @@ Stories& stories() {
 struct Served {
   EngineBackend backend;
   test::TestServer server;
-  explicit Served(const std::string& key = {})
+  explicit Served(const std::string& key = {}, llm::Pooling pooling = llm::Pooling::mean)
       : backend(stories().model, stories().tok, stories().ctx, {2, 128, 16, 4},
                 llm::ChatFormat::from_template(stories().tok,
                                                "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:",
@@ -48,7 +48,9 @@ struct Served {
           o.model_id = "stories260K";
           o.api_key = key;
           return o;
-        }()) {}
+        }()) {
+    backend.set_pooling(pooling);
+  }
   int port() const { return server.port(); }
   test::Reply post(const std::string& path, const std::string& body) { return request(port(), "POST", path, body); }
 };
@@ -237,6 +239,29 @@ TEST_F(ServeApps, EmbeddingsAloneBatchedAsIdsAndBase64) {
   r = s.post("/v1/embeddings", R"({"input":[[1,2],[1,512]]})");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(r.json()["error"]["param"], "input");
+
+  // 64 inputs, far more than the 2 slots and 4 queued requests: served in waves, in order.
+  json inputs = json::array();
+  for (int i = 0; i < 64; ++i) inputs.push_back(i == 37 ? std::string("The cat sat on the mat.") : "input " + std::to_string(i));
+  r = s.post("/v1/embeddings", json{{"input", inputs}}.dump());
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  ASSERT_EQ(r.json()["data"].size(), 64u);
+  const std::vector<float> v37 = r.json()["data"][37]["embedding"];
+  for (size_t i = 0; i < dim; ++i) EXPECT_NEAR(v37[i], one[i], 1e-5);
+}
+
+TEST_F(ServeApps, EmbeddingsPoolLastOrFirst) {
+  const std::string body = R"({"input":"The cat sat on the mat."})";
+  Served mean, last({}, llm::Pooling::last), cls({}, llm::Pooling::cls);
+  const std::vector<float> m = mean.post("/v1/embeddings", body).json()["data"][0]["embedding"];
+  const std::vector<float> l = last.post("/v1/embeddings", body).json()["data"][0]["embedding"];
+  const std::vector<float> c = cls.post("/v1/embeddings", body).json()["data"][0]["embedding"];
+  ASSERT_EQ(l.size(), m.size());
+  EXPECT_NE(l, m);
+  EXPECT_NE(c, m);
+  EXPECT_NE(c, l);
+  // cls is the first token's state: BOS alone, whatever follows.
+  EXPECT_EQ(cls.post("/v1/embeddings", R"({"input":"A dog."})").json()["data"][0]["embedding"], json(c));
 }
 
 TEST_F(ServeApps, ChatPageServedWithItsPolicy) {

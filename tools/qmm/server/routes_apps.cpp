@@ -3,6 +3,8 @@
 // embedded into the binary at build time: no files to install, nothing fetched from elsewhere).
 #include <httplib.h>
 
+#include <algorithm>
+
 #include "apps_protocol.h"
 #include "chat_page.h"
 #include "connections.h"
@@ -83,19 +85,25 @@ void HttpServer::app_routes(const Guard& guarded) {
                               " (qmm does not shorten embeddings)", "dimensions");
     }
     const std::string model = e.inputs.model.empty() ? opt_.model_id : e.inputs.model;
-    std::vector<std::shared_ptr<Job>> jobs;
-    try {
-      for (serve::Request& part : split_prompts(std::move(e.inputs))) jobs.push_back(backend_.submit(std::move(part)));
-    } catch (...) {
-      for (const std::shared_ptr<Job>& j : jobs) j->cancel();  // answered whole or not at all
-      throw;
-    }
+    // The inputs go in waves of one per slot (decoded together), so that a batch larger than
+    // the queue is served rather than refused.
+    std::vector<serve::Request> parts = split_prompts(std::move(e.inputs));
+    const size_t wave = std::max<size_t>(1, backend_.load().slots);
     std::vector<std::vector<float>> vectors;
     size_t tokens = 0;
-    for (Event& ev : wait_all(jobs)) {
-      if (ev.embedding.size() != dim) throw ApiError(500, "an input gave no embedding");
-      vectors.push_back(std::move(ev.embedding));
-      tokens += ev.usage.prompt_tokens;
+    for (size_t at = 0; at < parts.size(); at += wave) {
+      std::vector<std::shared_ptr<Job>> jobs;
+      try {
+        for (size_t i = at; i < std::min(parts.size(), at + wave); ++i) jobs.push_back(backend_.submit(std::move(parts[i])));
+      } catch (...) {
+        for (const std::shared_ptr<Job>& j : jobs) j->cancel();  // answered whole or not at all
+        throw;
+      }
+      for (Event& ev : wait_all(jobs)) {
+        if (ev.embedding.size() != dim) throw ApiError(500, "an input gave no embedding");
+        vectors.push_back(std::move(ev.embedding));
+        tokens += ev.usage.prompt_tokens;
+      }
     }
     res.set_content(embeddings_body(model, vectors, e.base64, tokens), kJson);
   });
