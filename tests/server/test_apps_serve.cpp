@@ -314,6 +314,9 @@ TEST_F(ServeApps, HostileBodiesOfTheNewRoutes) {
       {"/v1/embeddings", R"({"input":[[[1]]]})"},
       {"/v1/embeddings", R"({"input":"a","encoding_format":null,"dimensions":-5})"},
       {"/v1/embeddings", "{\"input\":\"" + big + "\"}"},
+      {"/v1/embeddings", "{\"input\":" + std::string(400000, '[') + std::string(400000, ']') + "}"},
+      {"/detokenize", "{\"tokens\":" + std::string(400000, '[') + std::string(400000, ']') + "}"},
+      {"/tokenize", "{\"content\":" + std::string(400000, '[') + std::string(400000, ']') + "}"},
       {"/v1/chat/completions", R"({"messages":[{"role":"user","content":"a"}],"logprobs":true,"top_logprobs":1000000})"},
       {"/v1/chat/completions", R"({"messages":[{"role":"user","content":"a"}],"n_probs":1e308})"},
       {"/v1/completions", R"({"prompt":"a","logprobs":4294967297})"},
@@ -323,6 +326,11 @@ TEST_F(ServeApps, HostileBodiesOfTheNewRoutes) {
     const test::Reply r = s.post(path, body);
     EXPECT_EQ(r.status, 400) << path << " " << body.substr(0, 80);
     EXPECT_TRUE(r.json()["error"]["message"].is_string()) << r.body.substr(0, 200);
+  }
+  for (const char* path : {"/tokenize", "/detokenize", "/v1/embeddings"}) {
+    const test::Reply r = request(s.port(), "GET", path);
+    EXPECT_EQ(r.status, 405) << path;
+    EXPECT_EQ(r.json()["error"]["code"], "method_not_allowed");
   }
   // A large text to tokenize is served (bounded by the body limit), the server still answers.
   const test::Reply t = s.post("/tokenize", "{\"content\":\"" + big + "\"}");

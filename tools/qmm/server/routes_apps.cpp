@@ -117,9 +117,14 @@ void HttpServer::app_routes(const Guard& guarded) {
       res.set_content(std::string(content), type);
     };
   };
-  for (const char* p : {"/tokenize", "/v1/tokenize"}) svr_->Post(p, tokenize);
-  for (const char* p : {"/detokenize", "/v1/detokenize"}) svr_->Post(p, detokenize);
-  for (const char* p : {"/v1/embeddings", "/embeddings"}) svr_->Post(p, embeddings);
+  const auto get_refused = [h = guarded(false, [](const Request& req, Response& res, const std::string&) {
+                              res.set_header("Allow", "POST");
+                              throw ApiError(405, req.method + " is not allowed on " + req.path + " (use POST)", {},
+                                             "method_not_allowed");
+                            })](const Request& req, Response& res) { h(req, res, httplib::ContentReader(nullptr, nullptr)); };
+  for (const char* p : {"/tokenize", "/v1/tokenize"}) svr_->Post(p, tokenize).Get(p, get_refused);
+  for (const char* p : {"/detokenize", "/v1/detokenize"}) svr_->Post(p, detokenize).Get(p, get_refused);
+  for (const char* p : {"/v1/embeddings", "/embeddings"}) svr_->Post(p, embeddings).Get(p, get_refused);
   svr_->Get("/", page(chat_page_html(), "text/html; charset=utf-8"));
   svr_->Get("/index.html", page(chat_page_html(), "text/html; charset=utf-8"));
   svr_->Get("/chat.js", page(chat_page_js(), "text/javascript; charset=utf-8"));
