@@ -23,7 +23,11 @@ function loadState() {
 
 function save() {
   for (const k of SETTINGS) state.settings[k] = $(k).value;
-  localStorage.setItem(STORE, JSON.stringify(state));
+  try {
+    localStorage.setItem(STORE, JSON.stringify(state));
+  } catch (e) {  // over the browser's quota: the page goes on, the conversation is not kept
+    showError('this conversation is too long to keep in the browser (New chat starts over): ' + e.message);
+  }
 }
 
 function bubble(role, text) {
