@@ -1,19 +1,13 @@
 #!/usr/bin/env bash
 # CTest driver of chat_page_browser.mjs: the chat page in headless Chromium.
 #   chat_page_check.sh QMM_BINARY MODEL.gguf
-# Installs Debian's chromium when it is missing and this runs as root with apt (as
-# scripts/deps.sh would); exits 77 (CTest: skipped) with the reason when there is no browser
-# or no node with a WebSocket client.
+# Exits 77 (CTest: skipped) with the reason when there is no browser (scripts/test.sh installs
+# Debian's chromium) or no node with a WebSocket client.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 [ $# -eq 2 ] || { echo "usage: $0 QMM_BINARY MODEL.gguf" >&2; exit 2; }
 browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  echo "chat_page_check: installing chromium" >&2
-  DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq --no-install-recommends chromium >/dev/null 2>&1 || true
-  browser=$(command -v chromium || true)
-fi
-[ -n "$browser" ] || { echo "SKIP: no chromium (apt-get install chromium) to run the chat page in"; exit 77; }
+[ -n "$browser" ] || { echo "SKIP: no chromium to run the chat page in (scripts/deps.sh chromium)"; exit 77; }
 command -v node >/dev/null || { echo "SKIP: no node to drive the browser"; exit 77; }
 # node 22 has WebSocket; node 20.10+ behind --experimental-websocket.
 flag=--experimental-websocket
