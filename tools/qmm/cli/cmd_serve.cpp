@@ -55,6 +55,12 @@ class LoadingBackend : public serve::Backend {
     if (!b) return serve::Load{0, 0, 0, 0, true};
     return b->load();
   }
+  std::vector<int32_t> tokenize(const std::string& text, bool add_special) const override {
+    return ready().tokenize(text, add_special);
+  }
+  std::string token_piece(int32_t id) const override { return ready().token_piece(id); }
+  std::string detokenize(const std::vector<int32_t>& ids) const override { return ready().detokenize(ids); }
+  size_t embedding_size() const override { return ready().embedding_size(); }
   void shutdown() {  // running requests end (finish_reason "abort"); later ones get 503
     std::lock_guard lock(mu_);
     if (b_) b_->shutdown();
@@ -65,6 +71,11 @@ class LoadingBackend : public serve::Backend {
     std::lock_guard lock(mu_);
     return b_;
   }
+  const serve::EngineBackend& ready() const {
+    const serve::EngineBackend* b = get();
+    if (!b) throw serve::ApiError(503, "Loading model", {}, "loading");
+    return *b;
+  }
   mutable std::mutex mu_;
   serve::EngineBackend* b_ = nullptr;
 };
@@ -74,16 +85,17 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", alias;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean", alias;
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256, threads_http = 0, idle_timeout = 5, shutdown_timeout = 30;
   bool metrics = false;
   Args args("serve",
             "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
-            "server-sent events with \"stream\": true), GET /v1/models, GET /health (readiness), GET /live,\n"
-            "GET /metrics (with --metrics). Concurrent requests are decoded together, one batched forward pass\n"
-            "per step. SIGINT / SIGTERM drain it: /health and new requests answer 503, requests in flight\n"
-            "finish (at most --shutdown-timeout), then it exits 0; a second signal exits at once.",
+            "server-sent events with \"stream\": true), POST /v1/embeddings, GET /v1/models, GET /health\n"
+            "(readiness), GET /live, GET /metrics (with --metrics), llama-server's POST /tokenize and /detokenize,\n"
+            "and a chat page at GET /. Concurrent requests are decoded together, one batched forward pass per\n"
+            "step. SIGINT / SIGTERM drain it: /health and new requests answer 503, requests in flight finish\n"
+            "(at most --shutdown-timeout), then it exits 0; a second signal exits at once.",
             argc - 1, argv + 1);
   mf.add_to(args);
   args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
@@ -96,6 +108,9 @@ int cmd_serve(int argc, char** argv) {
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
+      .str("--pooling", &pooling, "mean|last|cls",
+           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
+      .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions")
       .str("-a,--alias", &alias, "NAME", "the model's name in /v1/models and in answers (default: the file's name)")
       .flag("--metrics", &metrics, "serve Prometheus metrics at GET /metrics (llama-server's flag; off by default)")
       .size("--threads-http", &threads_http, "HTTP workers: requests read and answered at once (default 2 x (np + queue) + 8)")
@@ -111,6 +126,8 @@ int cmd_serve(int argc, char** argv) {
   if (threads_http > 1024) throw UsageError("--threads-http must be in 1..1024");
   if (idle_timeout > 86400) throw UsageError("-to/--timeout must be in 1..86400 seconds");
   if (shutdown_timeout > 86400) throw UsageError("--shutdown-timeout must be in 0..86400 seconds");
+  const std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
+  if (!pool) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
   serve::limit_malloc_retention();
 
   // SIGINT / SIGTERM are taken by one thread (sigtimedwait), so no other thread is interrupted.
@@ -213,6 +230,7 @@ int cmd_serve(int argc, char** argv) {
     gopt.max_queue = queue;
     gopt.kv = kv.types();
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat), counted.get());
+    backend->set_pooling(*pool);
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
     if (!signalled) {  // (a signal during the load has stopped the listener already)

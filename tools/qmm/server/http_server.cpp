@@ -222,6 +222,7 @@ void HttpServer::routes() {
   for (const char* p : {"/v1/completions", "/completions"}) {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
   }
+  app_routes(guarded);  // routes_apps.cpp: /tokenize, /detokenize, /v1/embeddings, the chat page
 
   // CORS as llama-server: an allowed Origin is echoed on every answer; a preflight OPTIONS
   // request is answered at once (no key: browsers send none with it). A request whose length
@@ -302,20 +303,20 @@ std::string HttpServer::read_body(const httplib::Request& req, httplib::Response
   return body;
 }
 
-void HttpServer::generate(const httplib::Request&, httplib::Response& res, const std::string& body, Endpoint ep) {
-  // In flight from here until answered whole (a stream: until its releaser runs). The count
-  // is raised before draining_ is read, so a drain that sees 0 has no request slipping past.
+HttpServer::InFlight HttpServer::admit() {
+  // The count is raised before draining_ is read, so a drain that sees 0 has no request
+  // slipping past it.
   ++in_flight_;
-  struct Leave {
-    std::atomic<size_t>* n;
-    ~Leave() {
-      if (n) --*n;
-    }
-  } leave{&in_flight_};
+  InFlight in(&in_flight_);
   if (draining_) {
     ConnectionServer::close_after_response();  // a gateway reconnects, to another replica
     throw ApiError(503, "the server is shutting down; retry", {}, "shutting_down");
   }
+  return in;
+}
+
+void HttpServer::generate(const httplib::Request&, httplib::Response& res, const std::string& body, Endpoint ep) {
+  InFlight leave = admit();  // (a stream: until its releaser runs)
   Request r = parse_request(body, ep);
   const bool streaming = r.stream;
   // Any "model" is served by the loaded one, and answers name it (llama-server's single-model
@@ -339,6 +340,9 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
   }
 
   std::vector<Choice> choices(jobs.size());
+  if (jobs.front()->request().logprobs >= 0) {
+    for (Choice& c : choices) c.logprobs.emplace();
+  }
   Usage usage;
   auto checked = std::chrono::steady_clock::now();
   for (size_t i = 0; i < jobs.size();) {
@@ -354,6 +358,7 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
     }
     if (!got) continue;
     choices[i].text += e.text;
+    if (choices[i].logprobs) choices[i].logprobs->insert(choices[i].logprobs->end(), e.logprobs.begin(), e.logprobs.end());
     if (!e.done) continue;
     if (!e.error.empty()) {
       cancel_all();
@@ -388,7 +393,10 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
       Event e;
       if (!jobs[i]->next(e, left == 1 ? kPoll : std::chrono::milliseconds(1))) continue;
       any = true;
-      if (!e.text.empty() && !send(text_chunk(head, e.text, i))) return false;
+      if ((!e.text.empty() || !e.logprobs.empty()) &&
+          !send(text_chunk(head, e.text, i, jobs[i]->request().logprobs >= 0 ? &e.logprobs : nullptr))) {
+        return false;
+      }
       if (!e.done) continue;
       if (!e.error.empty()) {
         for (const std::shared_ptr<Job>& j : jobs) j->cancel();
