@@ -178,6 +178,9 @@ TEST(ServeDrain, RefusesNewRequestsAndFinishesThoseInFlight) {
   EXPECT_EQ(refused->status, 503);
   EXPECT_EQ(refused->get_header_value("Retry-After"), "1");
   EXPECT_EQ(refused->get_header_value("Connection"), "close");
+  const auto embedding = c.Post("/v1/embeddings", R"({"input":"y"})", "application/json");  // (on a new connection)
+  ASSERT_TRUE(embedding);
+  EXPECT_EQ(embedding->status, 503);
   EXPECT_EQ(get(s.port(), "/live").status, 200);
   const auto v = test::metrics_of(get(s.port(), "/metrics").body);
   EXPECT_EQ(v.at("qmm:draining"), 1);
