@@ -192,11 +192,16 @@ TEST_F(ServeCluster, DrainOneReplicaUnderLoadLosesNoRequest) {
     }
   });
 
-  while (good < 10) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  // Until `n` more requests were answered well (at most 2 minutes: a broken server fails, not hangs).
+  auto answered = [&](int n) {
+    const int target = good + n;
+    const auto end = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (good < target && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  };
+  answered(10);
   a.signal(SIGTERM);
   const int status = a.wait(std::chrono::seconds(60));
-  const int after_exit = good;
-  while (good < after_exit + 10) std::this_thread::sleep_for(std::chrono::milliseconds(5));  // B serves on
+  answered(10);  // B serves on
   stop = true;
   for (std::thread& t : clients) t.join();
   scraper.join();
