@@ -223,6 +223,29 @@ TEST_F(ServeCluster, DrainOneReplicaUnderLoadLosesNoRequest) {
               sent.load(), proxy.retries.load(), proxy.retried_503.load(), scrapes.load(), draining_seen.load());
 }
 
+// The gateway flags reach the server: --alias names the model, -to/--timeout closes an idle
+// keep-alive connection after that many seconds (and says so in Keep-Alive), --metrics serves.
+TEST_F(ServeCluster, FlagsReachTheServer) {
+  Replica r({"--alias", "tiny", "-to", "1", "--metrics", "--threads-http", "3"});
+  ASSERT_GT(r.port(), 0) << r.log();
+  const test::Reply models = test::request(r.port(), "GET", "/v1/models");
+  EXPECT_EQ(models.json()["data"][0]["id"], "tiny") << models.body;
+  EXPECT_EQ(test::request(r.port(), "GET", "/metrics").status, 200);
+  const int fd = test::connect_to(r.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(test::send_all(fd, "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"));
+  const auto sent = std::chrono::steady_clock::now();
+  bool closed = false;
+  const std::string got = test::receive(fd, std::chrono::seconds(10), &closed);
+  const auto idle = std::chrono::steady_clock::now() - sent;
+  ::close(fd);
+  EXPECT_NE(got.find("HTTP/1.1 200"), std::string::npos) << got;
+  EXPECT_NE(got.find("timeout=1"), std::string::npos) << got;
+  EXPECT_TRUE(closed);
+  EXPECT_GT(idle, std::chrono::milliseconds(800));
+  EXPECT_LT(idle, std::chrono::seconds(4));
+}
+
 // Signals in bursts while requests run: the first drains, a burst during the drain exits at
 // once (128 + the signal; 0 if the drain was over first); never a crash or a hang.
 TEST_F(ServeCluster, SigtermStormExitsAtOnce) {
