@@ -43,8 +43,9 @@ class Histogram {
 
 class Registry {
  public:
-  // A series of family `name` with `labels` (`key="value",...`, may be empty), registered on
-  // first use; later calls return the same one. References stay valid for the registry's life.
+  // A series of family `name` with `labels` (`key="value",...` as written in the exposition,
+  // values already escaped; may be empty), registered on first use; later calls return the
+  // same one. References stay valid for the registry's life.
   // Throws std::logic_error if `name` was registered as another kind.
   Value& counter(std::string_view name, std::string_view help, std::string_view labels = {});
   Value& gauge(std::string_view name, std::string_view help, std::string_view labels = {});
