@@ -148,6 +148,25 @@ TEST(ServeMetrics, OffIs501AndNeedsTheKey) {
   EXPECT_EQ(get(s.port(), "/live").status, 200);  // no key: a probe
 }
 
+// While the model loads: readiness 503 (with Retry-After), liveness 200, so a liveness probe
+// never kills a slow load.
+TEST(ServeDrain, WhileLoadingLiveIs200AndHealthSaysRetry) {
+  struct Loading : Backend {
+    std::shared_ptr<Job> submit(Request) override { throw ApiError(503, "Loading model", {}, "loading"); }
+    Load load() const override { return Load{0, 0, 0, 0, true}; }
+  } b;
+  ServeMetrics m;
+  test::TestServer s(b, options(), &m);
+  const httplib::Response h = get(s.port(), "/health");
+  EXPECT_EQ(h.status, 503);
+  EXPECT_EQ(h.get_header_value("Retry-After"), "1");
+  EXPECT_EQ(json::parse(h.body)["error"]["message"], "Loading model");
+  EXPECT_EQ(get(s.port(), "/live").status, 200);
+  const auto v = test::metrics_of(get(s.port(), "/metrics").body);
+  EXPECT_EQ(v.at("llamacpp:kv_cache_usage_ratio"), 0);
+  EXPECT_EQ(v.at("qmm:http_requests_total{code=\"503\"}"), 1);
+}
+
 // SIGTERM's drain at the HTTP level: readiness goes 503 at once, a new request is a 503 with
 // Retry-After on a closing connection, liveness and metrics still answer, and the stream in
 // flight is answered to its end.
