@@ -439,9 +439,6 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     if (fim_keys[k][1] && f.has(fim_keys[k][1])) t.fim_[k] = id(fim_keys[k][1], -1);
   }
   t.unk_ = id("tokenizer.ggml.unknown_token_id", spm ? 0 : -1);
-  t.add_bos_ = f.has("tokenizer.ggml.add_bos_token") ? f.get_bool("tokenizer.ggml.add_bos_token") : spm;
-  t.add_eos_ = f.has("tokenizer.ggml.add_eos_token") && f.get_bool("tokenizer.ggml.add_eos_token");
-  t.add_space_prefix_ = f.has("tokenizer.ggml.add_space_prefix") ? f.get_bool("tokenizer.ggml.add_space_prefix") : spm;
   if (!spm) {
     const std::string pre(f.find_string("tokenizer.ggml.pre").value_or(""));
     const std::optional<Pre> known = find_pre_tokenizer(pre);
@@ -454,6 +451,10 @@ Tokenizer Tokenizer::from_gguf(const gguf::File& f) {
     t.merge_rank_.reserve(merges.size());
     for (size_t i = 0; i < merges.size(); ++i) t.merge_rank_.emplace(std::string(merges[i]), static_cast<int32_t>(i));
   }
+  // Without the key, llama.cpp adds BOS for SentencePiece and for the Llama-3 pre-tokenizers.
+  t.add_bos_ = f.has("tokenizer.ggml.add_bos_token") ? f.get_bool("tokenizer.ggml.add_bos_token") : spm || t.pre_ == Pre::llama3;
+  t.add_eos_ = f.has("tokenizer.ggml.add_eos_token") && f.get_bool("tokenizer.ggml.add_eos_token");
+  t.add_space_prefix_ = f.has("tokenizer.ggml.add_space_prefix") ? f.get_bool("tokenizer.ggml.add_space_prefix") : spm;
   if (!t.scores_.empty() && t.scores_.size() != t.tokens_.size()) fail(Status::io, f.path() + ": tokenizer.ggml.scores has the wrong length");
   if (!t.types_.empty() && t.types_.size() != t.tokens_.size()) fail(Status::io, f.path() + ": tokenizer.ggml.token_type has the wrong length");
   t.index(f.find_string("general.name").value_or(""));

@@ -68,6 +68,7 @@ class Tokenizer {
   bool is_end_of_generation(int32_t token) const;  // EOS, EOT, end-of-turn tokens
   const std::string& text(int32_t token) const { return tokens_.at(static_cast<size_t>(token)); }
   int32_t find(std::string_view text) const;        // -1 if absent
+  TokenType type(int32_t token) const;              // as the file gives it, control by llama.cpp's rules
   std::string description() const;                 // "SentencePiece (llama), 512 tokens, ..." for traces
 
  private:
@@ -83,7 +84,6 @@ class Tokenizer {
   void encode_spm(std::string_view text, std::vector<int32_t>& out) const;
   void encode_bpe(std::string_view text, std::vector<int32_t>& out) const;
   void bpe_word(const std::string& word, std::vector<int32_t>& out) const;
-  TokenType type(int32_t token) const;
 
   Kind kind_ = Kind::spm;
   Pre pre_ = Pre::llama3;

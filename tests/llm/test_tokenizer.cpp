@@ -2,8 +2,12 @@
 // whitespace, Unicode), byte-level BPE on a hand-made vocabulary, the Llama-3 / GPT-2
 // pre-tokenizers, and streaming UTF-8 decoding.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
 #include "text/tokenizer.h"
 #include "test_models.h"
 
@@ -133,6 +137,33 @@ TEST(BpeTokenizer, MergesByRank) {
   EXPECT_EQ(t.decode(t.encode("hello world", false)), "hello world");
   // "hellx": "hell" then the byte 'x'.
   EXPECT_EQ(t.encode("hellx", false), (std::vector<int32_t>{258, 'x'}));
+}
+
+// llama.cpp adds BOS for the Llama-3 pre-tokenizers when the file does not say (as the Llama 3
+// vocabulary rebuilt from its tokenizer.json, whose post-processor has no BOS template), and not
+// for the other BPE ones; the key, when present, decides.
+TEST(BpeTokenizer, AddBosDefaultsAsLlamaCpp) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("qmm-addbos-" + std::to_string(::getpid()) + ".gguf")).string();
+  auto load = [&](const char* pre, int key) {
+    gguf::Writer w;
+    w.set_string("general.architecture", "llama");
+    w.set_string("tokenizer.ggml.model", "gpt2");
+    w.set_string("tokenizer.ggml.pre", pre);
+    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"a", "b", "<|begin_of_text|>"});
+    w.set_i32_array("tokenizer.ggml.token_type", {1, 1, 3});
+    w.set_string_array("tokenizer.ggml.merges", std::vector<std::string>{});
+    w.set_u32("tokenizer.ggml.bos_token_id", 2);
+    if (key >= 0) w.set_bool("tokenizer.ggml.add_bos_token", key == 1);
+    w.write(path);
+    return Tokenizer::from_gguf(gguf::File::open(path));
+  };
+  EXPECT_EQ(load("llama-bpe", -1).encode("a", true), (std::vector<int32_t>{2, 0}));
+  EXPECT_TRUE(load("llama3", -1).add_bos());
+  EXPECT_FALSE(load("llama-bpe", 0).add_bos());
+  EXPECT_FALSE(load("qwen2", -1).add_bos());
+  EXPECT_FALSE(load("gpt-2", -1).add_bos());
+  EXPECT_TRUE(load("qwen2", 1).add_bos());
+  std::filesystem::remove(path);
 }
 
 TEST(BpeTokenizer, ByteLevelRoundTrips) {
