@@ -3,8 +3,8 @@
 // vocabulary-only GGUFs by scripts/vocab_gguf.mjs as llama.cpp's converter does, then, on a
 // corpus of tricky strings generated here (whitespace runs of every kind of space, digit runs,
 // contractions in every case, punctuation runs, accents, CJK, Hangul, Thai, Devanagari, emoji
-// with ZWJ and flags, combining marks, ZWJ / ZWNJ / BOM, each vocabulary's special tokens, and
-// seeded random mixtures of all of these), qmm must give
+// with ZWJ and flags, combining marks, ZWJ / ZWNJ / BOM, long runs, each vocabulary's special
+// tokens, and seeded random mixtures of all of these), qmm must give
 //  - llama.cpp's token ids (node-llama-cpp, vocab_only),
 //  - llama.cpp's text for those ids (qmm's streamed pieces against llama_detokenize),
 //  - llama.cpp's BOS / EOS and whether BOS is added, and its end-of-generation tokens among the
@@ -86,6 +86,10 @@ const std::vector<std::vector<std::string>>& fragments() {
        "\xF0\x9F\x8F\xB3\xEF\xB8\x8F\xE2\x80\x8D\xF0\x9F\x8C\x88", "1\xEF\xB8\x8F\xE2\x83\xA3", "\xF0\x9F\xA4\x96"},
       // ZWJ, ZWNJ, BOM, zero-width space, soft hyphen, replacement character
       {"\xE2\x80\x8D", "\xE2\x80\x8C", "\xEF\xBB\xBF", "\xE2\x80\x8B", "\xC2\xAD", "\xEF\xBF\xBD"},
+      // long runs: of spaces, newlines between spaces, digits, one letter, punctuation, CJK, emoji
+      {std::string(40, ' '), " \n \n\t \n  ", std::string(9, '\n') + "x", std::string(50, '7'), std::string(300, 'a'),
+       std::string(64, '.') + "!", "aaaa bbbb    cccc\t\tdddd", "\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80\xE4\xB8\x80",
+       "\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80", "A1b2C3d4E5f6G7h8"},
       // words and code
       {"Hello", "world", "HTTP", "camelCase", "snake_case", "x", "a.b", "http://example.com/a?b=c&d=1", "<div>", "</p>",
        "    def f(x):\n        return x**2\n", "if (a<b) {\n\treturn;\n}", "user@host", "C++", "#include"},
