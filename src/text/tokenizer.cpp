@@ -222,7 +222,7 @@ bool Tokenizer::is_end_of_generation(int32_t token) const { return std::binary_s
 
 std::string Tokenizer::description() const {
   std::string d = kind_ == Kind::spm ? "SentencePiece (scores, byte fallback)" : "byte-level BPE";
-  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : pre_ == Pre::qwen2 ? "Qwen 2" : pre_ == Pre::gpt2 ? "GPT-2" : "llama.cpp's default") + " pre-tokenizer, " +
+  if (kind_ == Kind::bpe) d += std::string(", ") + (pre_ == Pre::llama3 ? "Llama-3" : pre_ == Pre::qwen2 ? "Qwen 2" : pre_ == Pre::gpt2 ? "GPT-2" : pre_ == Pre::gpt4o ? "GPT-4o" : "llama.cpp's default") + " pre-tokenizer, " +
                                std::to_string(merge_rank_.size()) + " merges";
   d += ", " + std::to_string(tokens_.size()) + " tokens, BOS " + std::to_string(bos_) + ", EOS " + std::to_string(eos_);
   return d;

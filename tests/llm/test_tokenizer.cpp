@@ -234,6 +234,21 @@ TEST(PreTokenizer, ExactUnicodeCategories) {
   EXPECT_EQ(split("e\xCC\x81x", Tokenizer::Pre::llama3), (V{"e", "\xCC\x81x"}));
 }
 
+// GPT-4o as llama.cpp runs it: a word is an optional non-letter, "upper" letters (not a-z), then
+// "lower" ones (not A-Z); letters outside ASCII are both (so " ÉCOLE" is " É" and "COLE", as the
+// regex backtracks); contractions follow in either case.
+TEST(PreTokenizer, Gpt4o) {
+  const auto split = [](std::string_view t) { return pre_tokenize(t, Tokenizer::Pre::gpt4o); };
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(split("HelloWorld CamelCASE HELLOworld"), (V{"Hello", "World", " Camel", "CASE", " HELLOworld"}));
+  EXPECT_EQ(split("I'M don't you'RE"), (V{"I'M", " don't", " you'RE"}));
+  EXPECT_EQ(split("12345 !!!\n/x"), (V{"123", "45", " !!!\n/", "x"}));
+  EXPECT_EQ(split("caf\xC3\xA9 \xC3\x89" "COLE \xE6\x97\xA5\xE6\x9C\xAC"), (V{"caf\xC3\xA9", " \xC3\x89", "COLE", " \xE6\x97\xA5\xE6\x9C\xAC"}));
+  EXPECT_EQ(split("a  \n\n b"), (V{"a", "  \n\n", " b"}));
+  EXPECT_EQ(find_pre_tokenizer("gpt-4o"), Tokenizer::Pre::gpt4o);
+  EXPECT_EQ(find_pre_tokenizer("llama4"), Tokenizer::Pre::gpt4o);
+}
+
 TEST(PreTokenizer, Gpt2) {
   using V = std::vector<std::string>;
   const auto p = Tokenizer::Pre::gpt2;

@@ -33,11 +33,12 @@ struct Vocab {
   const char* args;     // for scripts/vocab_gguf.mjs
   bool clean_spaces;    // llama_detokenize cleans up spaces (llama.cpp's clean_spaces, by pre-tokenizer)
 };
-// Byte-level BPE with Llama 3's and Qwen 2's pre-tokenizers (Qwen 3 padded to the model's
+// Byte-level BPE with Llama 3's, Qwen 2's and GPT-4o's pre-tokenizers (Qwen 3 padded to the model's
 // 151,936 rows, as the converter does), SentencePiece with and without the space prefix.
 constexpr Vocab kVocabs[] = {
     {"llama3", "--pre llama-bpe --name 'Llama 3'", true},
     {"qwen3", "--pre qwen2 --vocab-size 151936 --name 'Qwen 3'", false},
+    {"gpt4o", "--pre gpt-4o --name 'GPT-4o'", false},
     {"gemma3", "--name 'Gemma 3'", false},
     {"llama2", "--name 'Llama 2'", false},
 };
@@ -92,7 +93,10 @@ const std::vector<std::vector<std::string>>& fragments() {
        "\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80\xF0\x9F\x98\x80", "A1b2C3d4E5f6G7h8"},
       // words and code
       {"Hello", "world", "HTTP", "camelCase", "snake_case", "x", "a.b", "http://example.com/a?b=c&d=1", "<div>", "</p>",
-       "    def f(x):\n        return x**2\n", "if (a<b) {\n\treturn;\n}", "user@host", "C++", "#include"},
+       "    def f(x):\n        return x**2\n", "if (a<b) {\n\treturn;\n}", "user@host", "C++", "#include",
+       // letter case runs (GPT-4o's upper / lower classes)
+       "\xC3\x89" "COLE", "McDonald's", "iPhone", "XMLHttpRequest", "HELLO'S", "\xCE\x91\xCE\x92\xCE\xB1\xCE\xB2",
+       "\xC7\x85" "a", "ABC\xC3\xA9" "def", "x\xCC\x81Y"},
   };
   return f;
 }
