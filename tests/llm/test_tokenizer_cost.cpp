@@ -194,7 +194,9 @@ TEST(TokenizerCost, PreTokenizersAreLinear) {
         EXPECT_FALSE(pre_tokenize(all, pre).empty());
         t2 = std::min(t2, cpu_seconds() - t0);
       }
-      EXPECT_LT(t2, 2.5 * t1 + 0.002) << "pre-tokenizer " << static_cast<int>(pre) << ", " << what << ": " << t1 << " s, then " << t2 << " s";
+      // (20 ms of slack for page faults of the buffers: a quadratic pass over 256 K characters
+      // would take many seconds)
+      EXPECT_LT(t2, 2.5 * t1 + 0.02) << "pre-tokenizer " << static_cast<int>(pre) << ", " << what << ": " << t1 << " s, then " << t2 << " s";
     }
   }
 }
