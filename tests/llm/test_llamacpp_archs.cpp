@@ -1,7 +1,7 @@
 // Model files qmm did not write: llama.cpp's own random-weight models of each architecture qmm
 // runs (test-llama-archs -o, from Debian's llama.cpp-tests package, which
 // scripts/llamacpp_native.sh fetches beside Debian's llama.cpp), in F32 and quantized by
-// llama.cpp's llama-quantize to Q4_0 and Q4_K_M, must load in qmm and give llama.cpp's greedy
+// llama.cpp's llama-quantize to Q8_0, Q4_0, Q4_K_M, Q5_K_M and Q6_K, must load in qmm and give llama.cpp's greedy
 // tokens (node-llama-cpp, the oracle of the other llama.cpp tests) for random prompts of token
 // ids, up to a near-tie, with next-token probabilities close to llama.cpp's. These files carry
 // what qmm's own files never do: biases on every projection, per-tensor scales and input scales,
@@ -26,12 +26,12 @@ namespace qmm::llm {
 namespace {
 
 const char* const kArchs[] = {"llama", "qwen2", "qwen3", "gemma", "gemma2", "gemma3", "phi3"};
-const char* const kTypes[] = {"F32", "Q4_0", "Q4_K_M"};  // the file as written, then llama-quantize's
+const char* const kTypes[] = {"F32", "Q8_0", "Q4_0", "Q4_K_M", "Q5_K_M", "Q6_K"};  // the file as written, then llama-quantize's
 constexpr size_t kTokens = 16, kTop = 4, kPrompts = 3, kVocab = 128;
 // Near-ties end a comparison (see test_llamacpp.cpp): these models' weights have a standard
 // deviation of 0.1, so their next-token distributions are nearly flat and ties are common.
 // Probabilities are compared absolutely; the largest differences seen (2026-11-26) were
-// 1.8e-7 (F32), 9.0e-5 (Q4_0) and 1.0e-4 (Q4_K_M).
+// 1.8e-7 (F32), 2.0e-5 (Q8_0), 9.0e-5 (Q4_0), 1.0e-4 (Q4_K_M), 8.7e-5 (Q5_K_M), 9.2e-5 (Q6_K).
 constexpr double kTie = 1e-3;
 double prob_tolerance(const std::string& type) { return type == "F32" ? 1e-5 : 2e-3; }
 
