@@ -68,8 +68,9 @@ void attend_combine(float* acc, const float* part, size_t count, size_t head_dim
 // out + r·out_stride + h·head_dim = o / l of partial (r, h).
 void attend_finish(const float* acc, size_t rows, size_t heads, size_t head_dim, float* out, size_t out_stride);
 
-// The attention a cache of types kv runs, for --trace: "attend_chunk (K f16, V f16: chunks of
-// 256 positions, split-KV for a lone decode row), x86-64-v3 clone", or attend_heads for F32.
+// The attention a cache of types kv runs, for --trace: "attend_avx512 (K f16, V f16: chunks of
+// 256 positions, split-KV for a lone decode row)" (the kernel attention/attend_kernel.h chose),
+// or attend_heads for F32.
 std::string attention_trace(KvTypes kv);
 
 // out = x / sqrt(mean(x²) + eps) · gain

@@ -1,0 +1,46 @@
+#include "llm/attention/attend_generic.h"
+
+#include "core/fp16.h"
+#include "llm/attention/attend_chunk_impl.h"
+
+namespace qmm::llm {
+namespace {
+
+struct Portable {
+  struct Kb {
+    int8_t v[kBlock];
+  };
+  static Kb load_q8(const uint8_t* qs) {
+    Kb k;
+    std::memcpy(k.v, qs, kBlock);
+    return k;
+  }
+  static Kb load_q4(const uint8_t* qs) {
+    Kb k;
+    for (size_t j = 0; j < kBlock / 2; ++j) {
+      k.v[j] = static_cast<int8_t>((qs[j] & 0xf) - 8);
+      k.v[j + kBlock / 2] = static_cast<int8_t>((qs[j] >> 4) - 8);
+    }
+    return k;
+  }
+  static v8 dot(const Kb& k, const int8_t* q, const int8_t*) {
+    v8i s{};
+    for (int l = 0; l < 8; ++l)
+      for (int i = 0; i < 4; ++i) s[l] += int32_t{q[4 * l + i]} * int32_t{k.v[4 * l + i]};
+    return __builtin_convertvector(s, v8);
+  }
+  static float half(const uint8_t* p) {
+    uint16_t h;
+    std::memcpy(&h, p, sizeof h);
+    return fp16_to_fp32(h);
+  }
+};
+
+}  // namespace
+
+void attend_chunk_generic(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk, size_t pos0,
+                          size_t rows, float scale, float softcap, float* scratch, float* part) {
+  chunk_impl<Portable>(q, q_stride, heads, kv, hd, chunk, pos0, rows, scale, softcap, scratch, part);
+}
+
+}  // namespace qmm::llm
