@@ -22,10 +22,35 @@ struct Avx2 {
     const __m256i pairs = _mm256_maddubs_epi16(qa, _mm256_sign_epi8(k, qv));
     return std::bit_cast<v8>(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))));
   }
+  template <bool Q4, size_t H>
+  static void scores(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride, size_t hd, size_t len,
+                     float scale, float* att) {
+    scores_int8<Avx2, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
+  }
   static float half(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);
     return _cvtsh_ss(h);
+  }
+  // Q8_0 / Q4_0 rows as F32 (d · q, exact) eight values a conversion; F32 / F16 by kv_load (F16C).
+  static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
+    if (!attend_int8_keys(t)) {
+      kv_load(t, rows, stride, count, out, hd);
+      return;
+    }
+    const size_t bytes = t == KvType::q4_0 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+    for (size_t r = 0; r < count; ++r, rows += stride) {
+      for (size_t b = 0; b < hd / kBlock; ++b, out += kBlock) {
+        const uint8_t* blk = rows + b * bytes;
+        const __m256 d = _mm256_set1_ps(half(blk));
+        const __m256i q = t == KvType::q4_0 ? load_q4(blk + 2) : load_q8(blk + 2);
+        const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
+        _mm256_storeu_ps(out, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(lo))));
+        _mm256_storeu_ps(out + 8, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(lo, 8)))));
+        _mm256_storeu_ps(out + 16, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(hi))));
+        _mm256_storeu_ps(out + 24, _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(hi, 8)))));
+      }
+    }
   }
 };
 

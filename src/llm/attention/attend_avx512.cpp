@@ -26,12 +26,109 @@ struct Avx512Vnni {
     std::memcpy(&h, p, sizeof h);
     return _cvtsh_ss(h);
   }
+  // Q8_0 / Q4_0 rows as F32 (d · q, exact) sixteen values a conversion; F32 / F16 by kv_load (F16C).
+  static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
+    if (!attend_int8_keys(t)) {
+      kv_load(t, rows, stride, count, out, hd);
+      return;
+    }
+    const size_t bytes = t == KvType::q4_0 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+    for (size_t r = 0; r < count; ++r, rows += stride) {
+      for (size_t b = 0; b < hd / kBlock; ++b, out += kBlock) {
+        const uint8_t* blk = rows + b * bytes;
+        const __m512 d = _mm512_set1_ps(half(blk));
+        const __m256i q = t == KvType::q4_0 ? load_q4(blk + 2) : load_q8(blk + 2);
+        _mm512_storeu_ps(out, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_castsi256_si128(q)))));
+        _mm512_storeu_ps(out + 16, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_extracti128_si256(q, 1)))));
+      }
+    }
+  }
+
+  // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,
+  // o = 8) against the signed query: vpdpbusd from a start of −o·Σq per lane gives Σ q·k exactly.
+  // Two keys per zmm (lanes 0-7 the first, 8-15 the second), so each vpdpbusd, conversion and
+  // FMA serves two keys; a lane's arithmetic is the ymm tail's, so a key's bits do not depend on
+  // whether it was paired.
+  static constexpr size_t kMaxBlocks = 8;  // head_dim ≤ 256; longer heads take the per-block path
+  template <bool Q4>
+  static __m256i key_bytes(const uint8_t* blk) {
+    if constexpr (Q4) {
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2));
+      return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(b, 4), b), _mm256_set1_epi8(0x0f));
+    } else {
+      return _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk + 2)), _mm256_set1_epi8(static_cast<char>(0x80)));
+    }
+  }
+
+  template <bool Q4, size_t H>
+  static void scores(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride, size_t hd, size_t len,
+                     float scale, float* att) {
+    constexpr size_t K = 8 / H, bytes = Q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+    const size_t nb = hd / kBlock;
+    if (nb > kMaxBlocks) {
+      scores_int8<Avx512Vnni, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
+      return;
+    }
+    // Per head and block: the query bytes in both halves, the start −o·Σq, the scale d_q.
+    __m512i qv[H][kMaxBlocks], start[H][kMaxBlocks];
+    __m512 dq[H][kMaxBlocks];
+    const __m512i offset = _mm512_set1_epi8(static_cast<char>(Q4 ? 8 : 0x80));
+    for (size_t h = 0; h < H; ++h) {
+      for (size_t b = 0; b < nb; ++b) {
+        qv[h][b] = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + h * hd + b * kBlock)));
+        start[h][b] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, qv[h][b]));
+        dq[h][b] = _mm512_set1_ps(qd[h * nb + b]);
+      }
+    }
+    size_t p = 0;
+    for (; p + K <= len; p += K) {
+      const uint8_t* kp = k + p * stride;
+      for (size_t off = 0; off < K * stride; off += 64) _mm_prefetch(reinterpret_cast<const char*>(kp + 4 * K * stride + off), _MM_HINT_T0);
+      __m512 acc[H][K / 2];
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K / 2; ++j) acc[h][j] = _mm512_setzero_ps();
+      for (size_t b = 0; b < nb; ++b) {
+        for (size_t j = 0; j < K / 2; ++j) {
+          const uint8_t* b0 = kp + 2 * j * stride + b * bytes;
+          const uint8_t* b1 = b0 + stride;
+          const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
+          const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half(b0)), _mm512_set1_ps(half(b1)));
+          for (size_t h = 0; h < H; ++h) {
+            const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
+            acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
+          }
+        }
+      }
+      v8 a[8];
+      for (size_t h = 0; h < H; ++h) {
+        for (size_t j = 0; j < K / 2; ++j) {
+          a[h * K + 2 * j] = std::bit_cast<v8>(_mm512_castps512_ps256(acc[h][j]));
+          a[h * K + 2 * j + 1] = std::bit_cast<v8>(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[h][j]), 1));
+        }
+      }
+      const v8 sums = hsum8(a) * scale;
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+    }
+    for (; p < len; ++p) {
+      for (size_t h = 0; h < H; ++h) {
+        __m256 acc = _mm256_setzero_ps();
+        for (size_t b = 0; b < nb; ++b) {
+          const uint8_t* blk = k + p * stride + b * bytes;
+          const __m256i sum = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
+          acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set1_ps(half(blk)), _mm512_castps512_ps256(dq[h][b])), acc);
+        }
+        const v8 a = std::bit_cast<v8>(acc);
+        att[h * kAttendChunk + p] = (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) * scale;
+      }
+    }
+  }
 };
 
 }  // namespace
 
 void attend_chunk_avx512(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk, size_t pos0,
-                       size_t rows, float scale, float softcap, float* scratch, float* part) {
+                         size_t rows, float scale, float softcap, float* scratch, float* part) {
   chunk_impl<Avx512Vnni>(q, q_stride, heads, kv, hd, chunk, pos0, rows, scale, softcap, scratch, part);
 }
 

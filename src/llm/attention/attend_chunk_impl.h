@@ -5,6 +5,9 @@
 //   P::load_q8(qs), load_q4(qs) a Q8_0 / Q4_0 block's values (Q4_0: nibble − 8)
 //   P::dot(k, q, q_abs) -> v8   lane l = Σ_{i=4l..4l+3} q_i · k_i (exact), as floats
 //   P::half(p) -> float         the F16 at p
+//   P::load_rows(t, rows, stride, count, out, hd)   kv_load's rows as F32 (exact, any order)
+//   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below,
+//                               or the variant's own loop with the same arithmetic per lane
 // The contract and the arithmetic are attend_kernel.h's.
 #pragma once
 #include <algorithm>
@@ -109,9 +112,9 @@ template <class P, size_t H>
         const size_t row = (row0 + p) % kv.ring.slots, n = std::min(len - p, kv.ring.slots - row);
         const uint8_t* k = kv.k + row * kv.k_stride;
         if (kv.k_type == KvType::q4_0) {
-          scores_int8<P, true, H>(qs, q_abs, qd, k, kv.k_stride, hd, n, scale, att + p);
+          P::template scores<true, H>(qs, q_abs, qd, k, kv.k_stride, hd, n, scale, att + p);
         } else {
-          scores_int8<P, false, H>(qs, q_abs, qd, k, kv.k_stride, hd, n, scale, att + p);
+          P::template scores<false, H>(qs, q_abs, qd, k, kv.k_stride, hd, n, scale, att + p);
         }
         p += n;
       }
@@ -139,8 +142,8 @@ template <class P>
   // two pieces of a ring).
   for (size_t p = 0; p < n;) {
     const size_t row = (row0 + p) % kv.ring.slots, len = std::min(n - p, kv.ring.slots - row);
-    if (!int8_keys) kv_load(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
-    kv_load(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
+    if (!int8_keys) P::load_rows(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
+    P::load_rows(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
     p += len;
   }
   const size_t ps = attend_partial_size(hd);

@@ -29,6 +29,14 @@ struct Portable {
       for (int i = 0; i < 4; ++i) s[l] += int32_t{q[4 * l + i]} * int32_t{k.v[4 * l + i]};
     return __builtin_convertvector(s, v8);
   }
+  template <bool Q4, size_t H>
+  static void scores(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride, size_t hd, size_t len,
+                     float scale, float* att) {
+    scores_int8<Portable, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
+  }
+  static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
+    kv_load(t, rows, stride, count, out, hd);
+  }
   static float half(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);

@@ -56,6 +56,8 @@ const AttendKernel& attend_kernel() {
   return k;
 }
 
+// One function for every kernel, compiled with -ffp-contract=off (src/llm/CMakeLists.txt), so q·id
+// is rounded to a float before it is rounded to an integer: the same int8 query everywhere.
 void attend_quantize_query(const float* q, size_t hd, int8_t* qs, float* d) {
   for (size_t b = 0; b < hd / kBlock; ++b, q += kBlock, qs += kBlock) {
     float amax = 0;
@@ -66,7 +68,8 @@ void attend_quantize_query(const float* q, size_t hd, int8_t* qs, float* d) {
     }
     d[b] = finite ? amax / 127.0f : NAN;
     const float id = finite && amax > 0 ? 127.0f / amax : 0.0f;
-    for (size_t i = 0; i < kBlock; ++i) qs[i] = finite ? static_cast<int8_t>(std::lround(q[i] * id)) : int8_t{0};
+    // Adding and taking back 1.5·2^23 rounds |x| ≤ 127 to the nearest integer, ties to even.
+    for (size_t i = 0; i < kBlock; ++i) qs[i] = finite ? static_cast<int8_t>(static_cast<int32_t>((q[i] * id + 12582912.0f) - 12582912.0f)) : 0;
   }
 }
 

@@ -14,7 +14,7 @@
 //   o = Σ e^(s_p − m) · v_p, with v_p the value row read as F32 (exact for every KvType).
 // For F32 / F16 keys, q·k_p is the F32 dot product of q and the key read as F32. For Q8_0 / Q4_0
 // keys it is an int8 dot product: q is quantized per block of 32 by attend_quantize_query
-// (d_q = max|q| / 127, q_i = round(q_i / d_q)), and
+// (d_q = max|q| / 127, q_i = q_i · (127 / max|q|) rounded to the nearest, ties to even), and
 //   q·k_p = Σ_b (d_k,b · d_q,b) · Σ_{i in b} q_i · k_i      (the inner sum exact in int32),
 // k_i the block's int8 values (Q4_0: nibble − 8), d_k,b its F16 scale. The kernels differ from
 // the reference only in the order of float additions.
@@ -44,7 +44,8 @@ const AttendKernel& attend_kernel();
 // Whether keys of type t are scored by int8 dot products.
 inline bool attend_int8_keys(KvType t) { return t == KvType::q8_0 || t == KvType::q4_0; }
 
-// One query head quantized for int8 Q·K: qs[i] = round(q[i] / d[b]), d[b] = max|q in block b| / 127
+// One query head quantized for int8 Q·K: qs[i] = q[i] · 127 / max|q in block b| rounded to the nearest
+// (ties to even), d[b] = max|q in block b| / 127
 // (0 for an all-zero block; NaN and qs = 0 when the block is not finite, so its scores are NaN as
 // the F32 dot's would be). head_dim % 32 == 0.
 void attend_quantize_query(const float* q, size_t head_dim, int8_t* qs, float* d);
