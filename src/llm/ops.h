@@ -53,8 +53,11 @@ struct KvHead {
   KvRing ring;
 };
 
+// Query rows an attention kernel scores together (a tile: each K and V row of the chunk is read
+// from L1 for all of them).
+constexpr size_t kAttendRows = 8;
 // Floats of scratch attend_chunk needs, and floats of one partial (m, l, o[head_dim]).
-inline size_t attend_chunk_scratch(size_t head_dim) { return 2 * kAttendChunk * head_dim + kAttendHeads * kAttendChunk; }
+inline size_t attend_chunk_scratch(size_t head_dim) { return 2 * kAttendChunk * head_dim + kAttendRows * kAttendHeads * kAttendChunk; }
 inline size_t attend_partial_size(size_t head_dim) { return head_dim + 2; }
 
 // The partials of chunk c (positions c·kAttendChunk..) for `rows` query rows of `heads` heads

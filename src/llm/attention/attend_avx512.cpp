@@ -21,6 +21,8 @@ struct Avx512Vnni {
     const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q_abs));
     return std::bit_cast<v8>(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(_mm256_setzero_si256(), qa, _mm256_sign_epi8(k, qv))));
   }
+  static constexpr bool kF16Direct = true;
+  static v8 load8_f16(const uint16_t* p) { return std::bit_cast<v8>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))); }
   static float half(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);

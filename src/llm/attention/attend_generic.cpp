@@ -37,6 +37,12 @@ struct Portable {
   static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
     kv_load(t, rows, stride, count, out, hd);
   }
+  static constexpr bool kF16Direct = false;  // (software conversion: rows are staged once instead)
+  static v8 load8_f16(const uint16_t* p) {
+    v8 r;
+    for (int i = 0; i < 8; ++i) r[i] = fp16_to_fp32(p[i]);
+    return r;
+  }
   static float half(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);
