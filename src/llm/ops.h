@@ -40,7 +40,8 @@ void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k,
 // largest score, l = Σ e^(s−m) and o = Σ e^(s−m)·v (exact two-pass softmax inside the chunk);
 // the result is the left fold of the chunks' partials in order under attend_combine, then o / l.
 // So a row gets the same bits whether its chunks run in one task or in many (split-KV decode),
-// whichever thread count, batch or ring layout.
+// whichever thread count, batch or ring layout. The scores of Q8_0/Q4_0 keys are int8 dot products
+// with the query rounded to int8; the kernels and their exact arithmetic: attention/attend_kernel.h.
 constexpr size_t kAttendChunk = 256;
 
 // One K/V head of the cache: attended position p (0 = the first attended) in row

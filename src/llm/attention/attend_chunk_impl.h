@@ -128,8 +128,8 @@ template <class P, size_t H, class T>
                                                      size_t ps) {
   constexpr size_t W = 8 / H;
   for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
-    auto pass = [&](auto w) {
-      v8 o[H][W];
+    auto pass = [&](auto w) __attribute__((always_inline)) {
+      v8 o[H][W] = {};
       for (size_t h = 0; h < H; ++h)
         for (size_t j = 0; j < w; ++j) o[h][j] = load8(out + h * ps + d0 + 8 * j);
       for (size_t p = 0; p < len; ++p) {
