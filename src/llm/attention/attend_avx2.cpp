@@ -29,6 +29,14 @@ struct Avx2 {
   }
   static constexpr bool kF16Direct = true;
   static v8 load8_f16(const uint16_t* p) { return std::bit_cast<v8>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))); }
+  template <size_t H, class T>
+  static void scores_rows(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
+    scores_rows_v8<Avx2, H>(q, k, stride, hd, len, scale, att);
+  }
+  template <size_t H, class T>
+  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
+    accumulate_values_v8<Avx2, H>(att, v, stride, hd, len, out, ps);
+  }
   static float half(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);

@@ -46,6 +46,85 @@ struct Avx512Vnni {
     }
   }
 
+  // F32 / F16 scores and value sums sixteen columns a vector (head_dim % 16 == 0; others take the
+  // eight-column loops). A key's 16 lane sums are folded to 8 (lane i + lane i + 8), then reduced
+  // in hsum8's order, whether the key was scored in a group or alone.
+  static __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
+  static __m512 load16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
+  static v8 fold(__m512 x) {
+    return std::bit_cast<v8>(_mm256_add_ps(_mm512_castps512_ps256(x), _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1))));
+  }
+  template <size_t H, class T>
+  static void scores_rows(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
+    if (hd % 16 != 0) {
+      scores_rows_v8<Avx512Vnni, H>(q, k, stride, hd, len, scale, att);
+      return;
+    }
+    constexpr size_t K = 8 / H;
+    size_t p = 0;
+    for (; p + K <= len; p += K) {
+      const T* kp = k + p * stride;
+      for (size_t off = 0; off < K * stride * sizeof(T); off += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(kp + 4 * K * stride) + off, _MM_HINT_T0);
+      __m512 a[8];
+      for (size_t i = 0; i < 8; ++i) a[i] = _mm512_setzero_ps();
+      for (size_t d = 0; d < hd; d += 16) {
+        __m512 kv[K];
+        for (size_t j = 0; j < K; ++j) kv[j] = load16(kp + j * stride + d);
+        for (size_t h = 0; h < H; ++h) {
+          const __m512 qv = _mm512_loadu_ps(q + h * hd + d);
+          for (size_t j = 0; j < K; ++j) a[h * K + j] = _mm512_fmadd_ps(qv, kv[j], a[h * K + j]);
+        }
+      }
+      v8 f[8];
+      for (size_t i = 0; i < 8; ++i) f[i] = fold(a[i]);
+      const v8 sums = hsum8(f) * scale;
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+    }
+    for (; p < len; ++p) {
+      for (size_t h = 0; h < H; ++h) {
+        __m512 acc = _mm512_setzero_ps();
+        for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
+        const v8 x = fold(acc);
+        att[h * kAttendChunk + p] = (((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))) * scale;
+      }
+    }
+  }
+  // o_h += Σ_p att_h,p · v_p: 128/H columns a pass (each V vector loaded once for the H heads).
+  template <size_t H, class T>
+  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
+    if (hd % 16 != 0) {
+      accumulate_values_v8<Avx512Vnni, H>(att, v, stride, hd, len, out, ps);
+      return;
+    }
+    constexpr size_t W = 8 / H;
+    for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
+      // w vectors per head: the constant W (so o stays in registers), fewer in a last, narrower pass.
+      auto pass = [&](auto w) __attribute__((always_inline)) {
+        __m512 o[H][W];
+        for (size_t h = 0; h < H; ++h)
+          for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
+        for (size_t p = 0; p < len; ++p) {
+          const T* vp = v + p * stride + d0;
+          __m512 vv[W];
+          for (size_t j = 0; j < w; ++j) vv[j] = load16(vp + 16 * j);
+          for (size_t h = 0; h < H; ++h) {
+            const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
+            for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
+          }
+        }
+        for (size_t h = 0; h < H; ++h)
+          for (size_t j = 0; j < w; ++j) _mm512_storeu_ps(out + h * ps + d0 + 16 * j, o[h][j]);
+      };
+      if (hd - d0 >= 16 * W) {
+        pass(std::integral_constant<size_t, W>{});
+      } else {
+        pass((hd - d0) / 16);
+      }
+    }
+  }
+
   // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,
   // o = 8) against the signed query: vpdpbusd from a start of −o·Σq per lane gives Σ q·k exactly.
   // Two keys per zmm (lanes 0-7 the first, 8-15 the second), so each vpdpbusd, conversion and

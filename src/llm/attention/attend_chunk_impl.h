@@ -7,6 +7,9 @@
 //   P::half(p) -> float         the F16 at p
 //   P::load_rows(t, rows, stride, count, out, hd)   kv_load's rows as F32 (exact, any order)
 //   P::kF16Direct, P::load8_f16(p) -> v8   whether F16 rows are read in place, eight converted
+//   P::scores_rows<H>(...), P::accumulate_values<H>(...)   the F32/F16 scores and value sums:
+//                               scores_rows_v8 / accumulate_values_v8 below, or the variant's own
+//                               loops with one arithmetic for every key and position
 //   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below,
 //                               or the variant's own loop with the same arithmetic per lane
 // The contract and the arithmetic are attend_kernel.h's.
@@ -90,7 +93,7 @@ template <class P>
 // rows read through load_elems (the same bits as F32 rows holding the same values). A pass takes
 // 8/H keys, each K vector loaded once for the H heads; a tail key is reduced in hsum8's order.
 template <class P, size_t H, class T>
-[[gnu::always_inline]] inline void scores_rows(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
+[[gnu::always_inline]] inline void scores_rows_v8(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
   constexpr size_t K = 8 / H;
   size_t p = 0;
   for (; p + K <= len; p += K) {
@@ -124,8 +127,8 @@ template <class P, size_t H, class T>
 // loaded once for the H heads), continued from the sums already in out, so a run of positions
 // split into tiles or ring pieces gets the bits of one loop over them.
 template <class P, size_t H, class T>
-[[gnu::always_inline]] inline void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out,
-                                                     size_t ps) {
+[[gnu::always_inline]] inline void accumulate_values_v8(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out,
+                                                        size_t ps) {
   constexpr size_t W = 8 / H;
   for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
     auto pass = [&](auto w) __attribute__((always_inline)) {
@@ -215,13 +218,13 @@ template <class P, size_t H>
         for_pieces(row0, kv.ring.slots, k0, end, [&](size_t p, size_t row, size_t len) {
           const uint8_t* k = kv.k + row * kv.k_stride;
           if (kv.k_type == KvType::f16) {
-            scores_rows<P, H>(q_of(r), reinterpret_cast<const uint16_t*>(k), kv.k_stride / 2, hd, len, scale, att_of(r) + p);
+            P::template scores_rows<H>(q_of(r), reinterpret_cast<const uint16_t*>(k), kv.k_stride / 2, hd, len, scale, att_of(r) + p);
           } else {
-            scores_rows<P, H>(q_of(r), reinterpret_cast<const float*>(k), kv.k_stride / 4, hd, len, scale, att_of(r) + p);
+            P::template scores_rows<H>(q_of(r), reinterpret_cast<const float*>(k), kv.k_stride / 4, hd, len, scale, att_of(r) + p);
           }
         });
       } else {
-        scores_rows<P, H>(q_of(r), kf + k0 * hd, hd, hd, end - k0, scale, att_of(r) + k0);
+        P::template scores_rows<H>(q_of(r), kf + k0 * hd, hd, hd, end - k0, scale, att_of(r) + k0);
       }
     }
   }
@@ -242,15 +245,15 @@ template <class P, size_t H>
       const size_t end = std::min(len_of(r), k0 + tile);
       if (end <= k0) continue;
       if (!direct_v) {
-        accumulate_values<P, H>(att_of(r) + k0, vf + k0 * hd, hd, hd, end - k0, out_of(r) + 2, ps);
+        P::template accumulate_values<H>(att_of(r) + k0, vf + k0 * hd, hd, hd, end - k0, out_of(r) + 2, ps);
         continue;
       }
       for_pieces(row0, kv.ring.slots, k0, end, [&](size_t p, size_t row, size_t len) {
         const uint8_t* v = kv.v + row * kv.v_stride;
         if (kv.v_type == KvType::f16) {
-          accumulate_values<P, H>(att_of(r) + p, reinterpret_cast<const uint16_t*>(v), kv.v_stride / 2, hd, len, out_of(r) + 2, ps);
+          P::template accumulate_values<H>(att_of(r) + p, reinterpret_cast<const uint16_t*>(v), kv.v_stride / 2, hd, len, out_of(r) + 2, ps);
         } else {
-          accumulate_values<P, H>(att_of(r) + p, reinterpret_cast<const float*>(v), kv.v_stride / 4, hd, len, out_of(r) + 2, ps);
+          P::template accumulate_values<H>(att_of(r) + p, reinterpret_cast<const float*>(v), kv.v_stride / 4, hd, len, out_of(r) + 2, ps);
         }
       });
     }

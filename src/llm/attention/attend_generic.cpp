@@ -43,6 +43,14 @@ struct Portable {
     for (int i = 0; i < 8; ++i) r[i] = fp16_to_fp32(p[i]);
     return r;
   }
+  template <size_t H, class T>
+  static void scores_rows(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
+    scores_rows_v8<Portable, H>(q, k, stride, hd, len, scale, att);
+  }
+  template <size_t H, class T>
+  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
+    accumulate_values_v8<Portable, H>(att, v, stride, hd, len, out, ps);
+  }
   static float half(const uint8_t* p) {
     uint16_t h;
     std::memcpy(&h, p, sizeof h);
