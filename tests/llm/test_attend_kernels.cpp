@@ -1,8 +1,9 @@
 // The attention kernels (src/llm/attention/attend_kernel.h) against the scalar reference on
-// generated cases: every key and value type, head sizes at and off the 8-float vectors, 1-6 query
-// heads per K/V head (the 4-, 2- and 1-head paths and their mixes), rows that see all, part or
-// none of the chunk, rings that wrap inside it, soft-capping; every kernel this CPU runs. The
-// query rounding of int8 Q·K, the selection and the trace.
+// generated cases: every key and value type, head sizes at and off the 8- and 16-float vectors and
+// the passes of 32-128 columns, 1-6 query heads per K/V head (the 4-, 2- and 1-head paths and
+// their mixes), rows that see all, part or none of the chunk, rings that wrap inside it,
+// soft-capping; every kernel this CPU runs. The query rounding of int8 Q·K, the selection and
+// the trace.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,7 +43,7 @@ std::vector<Case> generated_cases(size_t count) {
     Case c{};
     c.kt = kAll[pick(4)];
     c.vt = kAll[pick(4)];
-    constexpr size_t kDims[] = {8, 12, 40, 32, 64, 96, 128, 256};
+    constexpr size_t kDims[] = {8, 12, 40, 48, 80, 32, 64, 96, 128, 256};
     c.hd = kDims[pick(std::size(kDims))];
     if (!kv_fits(c.kt, c.hd) || !kv_fits(c.vt, c.hd)) continue;
     c.heads = 1 + pick(6);
