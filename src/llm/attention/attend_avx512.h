@@ -1,5 +1,6 @@
-// The AVX-512 VNNI attention kernel: attend_chunk_impl.h with int8 Q·K by vpsignb / vpdpbusd per
-// block of 32 (EVEX ymm). attend_kernel.h has the contract and the list.
+// The AVX-512 VNNI attention kernel: attend_chunk_impl.h with int8 Q·K by vpdpbusd (two keys per
+// zmm), F32/F16 scores and value sums sixteen columns a zmm. attend_kernel.h has the contract and
+// the list.
 #pragma once
 #include "llm/attention/attend_kernel.h"
 
