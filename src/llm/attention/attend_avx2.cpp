@@ -27,6 +27,7 @@ struct Avx2 {
                      float scale, float* att) {
     scores_int8<Avx2, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
   }
+  static constexpr bool kQ8ValuesDirect = false;
   static constexpr bool kF16Direct = true;
   static v8 load8_f16(const uint16_t* p) { return std::bit_cast<v8>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))); }
   template <size_t H, class T>

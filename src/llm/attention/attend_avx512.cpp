@@ -125,6 +125,41 @@ struct Avx512Vnni {
     }
   }
 
+  // accumulate_values over Q8_0 rows (stride bytes apart), each 16 values converted in registers
+  // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows.
+  static constexpr bool kQ8ValuesDirect = true;
+  template <size_t H>
+  static void accumulate_q8(const float* att, const uint8_t* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
+    constexpr size_t W = 8 / H;
+    auto values = [&](const uint8_t* row, size_t d) __attribute__((always_inline)) {
+      const uint8_t* blk = row + d / kBlock * sizeof(BlockQ8_0);
+      const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 + d % kBlock));
+      return _mm512_mul_ps(_mm512_set1_ps(half(blk)), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
+    };
+    for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
+      auto pass = [&](auto w) __attribute__((always_inline)) {
+        __m512 o[H][W];
+        for (size_t h = 0; h < H; ++h)
+          for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
+        for (size_t p = 0; p < len; ++p) {
+          __m512 vv[W];
+          for (size_t j = 0; j < w; ++j) vv[j] = values(v + p * stride, d0 + 16 * j);
+          for (size_t h = 0; h < H; ++h) {
+            const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
+            for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
+          }
+        }
+        for (size_t h = 0; h < H; ++h)
+          for (size_t j = 0; j < w; ++j) _mm512_storeu_ps(out + h * ps + d0 + 16 * j, o[h][j]);
+      };
+      if (hd - d0 >= 16 * W) {
+        pass(std::integral_constant<size_t, W>{});
+      } else {
+        pass((hd - d0) / 16);
+      }
+    }
+  }
+
   // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,
   // o = 8) against the signed query: vpdpbusd from a start of −o·Σq per lane gives Σ q·k exactly.
   // Two keys per zmm (lanes 0-7 the first, 8-15 the second), so each vpdpbusd, conversion and

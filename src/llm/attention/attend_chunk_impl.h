@@ -7,6 +7,8 @@
 //   P::half(p) -> float         the F16 at p
 //   P::load_rows(t, rows, stride, count, out, hd)   kv_load's rows as F32 (exact, any order)
 //   P::kF16Direct, P::load8_f16(p) -> v8   whether F16 rows are read in place, eight converted
+//   P::kQ8ValuesDirect, P::accumulate_q8<H>(...)   whether Q8_0 values are read in place (the sums
+//                               of accumulate_values over the rows as kv_load gives them)
 //   P::scores_rows<H>(...), P::accumulate_values<H>(...)   the F32/F16 scores and value sums:
 //                               scores_rows_v8 / accumulate_values_v8 below, or the variant's own
 //                               loops with one arithmetic for every key and position
@@ -172,6 +174,13 @@ template <class P>
 [[gnu::always_inline]] inline bool read_direct(KvType t, size_t hd) {
   return hd % 8 == 0 && (t == KvType::f32 || (t == KvType::f16 && P::kF16Direct));
 }
+// The same for the values of a call for `rows` rows: Q8_0 ones too for a lone row, where the
+// policy converts them in registers (for a tile of rows, converting each row once into the scratch
+// is cheaper; both give the same floats, so the same bits).
+template <class P>
+[[gnu::always_inline]] inline bool read_values_direct(KvType t, size_t hd, size_t rows) {
+  return read_direct<P>(t, hd) || (t == KvType::q8_0 && P::kQ8ValuesDirect && rows == 1);
+}
 
 // The chunk's work for H query heads (hd % 8 == 0) of the rows [r0, r0 + nr), tiled: the scores
 // of every row against kTileKeys keys, then the next keys (the tile of K rows stays in L1 while
@@ -183,13 +192,14 @@ constexpr size_t kTileKeys = 32;
 template <class P, size_t H>
 [[gnu::always_inline]] inline void tile_heads(const float* q, size_t q_stride, size_t heads, size_t h0, const KvHead& kv, size_t row0,
                                               const float* kf, const float* vf, size_t hd, size_t c0, size_t n, size_t pos0, size_t r0,
-                                              size_t nr, float scale, float softcap, float* att, int8_t* qs, float* qd, float* part) {
+                                              size_t nr, size_t rows, float scale, float softcap, float* att, int8_t* qs, float* qd,
+                                              float* part) {
   const size_t ps = attend_partial_size(hd), nb = hd / kBlock;
   auto len_of = [&](size_t r) { return std::min(n, pos0 + r + 1 - c0); };  // rows here see the chunk's first position
   auto att_of = [&](size_t r) { return att + (r - r0) * H * kAttendChunk; };
   auto q_of = [&](size_t r) { return q + r * q_stride + h0 * hd; };
   auto out_of = [&](size_t r) { return part + (r * heads + h0) * ps; };
-  const bool int8_keys = attend_int8_keys(kv.k_type), direct_k = read_direct<P>(kv.k_type, hd), direct_v = read_direct<P>(kv.v_type, hd);
+  const bool int8_keys = attend_int8_keys(kv.k_type), direct_k = read_direct<P>(kv.k_type, hd), direct_v = read_values_direct<P>(kv.v_type, hd, rows);
   int8_t* q_abs = qs + kAttendRows * H * hd;
   if (int8_keys) {
     for (size_t r = r0; r < r0 + nr; ++r) {
@@ -250,6 +260,12 @@ template <class P, size_t H>
       }
       for_pieces(row0, kv.ring.slots, k0, end, [&](size_t p, size_t row, size_t len) {
         const uint8_t* v = kv.v + row * kv.v_stride;
+        if constexpr (P::kQ8ValuesDirect) {
+          if (kv.v_type == KvType::q8_0) {
+            P::template accumulate_q8<H>(att_of(r) + p, v, kv.v_stride, hd, len, out_of(r) + 2, ps);
+            return;
+          }
+        }
         if (kv.v_type == KvType::f16) {
           P::template accumulate_values<H>(att_of(r) + p, reinterpret_cast<const uint16_t*>(v), kv.v_stride / 2, hd, len, out_of(r) + 2, ps);
         } else {
@@ -290,7 +306,7 @@ template <class P>
   for (size_t p = 0; p < n;) {
     const size_t row = (row0 + p) % kv.ring.slots, len = std::min(n - p, kv.ring.slots - row);
     if (!int8_keys && !read_direct<P>(kv.k_type, hd)) P::load_rows(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
-    if (!read_direct<P>(kv.v_type, hd)) P::load_rows(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
+    if (!read_values_direct<P>(kv.v_type, hd, rows)) P::load_rows(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
     p += len;
   }
   const size_t ps = attend_partial_size(hd);
@@ -311,13 +327,13 @@ template <class P>
           plain_head(q + r * q_stride + h * hd, kf, vf, hd, std::min(n, pos0 + r + 1 - c0), scale, softcap, att, part + (r * heads + h) * ps);
         h += 1;
       } else if (heads - h >= kAttendHeads) {
-        tile_heads<P, kAttendHeads>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, scale, softcap, att, qs, qd, part);
+        tile_heads<P, kAttendHeads>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
         h += kAttendHeads;
       } else if (heads - h >= 2) {
-        tile_heads<P, 2>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, scale, softcap, att, qs, qd, part);
+        tile_heads<P, 2>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
         h += 2;
       } else {
-        tile_heads<P, 1>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, scale, softcap, att, qs, qd, part);
+        tile_heads<P, 1>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
         h += 1;
       }
     }

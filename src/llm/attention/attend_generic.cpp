@@ -37,6 +37,7 @@ struct Portable {
   static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
     kv_load(t, rows, stride, count, out, hd);
   }
+  static constexpr bool kQ8ValuesDirect = false;
   static constexpr bool kF16Direct = false;  // (software conversion: rows are staged once instead)
   static v8 load8_f16(const uint16_t* p) {
     v8 r;
