@@ -84,7 +84,7 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean";
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling;
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
   Args args("serve",
@@ -105,7 +105,8 @@ int cmd_serve(int argc, char** argv) {
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
       .str("--pooling", &pooling, "mean|last|cls",
-           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
+           "how /v1/embeddings pools the final hidden states over the input: mean, last token or first token\n"
+           "(default: the model's ARCH.pooling_type, else mean)")
       .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions");
   kv.add_to(args);
   args.parse();
@@ -113,8 +114,8 @@ int cmd_serve(int argc, char** argv) {
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
   if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
   if (queue == 0) queue = 2 * slots;
-  const std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
-  if (!pool) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
+  std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
+  if (!pool && !pooling.empty()) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
   serve::limit_malloc_retention();
 
   // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
@@ -182,6 +183,14 @@ int cmd_serve(int argc, char** argv) {
     gopt.max_queue = queue;
     gopt.kv = kv.types();
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat));
+    if (!pool) {
+      try {
+        pool = llm::model_pooling(*lm->model).value_or(llm::Pooling::mean);
+      } catch (const Error& e) {  // (a reranker's "rank"): chat and completions still work
+        std::fprintf(stderr, "qmm serve: %s; /v1/embeddings pools by mean (--pooling)\n", e.what());
+        pool = llm::Pooling::mean;
+      }
+    }
     backend->set_pooling(*pool);
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
