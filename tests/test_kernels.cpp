@@ -169,6 +169,31 @@ TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
   }
 }
 
+// A GEMV that reads the packed weights of an earlier GEMV of its ISA (the tuner's candidates:
+// the ymm GEMVs over the zmm kernels' 16-column panels) gives that GEMV's bits, whole and in
+// n_step tiles: choosing it changes speed, never output. (GEMVs of other ISAs over one layout,
+// AVX2 and AVX-VNNI, may differ in the last bits within the reference tolerance.)
+TEST_P(KernelTest, GemvTwinsGiveTheSameBits) {
+  const Ukernel& u = *GetParam();
+  if (!u.gemv || !is_block_type(u.type)) GTEST_SKIP() << u.name << ": not a block-quantized GEMV";
+  const Ukernel* first = nullptr;
+  for (const Ukernel* v : kernel_list()) {
+    if (!first && v->gemv && v->isa == u.isa && shares_packed_rhs(*v, u)) first = v;
+  }
+  if (first == &u) GTEST_SKIP() << u.name << " is the first GEMV of its ISA and packed layout";
+  if (auto why = test::why_unavailable(*first); !why.empty()) GTEST_SKIP() << first->name << ": " << why;
+  const TileParams p = kernel_params(u);
+  const size_t k = 3 * std::max<size_t>(32, block_len(u.type));
+  for (size_t n : {size_t{1}, p.nr / 2 + 1, p.nr + 3, 2 * p.nr, 5 * p.nr + 7}) {
+    const Problem prob(u.type, 1, n, k, 11 + n);
+    const std::vector<float> want = prob.run(*first, 1, n, -INFINITY, INFINITY);
+    for (size_t tn : {n, p.n_step}) {
+      const std::vector<float> got = prob.run(u, 1, n, -INFINITY, INFINITY, 1, tn);
+      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), n * 4)) << "n " << n << " tiles of " << tn << " vs " << first->name;
+    }
+  }
+}
+
 TEST_P(KernelTest, Clamps) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
