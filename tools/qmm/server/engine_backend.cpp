@@ -91,6 +91,7 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
   p.stop = r.stop;
   p.ignore_eos = r.ignore_eos;
   p.strip_leading_space = r.endpoint == Endpoint::chat || (r.prompt.empty() && r.prompt_ids.empty());
+  if (!r.grammar.empty()) p.grammar = grammars_.get(r.grammar, r.grammar_param);
   return p;
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "grammar_cache.h"
 #include "http_server.h"
 #include "llm/generate.h"
 #include "text/chat.h"
@@ -45,6 +46,7 @@ class EngineBackend : public Backend {
   mutable std::mutex long_mu_;        // one long prompt built at a time
   size_t max_token_bytes_ = 1;        // the longest token text
   std::unique_ptr<llm::GeneratorThread> gen_;
+  mutable GrammarCache grammars_;     // compiled once per distinct grammar
 };
 
 }  // namespace qmm::serve

@@ -4,10 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_schema.h"
+
 namespace qmm::serve {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;  // ordered: a JSON schema's properties keep their order
 using ojson = nlohmann::ordered_json;
 
 constexpr size_t kMaxStops = 16;
@@ -142,14 +144,12 @@ struct Unimplemented {
 constexpr Unimplemented kUnimplemented[] = {
     {"tools", "[[]]"},                  {"tool_choice", R"(["none","auto"])"},
     {"functions", "[[]]"},              {"function_call", R"(["none","auto"])"},
-    {"response_format", R"([{"type":"text"}])"},
     {"logprobs", "[false]"},            {"top_logprobs", "[0]"},
     {"logit_bias", "[{}]"},             {"echo", "[false]"},
     {"suffix", R"([""])"},              {"best_of", "[1]"},
     {"audio", "[]"},                    {"prediction", "[]"},
     {"modalities", R"([["text"]])"},    {"reasoning_effort", "[]"},
-    {"web_search_options", "[]"},       {"grammar", R"([""])"},
-    {"json_schema", "[{}]"},            {"n_probs", "[0]"},
+    {"web_search_options", "[]"},       {"n_probs", "[0]"},
     {"typical_p", "[1]"},               {"tfs_z", "[1]"},
     {"mirostat", "[0]"},                {"dynatemp_range", "[0]"},
     {"xtc_probability", "[0]"},         {"dry_multiplier", "[0]"},
@@ -276,6 +276,7 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   if (const std::optional<int64_t> k = integer(j, "top_k", 0)) r.top_k = static_cast<int>(std::min<int64_t>(*k, 1 << 30));
   if (const std::optional<int64_t> s = integer(j, "seed", INT64_MIN); s && *s >= 0) r.seed = static_cast<uint64_t>(*s);
   r.stop = parse_stop(j);
+  r.grammar = request_grammar(j, r.grammar_param);
   r.stream = boolean(j, "stream", "stream");
   r.ignore_eos = boolean(j, "ignore_eos", "ignore_eos");
   if (const json* so = field(j, "stream_options")) {

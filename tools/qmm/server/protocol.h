@@ -58,6 +58,10 @@ struct Request {
   bool ignore_eos = false;     // llama.cpp's extension: generate through end-of-text tokens
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
+  // A GBNF grammar the output must follow: `grammar` as given, or compiled from `json_schema` /
+  // `response_format` (json_schema.h). Empty: none.
+  std::string grammar;
+  std::string grammar_param;  // the field it came from, for errors
 };
 
 // A request with several prompts as one request per prompt (each with more_prompts empty).
