@@ -31,6 +31,7 @@ class EngineBackend : public Backend {
   // Ends every queued and running request (their clients get an error) and refuses new ones.
   void shutdown();
 
+  size_t grammars_compiled() const { return grammars_.compiled(); }  // (tests)
   // The prompt tokens of a request, as submit() builds them (tests).
   std::vector<int32_t> prompt_tokens(const Request& r) const;
 

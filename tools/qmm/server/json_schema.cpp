@@ -17,7 +17,7 @@ constexpr size_t kMaxGrammarBytes = 1 << 20;
 constexpr size_t kMaxItems = 1000;        // maxItems / maxLength a grammar spells out
 
 // The shared rules: whitespace (bounded, so a model cannot pad forever), strings, numbers, any value.
-constexpr const char* kCommon = R"(ws ::= [ \t\n]{0,16}
+constexpr const char* kCommon = R"(ws ::= " "? | "\n" [ \t]{0,16}
 string ::= "\"" char* "\""
 char ::= [^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4})
 integer ::= "-"? ("0" | [1-9] [0-9]{0,15})
