@@ -112,8 +112,6 @@ TEST(ServeProtocol, RejectsBadFieldsNamingThem) {
 // A field qmm does not implement is a 400 naming it, unless its value changes nothing.
 TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   const std::pair<const char*, const char*> refused[] = {
-      {R"("tools":[{"type":"function","function":{"name":"f"}}])", "tools"},
-      {R"("tool_choice":"required")", "tool_choice"},
       {R"("logprobs":true)", "logprobs"},           {R"("top_logprobs":2)", "top_logprobs"},
       {R"("logit_bias":{"50256":-100})", "logit_bias"},
       {R"("n_probs":5)", "n_probs"},                {R"("echo":true)", "echo"},

@@ -37,7 +37,9 @@ const std::set<std::string> kAnnotations = {"title", "description", "default", "
                                             "$comment", "deprecated", "readOnly", "writeOnly", "$defs",
                                             "definitions", "strict"};
 
-std::string literal(const std::string& s) {
+}  // namespace
+
+std::string gbnf_literal(const std::string& s) {
   std::string out = "\"";
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
@@ -56,13 +58,17 @@ std::string literal(const std::string& s) {
   return out + "\"";
 }
 
-class Converter {
+class SchemaGrammar::Converter {
  public:
-  Converter(const ojson& root, std::string param) : root_(root), param_(std::move(param)) {}
+  explicit Converter(std::string param) : param_(std::move(param)) {}
 
-  std::string run() {
-    const std::string r = visit(root_, 0);
-    std::string out = "root ::= " + r + "\n" + kCommon;
+  std::string convert(const ojson& schema) {
+    root_ = &schema;
+    refs_.clear();
+    return visit(schema, 0);
+  }
+  std::string text() const {
+    std::string out = kCommon;
     for (const auto& [name, body] : rules_) out += name + " ::= " + body + "\n";
     if (out.size() > kMaxGrammarBytes) bad("the schema's grammar is larger than 1 MiB");
     return out;
@@ -95,13 +101,14 @@ class Converter {
   }
 
   const ojson& resolve(const std::string& ref) const {
-    if (ref == "#") return root_;
+    const ojson& root = *root_;
+    if (ref == "#") return root;
     for (const char* prefix : {"#/$defs/", "#/definitions/"}) {
       const std::string p = prefix;
       if (ref.compare(0, p.size(), p) != 0) continue;
       const std::string key = p.substr(2, p.size() - 3);
-      const auto defs = root_.find(key);
-      if (defs != root_.end() && defs->is_object()) {
+      const auto defs = root.find(key);
+      if (defs != root.end() && defs->is_object()) {
         const auto it = defs->find(ref.substr(p.size()));
         if (it != defs->end()) return *it;
       }
@@ -140,11 +147,11 @@ class Converter {
                                                   "minItems", "maxItems", "minLength", "maxLength", "format"};
       if (!known.count(key)) bad("the JSON schema keyword '" + key + "' is not supported by qmm serve");
     }
-    if (const auto it = s.find("const"); it != s.end()) return add(literal(it->dump()));
+    if (const auto it = s.find("const"); it != s.end()) return add(gbnf_literal(it->dump()));
     if (const auto it = s.find("enum"); it != s.end()) {
       if (!it->is_array() || it->empty()) bad("'enum' must be a non-empty array");
       std::string body;
-      for (const ojson& v : *it) body += (body.empty() ? "" : " | ") + literal(v.dump());
+      for (const ojson& v : *it) body += (body.empty() ? "" : " | ") + gbnf_literal(v.dump());
       return add(body);
     }
     if (const auto it = s.find("anyOf"); it != s.end()) return alternatives(*it, "anyOf", depth);
@@ -224,14 +231,14 @@ class Converter {
     std::vector<std::pair<std::string, std::string>> props;  // key literal, value rule
     if (const auto p = s.find("properties"); p != s.end()) {
       if (!p->is_object()) bad("'properties' must be an object");
-      for (const auto& [k, v] : p->items()) props.emplace_back(literal(ojson(k).dump()), visit(v, depth + 1));
+      for (const auto& [k, v] : p->items()) props.emplace_back(gbnf_literal(ojson(k).dump()), visit(v, depth + 1));
     }
     std::set<std::string> required;
     if (const auto r = s.find("required"); r != s.end()) {
       if (!r->is_array()) bad("'required' must be an array of property names");
       for (const ojson& k : *r) {
         if (!k.is_string()) bad("'required' must be an array of property names");
-        required.insert(literal(ojson(k.get<std::string>()).dump()));
+        required.insert(gbnf_literal(ojson(k.get<std::string>()).dump()));
       }
       for (const std::string& k : required) {
         if (std::none_of(props.begin(), props.end(), [&](const auto& p) { return p.first == k; })) {
@@ -259,12 +266,14 @@ class Converter {
     return add("\"{\" ws " + first + " ws \"}\"");
   }
 
-  const ojson& root_;
+  const ojson* root_ = nullptr;
   std::string param_;
   std::vector<std::pair<std::string, std::string>> rules_;
   std::map<std::string, std::string> refs_;
   size_t bytes_ = 0;
 };
+
+namespace {
 
 [[noreturn]] void bad(const std::string& param, const std::string& message) { throw ApiError(400, message, param); }
 
@@ -275,8 +284,15 @@ const ojson* field(const ojson& body, const char* name) {  // nullptr when absen
 
 }  // namespace
 
+SchemaGrammar::SchemaGrammar(const std::string& param) : c_(std::make_unique<Converter>(param)) {}
+SchemaGrammar::~SchemaGrammar() = default;
+std::string SchemaGrammar::add(const nlohmann::ordered_json& schema) { return c_->convert(schema); }
+std::string SchemaGrammar::rules() const { return c_->text(); }
+
 std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema, const std::string& param) {
-  return Converter(schema, param).run();
+  SchemaGrammar g(param);
+  const std::string top = g.add(schema);
+  return "root ::= " + top + "\n" + g.rules();
 }
 
 std::string json_object_gbnf() { return std::string("root ::= object\n") + kCommon; }

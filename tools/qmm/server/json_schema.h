@@ -9,6 +9,7 @@
 // $comment, ...) are ignored. Any other keyword is a ApiError 400 naming it: never a
 // grammar that silently allows what the schema forbids.
 #pragma once
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,24 @@ namespace qmm::serve {
 // The GBNF text of `schema` (an object or a boolean). `param` names the request field in
 // errors. Bounded: nesting depth, the number of rules and the grammar's size.
 std::string json_schema_to_gbnf(const nlohmann::ordered_json& schema, const std::string& param);
+
+// Several schemas in one grammar (the arguments of each tool): add() returns the name of the
+// rule that matches a schema ($ref "#" is that schema); rules() is the text of every rule
+// (with the shared ones: ws, string, value, ...), to follow a root rule of the caller's.
+class SchemaGrammar {
+ public:
+  explicit SchemaGrammar(const std::string& param);
+  ~SchemaGrammar();
+  std::string add(const nlohmann::ordered_json& schema);
+  std::string rules() const;
+
+ private:
+  class Converter;
+  std::unique_ptr<Converter> c_;
+};
+
+// `s` as a GBNF string literal (quotes, backslashes and control characters escaped).
+std::string gbnf_literal(const std::string& s);
 
 // The GBNF of any JSON object ({"type":"json_object"}).
 std::string json_object_gbnf();

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "json_schema.h"
+#include "tool_calls.h"
 
 namespace qmm::serve {
 namespace {
@@ -80,12 +81,15 @@ std::vector<Turn> parse_messages(const json& body) {
     if (!role || !role->is_string()) bad(at + ".role", "'" + at + ".role' is required and must be a string");
     std::string r = role->get<std::string>();
     if (r == "developer") r = "system";  // OpenAI's newer name for the system prompt
-    if (r != "system" && r != "user" && r != "assistant") {
-      bad(at + ".role", "'" + at + ".role' must be 'system', 'developer', 'user' or 'assistant', got " + role->dump());
+    if (r != "system" && r != "user" && r != "assistant" && r != "tool") {
+      bad(at + ".role", "'" + at + ".role' must be 'system', 'developer', 'user', 'assistant' or 'tool', got " + role->dump());
     }
     const json* content = field(msg, "content");
     if (!content && r != "assistant") bad(at + ".content", "'" + at + ".content' is required");
-    turns.push_back({r, content ? content_text(*content, at + ".content") : std::string()});
+    turns.emplace_back();
+    turns.back().role = r;
+    if (content) turns.back().content = content_text(*content, at + ".content");
+    parse_tool_turn(msg, at, turns.back());
   }
   return turns;
 }
@@ -142,7 +146,6 @@ struct Unimplemented {
   const char* harmless;
 };
 constexpr Unimplemented kUnimplemented[] = {
-    {"tools", "[[]]"},                  {"tool_choice", R"(["none","auto"])"},
     {"functions", "[[]]"},              {"function_call", R"(["none","auto"])"},
     {"logprobs", "[false]"},            {"top_logprobs", "[0]"},
     {"logit_bias", "[{}]"},             {"echo", "[false]"},
@@ -277,6 +280,7 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   if (const std::optional<int64_t> s = integer(j, "seed", INT64_MIN); s && *s >= 0) r.seed = static_cast<uint64_t>(*s);
   r.stop = parse_stop(j);
   r.grammar = request_grammar(j, r.grammar_param);
+  parse_tools(j, r);
   r.stream = boolean(j, "stream", "stream");
   r.ignore_eos = boolean(j, "ignore_eos", "ignore_eos");
   if (const json* so = field(j, "stream_options")) {
@@ -298,7 +302,9 @@ std::vector<Request> split_prompts(Request r) {
   return out;
 }
 
-const char* finish_name(Finish f) { return f == Finish::stop ? "stop" : "length"; }
+const char* finish_name(Finish f) {
+  return f == Finish::stop ? "stop" : f == Finish::length ? "length" : "tool_calls";
+}
 
 std::string error_body(const ApiError& e) {
   const auto null_or = [](const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); };
@@ -313,6 +319,10 @@ std::string completion_body(const ResponseHead& h, const std::vector<Choice>& ch
     ojson choice{{"index", i}};
     if (h.endpoint == Endpoint::chat) {
       choice["message"] = ojson{{"role", "assistant"}, {"content", choices[i].text}};
+      if (!choices[i].tool_calls.empty()) {
+        if (choices[i].text.empty()) choice["message"]["content"] = nullptr;
+        choice["message"]["tool_calls"] = tool_calls_json(choices[i].tool_calls, false);
+      }
     } else {
       choice["text"] = choices[i].text;
     }
@@ -334,6 +344,10 @@ std::string text_chunk(const ResponseHead& h, const std::string& text, size_t in
 
 std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index) {
   return chunk_with(h, ojson::object(), "", finish_name(finish), index);
+}
+
+std::string tool_calls_chunk(const ResponseHead& h, const std::vector<ToolCall>& calls, size_t index) {
+  return chunk_with(h, ojson{{"tool_calls", tool_calls_json(calls, true)}}, "", nullptr, index);
 }
 
 std::string usage_chunk(const ResponseHead& h, const Usage& u) {
