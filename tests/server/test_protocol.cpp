@@ -112,9 +112,9 @@ TEST(ServeProtocol, RejectsBadFieldsNamingThem) {
 // A field qmm does not implement is a 400 naming it, unless its value changes nothing.
 TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   const std::pair<const char*, const char*> refused[] = {
-      {R"("logprobs":true)", "logprobs"},           {R"("top_logprobs":2)", "top_logprobs"},
+      {R"("post_sampling_probs":true)", "post_sampling_probs"},
       {R"("logit_bias":{"50256":-100})", "logit_bias"},
-      {R"("n_probs":5)", "n_probs"},                {R"("echo":true)", "echo"},
+      {R"("echo":true)", "echo"},
       {R"("suffix":"end")", "suffix"},              {R"("best_of":3)", "best_of"},
       {R"("mirostat":2)", "mirostat"},
       {R"("typical_p":0.5)", "typical_p"},          {R"("reasoning_effort":"low")", "reasoning_effort"},

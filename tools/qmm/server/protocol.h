@@ -38,7 +38,18 @@ struct ToolCall {
 };
 enum class ToolChoice { automatic, none, required, named };
 
-enum class Endpoint { chat, completion };
+enum class Endpoint { chat, completion, embedding };
+
+// The log-probability of one generated token and of its most likely alternatives (apps_protocol.h).
+struct TokenAlt {
+  std::string token;  // its bytes (may be part of a UTF-8 character)
+  float logprob = 0;
+};
+struct TokenLogprob {
+  TokenAlt chosen;
+  std::vector<TokenAlt> top;
+  size_t offset = 0;  // where the token starts in the completion's text (bytes)
+};
 
 struct Request {
   Endpoint endpoint = Endpoint::chat;
@@ -70,6 +81,7 @@ struct Request {
   bool ignore_eos = false;     // llama.cpp's extension: generate through end-of-text tokens
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
+  int logprobs = -1;           // >= 0: each token's log-prob and this many alternatives
   // A GBNF grammar the output must follow: `grammar` as given, or compiled from `json_schema` /
   // `response_format` (json_schema.h). Empty: none.
   std::string grammar;
@@ -105,18 +117,23 @@ struct ResponseHead {
 
 std::string error_body(const ApiError& e);
 struct Choice {
+  Choice(std::string t = {}, Finish f = Finish::stop, std::optional<std::vector<TokenLogprob>> lp = std::nullopt,
+         std::vector<ToolCall> calls = {})
+      : text(std::move(t)), finish(f), logprobs(std::move(lp)), tool_calls(std::move(calls)) {}
   std::string text;
   Finish finish = Finish::stop;
+  std::optional<std::vector<TokenLogprob>> logprobs;  // set: the request asked for them
   std::vector<ToolCall> tool_calls;  // chat: the message's tool_calls (finish: tool_calls)
 };
 std::string completion_body(const ResponseHead& h, const std::vector<Choice>& choices, const Usage& u);
 inline std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u) {
-  return completion_body(h, std::vector<Choice>{{text, finish, {}}}, u);
+  return completion_body(h, std::vector<Choice>{Choice(text, finish)}, u);
 }
 // Stream chunks: the role (chat only), a piece of text, the finish reason (of choice `index`),
 // the usage.
 std::string role_chunk(const ResponseHead& h);
-std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index = 0);
+std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index = 0,
+                       const std::vector<TokenLogprob>* logprobs = nullptr);
 std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index = 0);
 // Chat: the tool calls of choice `index`, whole, as one delta.tool_calls chunk.
 std::string tool_calls_chunk(const ResponseHead& h, const std::vector<ToolCall>& calls, size_t index = 0);
