@@ -1,6 +1,9 @@
 #include "text/grammar_vocab.h"
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <unordered_map>
 
 namespace qmm::llm {
 
@@ -53,17 +56,51 @@ bool GrammarVocab::allows(const GrammarMatcher& m, int32_t t) const {
   return !b.empty() && m.allows(b);
 }
 
-void GrammarVocab::visit(const GrammarMatcher& m, uint32_t node, const GrammarMatcher::Stacks& stacks,
-                         std::vector<uint8_t>& allowed) const {
+// The states of one walk, numbered, and their steps by code point (-1: refused).
+struct GrammarVocab::Walk {
+  const GrammarMatcher& m;
+  std::vector<GrammarMatcher::Stacks> states;
+  std::map<GrammarMatcher::Stacks, int32_t> ids;
+  std::unordered_map<uint64_t, int32_t> steps;       // non-ASCII code points
+  std::vector<std::array<int32_t, 128>> ascii;      // ASCII ones (-2: not yet known)
+
+  int32_t intern(GrammarMatcher::Stacks s) {
+    if (s.empty()) return -1;
+    const auto [it, added] = ids.emplace(std::move(s), static_cast<int32_t>(states.size()));
+    if (added) {
+      states.push_back(it->first);
+      ascii.emplace_back().fill(-2);
+    }
+    return it->second;
+  }
+  int32_t step(int32_t state, uint32_t cp) {
+    if (cp < 128) {
+      int32_t& to = ascii[static_cast<size_t>(state)][cp];
+      if (to == -2) {
+        const int32_t next = intern(m.advance(states[static_cast<size_t>(state)], cp));
+        ascii[static_cast<size_t>(state)][cp] = next;  // (intern may have grown `ascii`)
+        return next;
+      }
+      return to;
+    }
+    const uint64_t key = (static_cast<uint64_t>(state) << 32) | cp;
+    if (const auto it = steps.find(key); it != steps.end()) return it->second;
+    const int32_t to = intern(m.advance(states[static_cast<size_t>(state)], cp));
+    steps.emplace(key, to);
+    return to;
+  }
+};
+
+void GrammarVocab::visit(Walk& w, uint32_t node, int32_t state, std::vector<uint8_t>& allowed) const {
   const Node& n = nodes_[node];
   for (uint32_t i = n.first; i < n.first + n.count; ++i) {
     const auto t = static_cast<size_t>(tokens_[i]);
     const std::string_view tail = std::string_view(pieces_[t]).substr(tail_[t]);
-    allowed[t] = tail.empty() || m.partial_ok(stacks, tail);
+    allowed[t] = tail.empty() || w.m.partial_ok(w.states[static_cast<size_t>(state)], tail);
   }
   for (uint32_t c = node + 1; c < n.end; c = nodes_[c].end) {
-    const GrammarMatcher::Stacks next = m.advance(stacks, nodes_[c].cp);
-    if (!next.empty()) visit(m, c, next, allowed);
+    const int32_t next = w.step(state, nodes_[c].cp);
+    if (next >= 0) visit(w, c, next, allowed);
   }
 }
 
@@ -75,7 +112,9 @@ void GrammarVocab::allowed(const GrammarMatcher& m, std::vector<uint8_t>& allowe
   }
   // The root's own tokens are the empty ones (none: they were left out) and byte tokens that
   // start a sequence.
-  visit(m, 0, m.stacks(), allowed);
+  Walk w{m, {}, {}, {}, {}};
+  const int32_t start = w.intern(m.stacks());
+  if (start >= 0) visit(w, 0, start, allowed);
 }
 
 }  // namespace qmm::llm

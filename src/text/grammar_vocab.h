@@ -1,7 +1,9 @@
 // A tokenizer's vocabulary as the grammar matcher sees it: each token's bytes decoded into
 // code points once, and a prefix trie over them, so that finding every token a grammar state
 // allows walks shared prefixes once and skips a whole subtree at its first refused code point
-// (most of the vocabulary, in a JSON grammar). Built once per tokenizer.
+// (most of the vocabulary, in a JSON grammar). A walk numbers the grammar states it meets and
+// remembers each state's step by a code point, so that inside a JSON string (where nearly every
+// character leads back to the same state) a node costs one hash lookup. Built once per tokenizer.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -30,8 +32,8 @@ class GrammarVocab {
     uint32_t first;  // tokens ending here: tokens_[first, first + count)
     uint32_t count;
   };
-  void visit(const GrammarMatcher& m, uint32_t node, const GrammarMatcher::Stacks& stacks,
-             std::vector<uint8_t>& allowed) const;
+  struct Walk;
+  void visit(Walk& w, uint32_t node, int32_t state, std::vector<uint8_t>& allowed) const;
   std::vector<std::string> pieces_;
   std::vector<uint32_t> tail_;   // per token: the byte offset of its incomplete last code point
   std::vector<Node> nodes_;      // preorder; node 0 is the root (the empty prefix)
