@@ -236,6 +236,7 @@ const char* ApiError::type() const {
   switch (status) {
     case 401: return "authentication_error";
     case 404: return "not_found_error";
+    case 501: return "not_supported_error";
     case 503: return "unavailable_error";
     default: return status >= 500 ? "server_error" : "invalid_request_error";
   }
@@ -305,7 +306,13 @@ std::vector<Request> split_prompts(Request r) {
 }
 
 const char* finish_name(Finish f) {
-  return f == Finish::stop ? "stop" : f == Finish::length ? "length" : "tool_calls";
+  switch (f) {
+    case Finish::stop: return "stop";
+    case Finish::length: return "length";
+    case Finish::abort: return "abort";
+    case Finish::tool_calls: return "tool_calls";
+  }
+  return "stop";
 }
 
 std::string error_body(const ApiError& e) {

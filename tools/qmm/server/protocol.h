@@ -101,7 +101,10 @@ std::vector<Request> split_prompts(Request r);
 // of OpenAI's or llama-server's that qmm does not implement (unless its value changes nothing).
 Request parse_request(std::string_view body, Endpoint endpoint);
 
-enum class Finish { stop, length, tool_calls };
+// abort: the server cut the request short (it was stopping and the drain's time ran out);
+// vLLM's name for it. The text so far is answered, with its usage. tool_calls: the reply is
+// calls of the request's tools (tool_calls.h).
+enum class Finish { stop, length, abort, tool_calls };
 const char* finish_name(Finish f);
 
 struct Usage {
