@@ -154,6 +154,15 @@ void Generator::start(Slot& s, Request r, double t_submit) {
   s.prefilled = keep;
   s.history = r.prompt;
   s.sampler.emplace(r.params.sampling, tok_.n_vocab());
+  s.grammar.reset();
+  if (r.params.grammar) {
+    if (!grammar_vocab_) grammar_vocab_ = std::make_unique<GrammarVocab>(tok_);
+    s.grammar = std::make_unique<GrammarFilter>(
+        r.params.grammar, *grammar_vocab_,
+        [this, ignore = r.params.ignore_eos, ends = r.params.stop_tokens](int32_t t) {
+          return (!ignore && tok_.is_end_of_generation(t)) || std::find(ends.begin(), ends.end(), t) != ends.end();
+        });
+  }
   s.stream.emplace(tok_, r.params.strip_leading_space);
   if (r.embed != Pooling::none) {
     s.pooler.emplace(model_, r.embed);
@@ -234,8 +243,9 @@ bool Generator::step() {
     if (s.next >= 0) ++s.res.decode_steps;
     int32_t token;
     try {
-      token = s.sampler->sample(logits + j * n_vocab, s.history);
-    } catch (const Error& e) {  // non-finite logits
+      token = s.sampler->sample(logits + j * n_vocab, s.history, s.grammar.get());
+      if (s.grammar) s.grammar->accept(token);
+    } catch (const Error& e) {  // non-finite logits, a grammar that allows nothing or explodes
       finish(s, FinishReason::error, e.what());
       continue;
     }
@@ -262,10 +272,15 @@ void Generator::on_sampled(Slot& s, int32_t token) {
   ++s.res.generated;
   s.next = token;
   const bool length = (p.max_tokens > 0 && s.res.generated >= p.max_tokens) || s.cached.size() >= opt_.n_ctx;
+  const bool ended = s.grammar && s.grammar->done();
   std::string text = s.stream->push(token);
-  if (length) text += s.stream->flush();
-  if (!emit(s, token, std::move(text), length)) return;
-  if (length) finish(s, FinishReason::length);
+  if (length || ended) text += s.stream->flush();
+  if (!emit(s, token, std::move(text), length || ended)) return;
+  if (ended) {
+    finish(s, FinishReason::stop);
+  } else if (length) {
+    finish(s, FinishReason::length);
+  }
 }
 
 // Hands `text` to on_token, holding back what may begin a stop string (all of it when `last`

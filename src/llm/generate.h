@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -41,6 +42,7 @@
 #include <vector>
 
 #include "llm/embed.h"
+#include "llm/grammar_filter.h"
 #include "llm/logprobs.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
@@ -64,6 +66,10 @@ struct GenerateParams {
   bool ignore_eos = false;               // generate through EOS/EOT (benchmarks)
   bool strip_leading_space = false;      // drop the SentencePiece space before the first word
   int logprobs = -1;                     // >= 0: each token's log-prob and this many alternatives (Piece::logprobs)
+  // Optional: only text this grammar accepts is generated (GBNF, grammar.h); the request
+  // finishes with `stop` where the grammar has ended, and an end token is allowed only where
+  // it may end.
+  std::shared_ptr<const Grammar> grammar;
 };
 
 // One generated token (token -1: the text left over when an end token arrives). `text` is
@@ -146,6 +152,7 @@ class Generator {
     std::optional<Request> req;           // the running request
     std::vector<int32_t> history;         // prompt + generated, for the sampler
     std::optional<Sampler> sampler;
+    std::unique_ptr<GrammarFilter> grammar;  // params.grammar's state
     std::optional<TextStream> stream;
     std::optional<Pooler> pooler;         // embedding requests
     TokenLogprobs logprobs;               // of the token just sampled (params.logprobs >= 0)
@@ -177,6 +184,7 @@ class Generator {
   std::vector<int32_t> tokens_;   // the step's batch
   std::vector<BatchRow> rows_;
   std::vector<size_t> out_slot_;  // slot of each logits row
+  std::unique_ptr<GrammarVocab> grammar_vocab_;  // built at the first request with a grammar
 };
 
 // A Generator on its own engine thread, for servers: submit/cancel from any thread.

@@ -16,7 +16,7 @@ Sampler::Sampler(const SamplerParams& p, size_t n_vocab) : p_(p), rng_(p.seed), 
   cand_.reserve(n_vocab);
 }
 
-int32_t Sampler::sample(const float* logits, std::span<const int32_t> history) {
+int32_t Sampler::sample(const float* logits, std::span<const int32_t> history, TokenFilter* filter) {
   const size_t n = logits_.size();
   std::copy(logits, logits + n, logits_.begin());
   // NaN / Inf logits (weights or activations that overflowed) have no meaningful sample.
@@ -45,6 +45,17 @@ int32_t Sampler::sample(const float* logits, std::span<const int32_t> history) {
     }
   }
 
+  const int32_t t = draw();
+  if (!filter || filter->allows(t)) return t;
+  filter->restrict(logits_);
+  if (std::all_of(logits_.begin(), logits_.end(), [](float x) { return std::isinf(x); })) {
+    fail(Status::invalid_argument, "the grammar allows no token of the vocabulary here");
+  }
+  return draw();
+}
+
+int32_t Sampler::draw() {
+  const size_t n = logits_.size();
   // Greedy: the highest logit (the first of equals).
   if (p_.temperature <= 0.0f) return static_cast<int32_t>(std::max_element(logits_.begin(), logits_.end()) - logits_.begin());
 
@@ -57,6 +68,7 @@ int32_t Sampler::sample(const float* logits, std::span<const int32_t> history) {
   if (p_.top_k > 0 && static_cast<size_t>(p_.top_k) < n) keep = static_cast<size_t>(p_.top_k);
   std::partial_sort(cand_.begin(), cand_.begin() + static_cast<std::ptrdiff_t>(keep), cand_.end(), by_logit);
   cand_.resize(keep);
+  while (cand_.size() > 1 && std::isinf(cand_.back().logit)) cand_.pop_back();  // refused by a filter
 
   // Softmax over what is left (for top-p and min-p).
   auto softmax = [&](float temp) {

@@ -22,11 +22,23 @@ struct SamplerParams {
   uint64_t seed = 0;
 };
 
+// A constraint on the next token (a grammar). The sampler draws as usual and asks allows();
+// only when the drawn token is refused does it ask restrict() to remove every refused token
+// (logits set to -infinity) and draw again, so a constraint the model already follows costs
+// one check per token.
+class TokenFilter {
+ public:
+  virtual ~TokenFilter() = default;
+  virtual bool allows(int32_t token) = 0;
+  virtual void restrict(std::span<float> logits) = 0;
+};
+
 class Sampler {
  public:
   Sampler(const SamplerParams& p, size_t n_vocab);
   // `history`: the tokens so far (prompt and generated), for the repetition penalty.
-  int32_t sample(const float* logits, std::span<const int32_t> history);
+  // `filter`: optional; Error(invalid_argument) if it refuses every token.
+  int32_t sample(const float* logits, std::span<const int32_t> history, TokenFilter* filter = nullptr);
 
  private:
   struct Cand {
@@ -34,6 +46,7 @@ class Sampler {
     float logit;
     float p;
   };
+  int32_t draw();  // from logits_
   SamplerParams p_;
   std::mt19937_64 rng_;
   std::vector<Cand> cand_;      // reused every token

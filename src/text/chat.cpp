@@ -28,12 +28,24 @@ ChatFormat ChatFormat::from_model(const gguf::File& f, const Tokenizer& tok, con
                                  "--chat-template NAME|FILE (built-in: " + names + ")");
 }
 
-std::vector<int32_t> ChatFormat::tokens(const Tokenizer& tok, const std::vector<ChatMessage>& messages,
-                                        bool add_generation_prompt) const {
-  const std::string text = render_chat(template_source, messages, add_generation_prompt, bos, eos);
+namespace {
+
+std::vector<int32_t> encode_rendered(const Tokenizer& tok, const std::string& text) {
   std::vector<int32_t> out = tok.encode(text, false);
   if (tok.add_bos() && tok.bos() >= 0 && (out.empty() || out.front() != tok.bos())) out.insert(out.begin(), tok.bos());
   return out;
+}
+
+}  // namespace
+
+std::vector<int32_t> ChatFormat::tokens(const Tokenizer& tok, const std::vector<ChatMessage>& messages,
+                                        bool add_generation_prompt) const {
+  return encode_rendered(tok, render_chat(template_source, messages, add_generation_prompt, bos, eos));
+}
+
+std::vector<int32_t> ChatFormat::tokens(const Tokenizer& tok, const jinja::Value& messages, const jinja::Value& tools,
+                                        bool add_generation_prompt) const {
+  return encode_rendered(tok, render_chat(template_source, messages, tools, add_generation_prompt, bos, eos));
 }
 
 }  // namespace qmm::llm

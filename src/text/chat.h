@@ -32,6 +32,9 @@ struct ChatFormat {
   // template did not write it.
   std::vector<int32_t> tokens(const Tokenizer& tok, const std::vector<ChatMessage>& messages,
                               bool add_generation_prompt) const;
+  // The same with messages and tools as Jinja values (render_chat's overload for tool calling).
+  std::vector<int32_t> tokens(const Tokenizer& tok, const jinja::Value& messages, const jinja::Value& tools,
+                              bool add_generation_prompt) const;
 };
 
 }  // namespace qmm::llm

@@ -10,17 +10,15 @@
 namespace qmm::llm {
 namespace {
 
-std::string render(const std::string& source, const std::vector<ChatMessage>& messages, bool add_generation_prompt,
-                   const std::string& bos_token, const std::string& eos_token, const std::time_t* now) {
+std::string render(const std::string& source, const jinja::Value& messages, const jinja::Value& tools,
+                   bool add_generation_prompt, const std::string& bos_token, const std::string& eos_token,
+                   const std::time_t* now) {
   using jinja::Value;
-  std::vector<Value> list;
-  list.reserve(messages.size());
-  for (const auto& m : messages) list.push_back(Value::make_dict({{"role", Value(m.role)}, {"content", Value(m.content)}}));
-  Value globals = Value::make_dict({{"messages", Value::list(std::move(list))},
+  Value globals = Value::make_dict({{"messages", messages},
                                {"add_generation_prompt", Value(add_generation_prompt)},
                                {"bos_token", Value(bos_token)},
                                {"eos_token", Value(eos_token)},
-                               {"tools", Value::none()}});
+                               {"tools", tools}});
   if (now) {
     long long t = *now;
     globals.mutable_dict().set("strftime_now", Value::function([t](jinja::CallArgs& a) {
@@ -31,17 +29,32 @@ std::string render(const std::string& source, const std::vector<ChatMessage>& me
   return jinja::Template(source).render(globals);
 }
 
+jinja::Value message_list(const std::vector<ChatMessage>& messages) {
+  using jinja::Value;
+  std::vector<Value> list;
+  list.reserve(messages.size());
+  for (const auto& m : messages) list.push_back(Value::make_dict({{"role", Value(m.role)}, {"content", Value(m.content)}}));
+  return Value::list(std::move(list));
+}
+
 }  // namespace
 
 std::string render_chat(const std::string& jinja_source, const std::vector<ChatMessage>& messages,
                         bool add_generation_prompt, const std::string& bos_token, const std::string& eos_token) {
-  return render(jinja_source, messages, add_generation_prompt, bos_token, eos_token, nullptr);
+  return render(jinja_source, message_list(messages), jinja::Value::none(), add_generation_prompt, bos_token, eos_token,
+                nullptr);
 }
 
 std::string render_chat(const std::string& jinja_source, const std::vector<ChatMessage>& messages,
                         bool add_generation_prompt, const std::string& bos_token, const std::string& eos_token,
                         std::time_t now) {
-  return render(jinja_source, messages, add_generation_prompt, bos_token, eos_token, &now);
+  return render(jinja_source, message_list(messages), jinja::Value::none(), add_generation_prompt, bos_token, eos_token,
+                &now);
+}
+
+std::string render_chat(const std::string& jinja_source, const jinja::Value& messages, const jinja::Value& tools,
+                        bool add_generation_prompt, const std::string& bos_token, const std::string& eos_token) {
+  return render(jinja_source, messages, tools, add_generation_prompt, bos_token, eos_token, nullptr);
 }
 
 std::string resolve_chat_template(const std::string& name_or_file) {

@@ -27,6 +27,14 @@ std::string render_chat(const std::string& jinja_source, const std::vector<ChatM
                         bool add_generation_prompt, const std::string& bos_token, const std::string& eos_token,
                         std::time_t now);
 
+namespace jinja {
+class Value;
+}
+// The same with the messages as Jinja values (dicts that may hold tool_calls, tool_call_id,
+// name, ... as OpenAI's messages do) and `tools` (a list of OpenAI's tool definitions, or None).
+std::string render_chat(const std::string& jinja_source, const jinja::Value& messages, const jinja::Value& tools,
+                        bool add_generation_prompt, const std::string& bos_token, const std::string& eos_token);
+
 // Built-in templates by name ("llama3", "llama2", "mistral", "chatml", "gemma", "phi3"); empty
 // optional if unknown. Each renders a system/user/assistant conversation exactly as the model
 // family's published template does (tests compare them with python3-jinja2).

@@ -1,6 +1,7 @@
 // qmm serve driven by the official `openai` npm client, unchanged: models, chat and text
 // completions, streamed and not (greedy, so both must give the same text), logprobs of both,
-// embeddings (the client's default base64 and float), the client's
+// embeddings (the client's default base64 and float), the tool-call flow and response_format
+// (forced by grammars: stories260K only tells stories), the client's
 // error classes for 400 / 401 / 404, a stream the client aborts (its slot is freed), the
 // served name (--alias) and /metrics, and SIGTERM's drain: a stream in flight is answered whole,
 // then the server exits 0. Usage: node openai_client.mjs NPM_DIR QMM_BINARY MODEL.gguf
@@ -117,6 +118,67 @@ await step('completions.create, streamed and not', async () => {
   let text = '';
   for await (const c of stream) text += c.choices[0]?.text ?? '';
   assert.equal(text, r.choices[0].text);
+});
+
+// Tool calls: stories260K never calls a tool by itself, so tool_choice 'required' makes it
+// (through a grammar), then the result goes back as a tool message and the model answers.
+const tools = [{
+  type: 'function',
+  function: {
+    name: 'get_weather', description: 'The weather in a city',
+    parameters: { type: 'object', properties: { city: { type: 'string', maxLength: 16 }, days: { type: 'integer' } },
+                  required: ['city', 'days'] },
+  },
+}];
+await step('tool-call flow', async () => {
+  const ask = [{ role: 'user', content: 'What is the weather in Oslo?' }];
+  const r = await client.chat.completions.create({ model: 'm', messages: ask, tools, tool_choice: 'required', max_tokens: 100, temperature: 0 });
+  assert.equal(r.choices[0].finish_reason, 'tool_calls');
+  const msg = r.choices[0].message;
+  assert.equal(msg.content, null);
+  assert.equal(msg.tool_calls.length, 1);
+  const call = msg.tool_calls[0];
+  assert.equal(call.type, 'function');
+  assert.equal(call.function.name, 'get_weather');
+  const args = JSON.parse(call.function.arguments);
+  assert.equal(typeof args.city, 'string');
+  assert.ok(Number.isInteger(args.days));
+  // Streamed: the same call as delta.tool_calls.
+  const stream = await client.chat.completions.create({ model: 'm', messages: ask, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } },
+                                                        max_tokens: 100, temperature: 0, stream: true });
+  let streamed = null, finish = null;
+  for await (const c of stream) {
+    const d = c.choices[0]?.delta;
+    if (d?.tool_calls) streamed = d.tool_calls[0];
+    if (c.choices[0]?.finish_reason) finish = c.choices[0].finish_reason;
+  }
+  assert.equal(finish, 'tool_calls');
+  assert.equal(streamed.index, 0);
+  assert.equal(streamed.function.name, 'get_weather');
+  assert.equal(streamed.function.arguments, call.function.arguments);
+  // The result goes back; the model answers in text.
+  const next = await client.chat.completions.create({
+    model: 'm', tools, max_tokens: 8, temperature: 0,
+    messages: [...ask, msg, { role: 'tool', tool_call_id: call.id, content: 'Sunny, 21 C' }],
+  });
+  assert.equal(typeof next.choices[0].message.content, 'string');
+  assert.notEqual(next.choices[0].finish_reason, 'tool_calls');
+});
+
+await step('response_format json_schema', async () => {
+  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 10 }, legs: { type: 'integer' },
+                                                 kind: { enum: ['cat', 'dog'] } }, required: ['name', 'legs', 'kind'], additionalProperties: false };
+  const r = await client.chat.completions.create({ model: 'm', messages, max_tokens: 200, temperature: 0,
+                                                   response_format: { type: 'json_schema', json_schema: { name: 'pet', schema, strict: true } } });
+  assert.equal(r.choices[0].finish_reason, 'stop');
+  const pet = JSON.parse(r.choices[0].message.content);
+  assert.deepEqual(Object.keys(pet), ['name', 'legs', 'kind']);
+  assert.ok(pet.name.length <= 10 && Number.isInteger(pet.legs) && ['cat', 'dog'].includes(pet.kind));
+  const o = await client.chat.completions.create({ model: 'm', messages, max_tokens: 300, temperature: 0.7, seed: 3,
+                                                   response_format: { type: 'json_object' } });
+  if (o.choices[0].finish_reason === 'stop') assert.equal(typeof JSON.parse(o.choices[0].message.content), 'object');
+  await expectError(client.chat.completions.create({ model: 'm', messages, response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { $ref: '#' } } } }),
+                    OpenAI.BadRequestError, 400);
 });
 
 await step('chat logprobs, streamed and not', async () => {

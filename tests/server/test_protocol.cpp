@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "qmm/server/protocol.h"
+#include "text/grammar.h"
 
 namespace qmm::serve {
 namespace {
@@ -111,14 +112,11 @@ TEST(ServeProtocol, RejectsBadFieldsNamingThem) {
 // A field qmm does not implement is a 400 naming it, unless its value changes nothing.
 TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   const std::pair<const char*, const char*> refused[] = {
-      {R"("tools":[{"type":"function","function":{"name":"f"}}])", "tools"},
-      {R"("tool_choice":"required")", "tool_choice"},
-      {R"("response_format":{"type":"json_object"})", "response_format"},
       {R"("post_sampling_probs":true)", "post_sampling_probs"},
-      {R"("logit_bias":{"50256":-100})", "logit_bias"}, {R"("grammar":"root ::= [a-z]")", "grammar"},
+      {R"("logit_bias":{"50256":-100})", "logit_bias"},
       {R"("echo":true)", "echo"},
       {R"("suffix":"end")", "suffix"},              {R"("best_of":3)", "best_of"},
-      {R"("json_schema":{"type":"object"})", "json_schema"}, {R"("mirostat":2)", "mirostat"},
+      {R"("mirostat":2)", "mirostat"},
       {R"("typical_p":0.5)", "typical_p"},          {R"("reasoning_effort":"low")", "reasoning_effort"},
   };
   for (const auto& [field, param] : refused) {
@@ -135,6 +133,25 @@ TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   EXPECT_EQ(r.presence_penalty, -0.25f);
   EXPECT_FLOAT_EQ(r.repeat_penalty, 1.1f);
   EXPECT_EQ(r.repeat_last_n, size_t{1} << 30);
+}
+
+// grammar, json_schema and response_format become the request's GBNF (tests/server/test_structured.cpp
+// has the outputs and the bad ones).
+TEST(ServeProtocol, StructuredOutputFieldsBecomeAGrammar) {
+  EXPECT_EQ(chat("{" + kHi + R"(,"grammar":"root ::= [a-z]"})").grammar, "root ::= [a-z]");
+  for (const char* f : {R"("response_format":{"type":"json_object"})", R"("json_schema":{"type":"object"})",
+                        R"("response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{"type":"string"}}})"}) {
+    const Request r = chat("{" + kHi + "," + f + "}");
+    EXPECT_NE(r.grammar.find("root ::= "), std::string::npos) << f;
+  }
+  for (const char* f : {R"("grammar":"")", R"("json_schema":{})", R"("response_format":{"type":"text"})"}) {
+    EXPECT_EQ(chat("{" + kHi + "," + f + "}").grammar, "") << f;
+  }
+  // Properties keep the schema's order.
+  const Request o = chat("{" + kHi + R"(,"json_schema":{"properties":{"zeta":{},"alpha":{}},"required":["zeta","alpha"]}})");
+  llm::GrammarMatcher in_order(llm::Grammar::parse(o.grammar)), reversed(llm::Grammar::parse(o.grammar));
+  EXPECT_TRUE(in_order.accept(R"({"zeta": 1, "alpha": [true]})") && in_order.complete());
+  EXPECT_FALSE(reversed.accept(R"({"alpha": [true], "zeta": 1})"));
 }
 
 // Token-id prompts, batches of prompts and max_tokens 0 (the usage of a prompt only), as

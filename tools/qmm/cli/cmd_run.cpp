@@ -19,6 +19,7 @@
 #include "bounded_read.h"
 #include "core/error.h"
 #include "llm/generate.h"
+#include "text/grammar.h"
 #include "llm/ops.h"
 #include "llm_session.h"
 #include "llm_util.h"
@@ -51,6 +52,24 @@ std::string read_prompt(const std::string& prompt, const std::string& file, bool
   return read_all_bounded(in, kMaxPromptBytes, file.empty() ? std::string("the prompt on standard input") : file);
 }
 
+// --grammar TEXT or --grammar-file FILE (llama-cli's): the GBNF the output follows, compiled.
+std::shared_ptr<const llm::Grammar> read_grammar(const std::string& text, const std::string& file) {
+  if (!text.empty() && !file.empty()) throw UsageError("give --grammar or --grammar-file, not both");
+  std::string gbnf = text;
+  if (!file.empty()) {
+    if (std::filesystem::is_directory(file)) throw UsageError("--grammar-file " + file + ": is a directory, not a file");
+    std::ifstream f(file, std::ios::binary);
+    if (!f) fail(Status::io, "cannot open " + file);
+    gbnf = read_all_bounded(f, llm::GrammarLimits{}.max_bytes, "--grammar-file " + file);
+  }
+  if (gbnf.empty()) return nullptr;
+  try {
+    return llm::Grammar::parse(gbnf);
+  } catch (const Error& e) {
+    throw UsageError(std::string(file.empty() ? "--grammar: " : "--grammar-file " + file + ": ") + e.what());
+  }
+}
+
 // llama-cli's conversation mode, `qmm run -cnv`: qmm chat, with -p as the system prompt.
 int run_conversation(int argc, char** argv) {
   std::vector<std::string> args{"chat"};
@@ -73,7 +92,7 @@ int cmd_run(int argc, char** argv) {
   }
   ModelFlags mf;
   SamplingFlags sf;
-  std::string prompt, prompt_file, system, color = "auto";
+  std::string prompt, prompt_file, system, color = "auto", grammar, grammar_file;
   std::vector<std::string> reverse_prompts;
   ContextFlags cf;
   bool escape = true, no_escape = false, ignore_eos = false, no_cnv = false, verbose_prompt = false, special = false,
@@ -98,6 +117,8 @@ int cmd_run(int argc, char** argv) {
       .flag("-e,--escape", &escape, "process \\n, \\t, \\\\, \\\", \\' and \\xHH in -p TEXT (the default)")
       .flag("--no-escape", &no_escape, "take -p TEXT literally")
       .flag("--ignore-eos", &ignore_eos, "generate through end-of-generation tokens (benchmarks)")
+      .str("--grammar", &grammar, "GBNF", "constrain the output to this GBNF grammar (llama.cpp's format)")
+      .str("--grammar-file", &grammar_file, "FILE", "read the GBNF grammar from FILE")
       .optional_choice("-co,--color", &color, {"on", "off", "auto"}, "on",
                        "colour the prompt apart from the generated text (default auto: on a terminal, unless NO_COLOR "
                        "is set; the flag alone: on)");
@@ -111,6 +132,7 @@ int cmd_run(int argc, char** argv) {
   }
   const llm::SamplerParams sampling = sf.params();
   prompt = read_prompt(prompt, prompt_file, escape && !no_escape);
+  const std::shared_ptr<const llm::Grammar> constraint = read_grammar(grammar, grammar_file);
   const bool colored = use_color(color, isatty(STDOUT_FILENO));
   auto note = [&](const std::string& msg) {  // a message of qmm's, on stderr, after the streamed text
     std::fflush(stdout);
@@ -163,6 +185,7 @@ int cmd_run(int argc, char** argv) {
   req.params.max_tokens = n_predict > 0 ? static_cast<size_t>(n_predict) : 0;
   req.params.strip_leading_space = prompt.empty();
   req.params.ignore_eos = ignore_eos;
+  req.params.grammar = constraint;
   req.on_token = [&](const llm::Piece& p) {
     if (first) {
       first = false;

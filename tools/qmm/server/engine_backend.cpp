@@ -5,6 +5,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "tool_calls.h"
 
 namespace qmm::serve {
 namespace {
@@ -69,6 +70,7 @@ std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
   std::unique_lock lock(long_mu_, std::defer_lock);
   if (bytes >= kLongText) lock.lock();
   try {
+    if (uses_tools(r)) return chat_->tokens(tok_, template_messages(r), template_tools(r), true);
     return chat_->tokens(tok_, messages, true);
   } catch (const Error& e) {
     throw ApiError(400, std::string("the chat template cannot render these messages: ") + e.what(), "messages");
@@ -92,6 +94,10 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
   p.ignore_eos = r.ignore_eos;
   p.strip_leading_space = r.endpoint == Endpoint::chat || (r.prompt.empty() && r.prompt_ids.empty());
   p.logprobs = r.logprobs;
+  if (!r.grammar.empty()) p.grammar = grammars_.get(r.grammar, r.grammar_param);
+  if (const std::string forced = chat_ ? forced_tool_gbnf(r, tool_format(chat_->template_source)) : ""; !forced.empty()) {
+    p.grammar = grammars_.get(forced, "tools");  // tool_choice required or named
+  }
   return p;
 }
 

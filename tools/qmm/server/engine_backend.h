@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "grammar_cache.h"
 #include "http_server.h"
 #include "llm/generate.h"
 #include "text/chat.h"
@@ -38,6 +39,7 @@ class EngineBackend : public Backend {
   // "abort" with the text it has so far.
   void shutdown();
 
+  size_t grammars_compiled() const { return grammars_.compiled(); }  // (tests)
   // The prompt tokens of a request, as submit() builds them (tests).
   std::vector<int32_t> prompt_tokens(const Request& r) const;
 
@@ -57,6 +59,7 @@ class EngineBackend : public Backend {
   llm::Pooling pooling_ = llm::Pooling::mean;
   void check_ids(const std::vector<int32_t>& ids, const char* param) const;  // 400 outside the vocabulary
   std::unique_ptr<llm::GeneratorThread> gen_;
+  mutable GrammarCache grammars_;     // compiled once per distinct grammar
 };
 
 }  // namespace qmm::serve

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "connections.h"
+#include "tool_calls.h"
 #include "core/error.h"
 
 namespace qmm::serve {
@@ -365,6 +366,11 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
       throw ApiError(500, e.error);
     }
     choices[i].finish = e.finish;
+    if (ep == Endpoint::chat) {  // the model's tool calls, if it made any
+      std::string content;
+      choices[i].tool_calls = parse_tool_calls(choices[i].text, jobs[i]->request(), content);
+      if (!choices[i].tool_calls.empty()) choices[i].text = content, choices[i].finish = Finish::tool_calls;
+    }
     usage.prompt_tokens += e.usage.prompt_tokens;
     usage.completion_tokens += e.usage.completion_tokens;
     ++i;
@@ -376,7 +382,9 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
   res.set_header("Cache-Control", "no-cache");
   const bool usage = jobs.front()->request().include_usage;
   std::vector<bool> finished(jobs.size(), false);
-  auto provider = [jobs, head, usage, finished, left = jobs.size(), total = Usage{}, started = false](
+  std::vector<std::shared_ptr<ToolCallStream>> tools;  // chat: holds back what may be a tool call
+  for (const std::shared_ptr<Job>& j : jobs) tools.push_back(std::make_shared<ToolCallStream>(j->request()));
+  auto provider = [jobs, head, usage, finished, tools, left = jobs.size(), total = Usage{}, started = false](
                       size_t, httplib::DataSink& sink) mutable {
     auto send = [&sink](const std::string& payload) {
       const std::string ev = sse_event(payload);
@@ -393,8 +401,9 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
       Event e;
       if (!jobs[i]->next(e, left == 1 ? kPoll : std::chrono::milliseconds(1))) continue;
       any = true;
-      if ((!e.text.empty() || !e.logprobs.empty()) &&
-          !send(text_chunk(head, e.text, i, jobs[i]->request().logprobs >= 0 ? &e.logprobs : nullptr))) {
+      const std::string text = tools[i]->push(e.text);  // what may be a tool call is held back
+      if ((!text.empty() || !e.logprobs.empty()) &&
+          !send(text_chunk(head, text, i, jobs[i]->request().logprobs >= 0 ? &e.logprobs : nullptr))) {
         return false;
       }
       if (!e.done) continue;
@@ -405,7 +414,11 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
         sink.done();
         return true;
       }
-      if (!send(finish_chunk(head, e.finish, i))) return false;
+      std::string held;
+      const std::vector<ToolCall> calls = tools[i]->finish(held);
+      if (!held.empty() && !send(text_chunk(head, held, i))) return false;
+      if (!calls.empty() && !send(tool_calls_chunk(head, calls, i))) return false;
+      if (!send(finish_chunk(head, calls.empty() ? e.finish : Finish::tool_calls, i))) return false;
       total.prompt_tokens += e.usage.prompt_tokens;
       total.completion_tokens += e.usage.completion_tokens;
       finished[i] = true;

@@ -5,11 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "apps_protocol.h"
+#include "json_schema.h"
+#include "tool_calls.h"
 
 namespace qmm::serve {
 namespace {
 
-using json = nlohmann::json;
+using json = nlohmann::ordered_json;  // ordered: a JSON schema's properties keep their order
 using ojson = nlohmann::ordered_json;
 
 constexpr size_t kMaxStops = 16;
@@ -80,12 +82,15 @@ std::vector<Turn> parse_messages(const json& body) {
     if (!role || !role->is_string()) bad(at + ".role", "'" + at + ".role' is required and must be a string");
     std::string r = role->get<std::string>();
     if (r == "developer") r = "system";  // OpenAI's newer name for the system prompt
-    if (r != "system" && r != "user" && r != "assistant") {
-      bad(at + ".role", "'" + at + ".role' must be 'system', 'developer', 'user' or 'assistant', got " + role->dump());
+    if (r != "system" && r != "user" && r != "assistant" && r != "tool") {
+      bad(at + ".role", "'" + at + ".role' must be 'system', 'developer', 'user', 'assistant' or 'tool', got " + role->dump());
     }
     const json* content = field(msg, "content");
     if (!content && r != "assistant") bad(at + ".content", "'" + at + ".content' is required");
-    turns.push_back({r, content ? content_text(*content, at + ".content") : std::string()});
+    turns.emplace_back();
+    turns.back().role = r;
+    if (content) turns.back().content = content_text(*content, at + ".content");
+    parse_tool_turn(msg, at, turns.back());
   }
   return turns;
 }
@@ -142,15 +147,12 @@ struct Unimplemented {
   const char* harmless;
 };
 constexpr Unimplemented kUnimplemented[] = {
-    {"tools", "[[]]"},                  {"tool_choice", R"(["none","auto"])"},
     {"functions", "[[]]"},              {"function_call", R"(["none","auto"])"},
-    {"response_format", R"([{"type":"text"}])"},
     {"logit_bias", "[{}]"},             {"echo", "[false]"},
     {"suffix", R"([""])"},              {"best_of", "[1]"},
     {"audio", "[]"},                    {"prediction", "[]"},
     {"modalities", R"([["text"]])"},    {"reasoning_effort", "[]"},
-    {"web_search_options", "[]"},       {"grammar", R"([""])"},
-    {"json_schema", "[{}]"},
+    {"web_search_options", "[]"},
     {"typical_p", "[1]"},               {"tfs_z", "[1]"},
     {"mirostat", "[0]"},                {"dynatemp_range", "[0]"},
     {"xtc_probability", "[0]"},         {"dry_multiplier", "[0]"},
@@ -280,6 +282,8 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   if (const std::optional<int64_t> k = integer(j, "top_k", 0)) r.top_k = static_cast<int>(std::min<int64_t>(*k, 1 << 30));
   if (const std::optional<int64_t> s = integer(j, "seed", INT64_MIN); s && *s >= 0) r.seed = static_cast<uint64_t>(*s);
   r.stop = parse_stop(j);
+  r.grammar = request_grammar(j, r.grammar_param);
+  parse_tools(j, r);
   r.stream = boolean(j, "stream", "stream");
   r.ignore_eos = boolean(j, "ignore_eos", "ignore_eos");
   if (const json* so = field(j, "stream_options")) {
@@ -306,6 +310,7 @@ const char* finish_name(Finish f) {
     case Finish::stop: return "stop";
     case Finish::length: return "length";
     case Finish::abort: return "abort";
+    case Finish::tool_calls: return "tool_calls";
   }
   return "stop";
 }
@@ -323,6 +328,10 @@ std::string completion_body(const ResponseHead& h, const std::vector<Choice>& ch
     ojson choice{{"index", i}};
     if (h.endpoint == Endpoint::chat) {
       choice["message"] = ojson{{"role", "assistant"}, {"content", choices[i].text}};
+      if (!choices[i].tool_calls.empty()) {
+        if (choices[i].text.empty()) choice["message"]["content"] = nullptr;
+        choice["message"]["tool_calls"] = tool_calls_json(choices[i].tool_calls, false);
+      }
     } else {
       choice["text"] = choices[i].text;
     }
@@ -345,6 +354,10 @@ std::string text_chunk(const ResponseHead& h, const std::string& text, size_t in
 
 std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index) {
   return chunk_with(h, ojson::object(), "", finish_name(finish), index);
+}
+
+std::string tool_calls_chunk(const ResponseHead& h, const std::vector<ToolCall>& calls, size_t index) {
+  return chunk_with(h, ojson{{"tool_calls", tool_calls_json(calls, true)}}, "", nullptr, index);
 }
 
 std::string usage_chunk(const ResponseHead& h, const Usage& u) {

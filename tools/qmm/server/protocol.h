@@ -23,8 +23,20 @@ struct ApiError : std::runtime_error {
 };
 
 struct Turn {
+  Turn() = default;
+  Turn(std::string r, std::string c) : role(std::move(r)), content(std::move(c)) {}
   std::string role, content;
+  bool null_content = false;   // an assistant message with tool calls and no content
+  std::string tool_calls;      // assistant: its "tool_calls" as sent (a JSON array), "" none
+  std::string tool_call_id;    // role "tool": the call it answers
+  std::string name;            // role "tool": the function's name, when given
 };
+
+// A function call of the model's, parsed from its output (tool_calls.h).
+struct ToolCall {
+  std::string id, name, arguments;  // arguments: a JSON object, as text
+};
+enum class ToolChoice { automatic, none, required, named };
 
 enum class Endpoint { chat, completion, embedding };
 
@@ -70,6 +82,16 @@ struct Request {
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
   int logprobs = -1;           // >= 0: each token's log-prob and this many alternatives
+  // A GBNF grammar the output must follow: `grammar` as given, or compiled from `json_schema` /
+  // `response_format` (json_schema.h). Empty: none.
+  std::string grammar;
+  std::string grammar_param;  // the field it came from, for errors
+  // Tool calling (chat): `tools` as sent (a JSON array; "" none), `tool_choice` and the
+  // function it names. With tools and tool_choice other than none, the output is parsed for
+  // calls; required / named force one through a grammar.
+  std::string tools;
+  ToolChoice tool_choice = ToolChoice::automatic;
+  std::string tool_name;
 };
 
 // A request with several prompts as one request per prompt (each with more_prompts empty).
@@ -80,8 +102,9 @@ std::vector<Request> split_prompts(Request r);
 Request parse_request(std::string_view body, Endpoint endpoint);
 
 // abort: the server cut the request short (it was stopping and the drain's time ran out);
-// vLLM's name for it. The text so far is answered, with its usage.
-enum class Finish { stop, length, abort };
+// vLLM's name for it. The text so far is answered, with its usage. tool_calls: the reply is
+// calls of the request's tools (tool_calls.h).
+enum class Finish { stop, length, abort, tool_calls };
 const char* finish_name(Finish f);
 
 struct Usage {
@@ -97,13 +120,17 @@ struct ResponseHead {
 
 std::string error_body(const ApiError& e);
 struct Choice {
+  Choice(std::string t = {}, Finish f = Finish::stop, std::optional<std::vector<TokenLogprob>> lp = std::nullopt,
+         std::vector<ToolCall> calls = {})
+      : text(std::move(t)), finish(f), logprobs(std::move(lp)), tool_calls(std::move(calls)) {}
   std::string text;
   Finish finish = Finish::stop;
   std::optional<std::vector<TokenLogprob>> logprobs;  // set: the request asked for them
+  std::vector<ToolCall> tool_calls;  // chat: the message's tool_calls (finish: tool_calls)
 };
 std::string completion_body(const ResponseHead& h, const std::vector<Choice>& choices, const Usage& u);
 inline std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u) {
-  return completion_body(h, std::vector<Choice>{{text, finish, std::nullopt}}, u);
+  return completion_body(h, std::vector<Choice>{Choice(text, finish)}, u);
 }
 // Stream chunks: the role (chat only), a piece of text, the finish reason (of choice `index`),
 // the usage.
@@ -111,6 +138,8 @@ std::string role_chunk(const ResponseHead& h);
 std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index = 0,
                        const std::vector<TokenLogprob>* logprobs = nullptr);
 std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index = 0);
+// Chat: the tool calls of choice `index`, whole, as one delta.tool_calls chunk.
+std::string tool_calls_chunk(const ResponseHead& h, const std::vector<ToolCall>& calls, size_t index = 0);
 std::string usage_chunk(const ResponseHead& h, const Usage& u);
 std::string models_body(const std::string& model_id, int64_t created);
 std::string model_body(const std::string& model_id, int64_t created);
