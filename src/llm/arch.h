@@ -37,6 +37,12 @@ struct ArchSpec {
   uint32_t default_window = 0;  // the window when the file names none
   bool softcap = false;         // attn_logit_softcapping / final_logit_softcapping (Gemma 2)
   uint32_t big_layers = 0;      // a model of this many layers scales queries by 1/√(n_embd/n_head), not 1/√head_dim (Gemma 27B)
+  // Mixture of experts (moe.h): the FFN is a router ffn_gate_inp and expert_count SwiGLU experts
+  // (3-D ffn_{gate,up,down}_exps), of which each token runs the expert_used_count with the highest
+  // softmax probabilities, weighted by them.
+  bool moe = false;
+  bool moe_norm = false;        // the chosen experts' weights are renormalised to sum to 1 (Qwen 3 MoE)
+  bool shared_expert = false;   // plus one always-run expert (ffn_*_shexp) gated by sigmoid(ffn_gate_inp_shexp · x) (Qwen 2 MoE)
 };
 
 // The entry for general.architecture `name`, or nullptr.

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "llm/moe.h"
 #include "llm/pack_cache.h"
 
 namespace qmm::llm {
@@ -130,11 +131,7 @@ class Loader {
       release_pages(ts[i]->data, ts[i]->bytes);
       done(*ts[i]);
     }
-    for (const PackedWeights& w : f.parts) {
-      stats_.packed_bytes += w.bytes();
-      stats_.matmul_ops += 2 * w.n() * w.k();
-      if (is_block_type(w.type())) stats_.int8_ops += 2 * w.n() * w.k();
-    }
+    for (const PackedWeights& w : f.parts) stats_.packed_bytes += w.bytes();
     stats_.pack_seconds += now() - t0;
     return f;
   }
@@ -206,8 +203,10 @@ class Loader {
  private:
   // The type a weight is packed in: the --convert type where it fits, else its own type
   // when the kernels take it, else (dequantized) Q8_0, or F16 when k is not a multiple of 32.
+  // An MoE router keeps its type (llama.cpp's quantizer never converts ffn_gate_inp either).
   WeightType target_type(const gguf::TensorInfo& t, size_t k) {
-    if (opt_.convert_to && k % block_len(*opt_.convert_to) == 0) return *opt_.convert_to;
+    const bool router = t.name.ends_with(".ffn_gate_inp.weight");
+    if (opt_.convert_to && k % block_len(*opt_.convert_to) == 0 && !router) return *opt_.convert_to;
     if (const std::optional<WeightType> native = native_type(t.type)) return *native;
     if (gguf::ggml_can_dequantize(t.type)) return k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
     unloadable(t);
@@ -313,7 +312,7 @@ Config read_config(const gguf::File& f) {
   const std::string a = c.arch + ".";
   c.n_embd = get_size(f, a + "embedding_length");
   c.n_layer = get_size(f, a + "block_count");
-  c.n_ff = get_size(f, a + "feed_forward_length");
+  c.n_ff = spec.moe && !f.has(a + "feed_forward_length") ? 0 : get_size(f, a + "feed_forward_length");
   c.n_head = get_size(f, a + "attention.head_count");
   c.n_head_kv = f.has(a + "attention.head_count_kv") ? get_size(f, a + "attention.head_count_kv") : c.n_head;
   c.n_ctx_train = f.has(a + "context_length") ? get_size(f, a + "context_length") : 2048;
@@ -366,6 +365,12 @@ Config read_config(const gguf::File& f) {
     c.final_softcap = positive(a + "final_logit_softcapping", 30.0);
   }
   if (spec.embed_scale) c.embed_scale = std::sqrt(static_cast<float>(c.n_embd));
+  if (spec.moe) {
+    read_moe_config(f, c);
+  } else if (f.find_u64(a + "expert_count").value_or(0) > 0) {
+    fail(Status::unsupported, f.path() + ": " + a + "expert_count = " + std::to_string(*f.find_u64(a + "expert_count")) +
+                                  ": mixture-of-experts " + c.arch + " models are not supported (qwen2moe and qwen3moe are)");
+  }
   const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
   if (emb.shape.size() != 2 || emb.shape[0] != c.n_embd) bad("token_embd.weight must have shape [embedding_length, n_vocab]");
   c.n_vocab = static_cast<size_t>(emb.shape[1]);
@@ -411,13 +416,25 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
   add("attn_output.weight", {q, embd});
   if (a.post_norms) add("post_attention_norm.weight", {embd});
   add("ffn_norm.weight", {embd});
-  if (a.fused) {
+  if (a.moe) {
+    const uint64_t ne = c.n_expert, fe = c.n_ff_exp, fs = c.n_ff_shexp;
+    add("ffn_gate_inp.weight", {embd, ne});
+    add("ffn_gate_exps.weight", {embd, fe, ne});
+    add("ffn_up_exps.weight", {embd, fe, ne});
+    add("ffn_down_exps.weight", {fe, embd, ne});
+    if (a.shared_expert) {
+      add("ffn_gate_inp_shexp.weight", {embd});
+      add("ffn_gate_shexp.weight", {embd, fs});
+      add("ffn_up_shexp.weight", {embd, fs});
+      add("ffn_down_shexp.weight", {fs, embd});
+    }
+  } else if (a.fused) {
     add("ffn_up.weight", {embd, 2 * ff});
   } else {
     add("ffn_gate.weight", {embd, ff});
     add("ffn_up.weight", {embd, ff});
   }
-  add("ffn_down.weight", {ff, embd});
+  if (!a.moe) add("ffn_down.weight", {ff, embd});
   if (a.post_norms) add("post_ffw_norm.weight", {embd});
   return t;
 }
@@ -577,9 +594,23 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     L.wo = ld.matrix(*t("attn_output.weight"), c.n_embd, q_dim);
     if (spec.post_norms) L.post_attn_norm = ld.vec(b + "post_attention_norm.weight", c.n_embd);
     L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
-    L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
-                           : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
-    L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
+    if (spec.moe) {  // the router, then each expert's slices of the 3-D tensors (moe.h)
+      L.moe.router = ld.matrix(*t("ffn_gate_inp.weight"), c.n_expert, c.n_embd);
+      for (size_t e = 0; e < c.n_expert; ++e) {
+        const gguf::TensorInfo g = expert_slice(*t("ffn_gate_exps.weight"), e), u = expert_slice(*t("ffn_up_exps.weight"), e);
+        L.moe.gate_up.push_back(ld.matrices({&g, &u}, {c.n_ff_exp, c.n_ff_exp}, c.n_embd));
+        L.moe.down.push_back(ld.matrix(expert_slice(*t("ffn_down_exps.weight"), e), c.n_embd, c.n_ff_exp));
+      }
+      if (spec.shared_expert) {
+        L.moe.shared_gate = ld.vec(b + "ffn_gate_inp_shexp.weight", c.n_embd);
+        L.moe.shared_gate_up = ld.matrices({t("ffn_gate_shexp.weight"), t("ffn_up_shexp.weight")}, {c.n_ff_shexp, c.n_ff_shexp}, c.n_embd);
+        L.moe.shared_down = ld.matrix(*t("ffn_down_shexp.weight"), c.n_embd, c.n_ff_shexp);
+      }
+    } else {
+      L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
+                             : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
+      L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
+    }
     if (spec.post_norms) L.post_ffn_norm = ld.vec(b + "post_ffw_norm.weight", c.n_embd);
   }
   ld.drop_scratch();
@@ -638,6 +669,11 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
     if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";
     if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
+    if (spec.moe) {
+      line += ", " + std::to_string(c.n_expert) + " experts of width " + std::to_string(c.n_ff_exp) + ", " +
+              std::to_string(c.n_expert_used) + " per token" + (spec.moe_norm ? " (weights renormalised)" : "") +
+              (spec.shared_expert ? ", a gated shared expert of width " + std::to_string(c.n_ff_shexp) : "");
+    }
     opt.trace(line);
   }
   if (pack && ld.all_from_pack()) {
@@ -656,6 +692,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     }
     m.stats_.tune_seconds = now() - t_tune;
   }
+  count_active(m, m.stats_);
   m.stats_.load_seconds = now() - t0;
   return m;
 }
@@ -731,11 +768,21 @@ const TuneReport& Model::tune(ThreadPool& pool, const KernelFilter& filter, cons
   return tuning_;
 }
 
-std::vector<const PackedWeights*> Model::weights() const {
+std::vector<const PackedWeights*> Model::weights() const {  // (in the order load() packs them: the pack cache's)
   std::vector<const PackedWeights*> w;
   for (const Layer& L : layers_) {
     for (const PackedWeights& p : L.qkv.parts) w.push_back(&p);
     w.push_back(&L.wo);
+    if (!L.moe.down.empty()) {
+      w.push_back(&L.moe.router);
+      for (size_t e = 0; e < L.moe.down.size(); ++e) {
+        for (const PackedWeights& p : L.moe.gate_up[e].parts) w.push_back(&p);
+        w.push_back(&L.moe.down[e]);
+      }
+      for (const PackedWeights& p : L.moe.shared_gate_up.parts) w.push_back(&p);
+      if (!L.moe.shared_gate.empty()) w.push_back(&L.moe.shared_down);
+      continue;
+    }
     for (const PackedWeights& p : L.gate_up.parts) w.push_back(&p);
     w.push_back(&L.w_down);
   }
