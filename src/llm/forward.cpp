@@ -369,7 +369,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
 
     if (c.n_expert) {
       // Mixture of experts (moe.h): xb = the router's chosen experts of each row, weighted
-      moe_ffn(c, L.moe, l, m, xb, xb, s.moe_, ctx);
+      moe_ffn(c, L.moe, l, m, xb, xb, s.moe_, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
     } else {
       // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
       linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);

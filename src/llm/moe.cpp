@@ -136,6 +136,8 @@ void MoeScratch::size_for(const Config& c, size_t n_batch) {
   chosen.resize(rows);
   weight.resize(rows);
   grouped.resize(rows);
+  row_of.resize(rows);
+  gemvs.reserve(2 * rows);
   first.resize(c.n_expert + 1);
   in.resize(checked_mul(rows, c.n_embd, "expert inputs"));
   hidden.resize(checked_mul(rows, 2 * c.n_ff_exp, "expert activations"));
@@ -146,10 +148,12 @@ void MoeScratch::size_for(const Config& c, size_t n_batch) {
 
 size_t MoeScratch::bytes() const {
   return (probs.size() + weight.size() + in.size() + hidden.size() + out.size() + shared.size()) * sizeof(float) +
-         (chosen.size() + first.size() + grouped.size() + last.size()) * sizeof(uint32_t);
+         (chosen.size() + first.size() + grouped.size() + row_of.size() + last.size()) * sizeof(uint32_t) +
+         gemvs.capacity() * sizeof(MatmulRow);
 }
 
-void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const float* x, float* out, MoeScratch& s, Context& ctx) {
+void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const float* x, float* out, MoeScratch& s, Context& ctx,
+             const PackedWeights* next) {
   ThreadPool& pool = ctx.pool();
   const size_t dim = c.n_embd, k = c.n_expert_used, ne = c.n_expert, ff = c.n_ff_exp;
 
@@ -164,7 +168,10 @@ void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const fl
   std::fill(s.first.begin(), s.first.end(), 0u);
   for (size_t r = 0; r < m * k; ++r) ++s.first[s.chosen[r] + 1];
   std::partial_sum(s.first.begin(), s.first.end(), s.first.begin());
-  for (size_t r = 0; r < m * k; ++r) s.grouped[r] = s.first[s.chosen[r]]++;  // (first[e] ends at first[e + 1]...)
+  for (size_t r = 0; r < m * k; ++r) {
+    s.grouped[r] = s.first[s.chosen[r]]++;  // (first[e] ends at first[e + 1]...)
+    s.row_of[s.grouped[r]] = static_cast<uint32_t>(r / k);
+  }
   std::rotate(s.first.begin(), s.first.end() - 1, s.first.end());           // (...so shifting it back restores the starts)
   s.first[0] = 0;
   split(pool, m * k, 64, [&](size_t b, size_t e) {
@@ -186,18 +193,32 @@ void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const fl
     }
   }
 
-  // Each chosen expert once over its rows: gate|up, SwiGLU, down.
+  // Each chosen expert once over its rows: gate|up, SwiGLU, down. One row: a GEMV reading the
+  // row where it is (so a decode step's experts share one packed input), all in one job.
   std::vector<uint32_t>& first = s.first;
   auto rows_of = [&](size_t e) { return static_cast<size_t>(first[e + 1] - first[e]); };
+  s.gemvs.clear();
   for (size_t e = 0; e < ne; ++e) {
-    if (rows_of(e) == 0) continue;
-    linear(E.gate_up[e], rows_of(e), s.in.data() + first[e] * dim, dim, s.hidden.data() + first[e] * 2 * ff, 2 * ff, ctx, &E.down[e]);
+    float* h = s.hidden.data() + first[e] * 2 * ff;
+    if (rows_of(e) == 1) {
+      for (size_t i = 0, col = 0; i < E.gate_up[e].parts.size(); col += E.gate_up[e].parts[i++].n()) {
+        s.gemvs.push_back({&E.gate_up[e].parts[i], x + s.row_of[first[e]] * dim, h + col});
+      }
+    } else if (rows_of(e) > 1) {
+      linear(E.gate_up[e], rows_of(e), s.in.data() + first[e] * dim, dim, h, 2 * ff, ctx, &E.down[e]);
+    }
   }
+  matmul_rows(s.gemvs, ctx);
   split(pool, m * k, 8, [&](size_t b, size_t e) { swiglu_rows(s.hidden.data(), b, e, ff); });
+  s.gemvs.clear();
   for (size_t e = 0; e < ne; ++e) {
-    if (rows_of(e) == 0) continue;
-    linear(E.down[e], rows_of(e), s.hidden.data() + first[e] * 2 * ff, 2 * ff, s.out.data() + first[e] * dim, dim, ctx, nullptr);
+    if (rows_of(e) == 1) {
+      s.gemvs.push_back({&E.down[e], s.hidden.data() + first[e] * 2 * ff, s.out.data() + first[e] * dim});
+    } else if (rows_of(e) > 1) {
+      linear(E.down[e], rows_of(e), s.hidden.data() + first[e] * 2 * ff, 2 * ff, s.out.data() + first[e] * dim, dim, ctx, nullptr);
+    }
   }
+  matmul_rows(s.gemvs, ctx, next);
 
   // out[i] = Σ_s w_s · expert output, summed in slot order (+ the gated shared expert).
   split(pool, m, 4, [&](size_t b, size_t e) {

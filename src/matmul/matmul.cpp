@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <vector>
 
 #include "core/channels.h"
 #include "core/cpu.h"
@@ -222,6 +224,56 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
     run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0));
   });
+}
+
+void matmul_rows(std::span<const MatmulRow> rows, Context& ctx, const PackedWeights* next) {
+  if (rows.empty()) return;
+  ThreadPool& pool = ctx.pool();
+  // Per product: where its packed row is, and its first chunk in the job (reused, never shrunk).
+  static thread_local std::vector<size_t> lhs_at, first_chunk, chunk_cols;
+  lhs_at.resize(rows.size());
+  first_chunk.resize(rows.size() + 1);
+  chunk_cols.resize(rows.size());
+  size_t lhs_bytes = 0;
+  first_chunk[0] = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const PackedWeights& w = *rows[i].w;
+    check_shape(w.type(), 1, w.k(), "activations");
+    if (w.svl_bytes() != 0 && w.svl_bytes() != cpu_info().svl_bytes) {
+      fail(Status::unsupported, "weights were packed for SVL " + std::to_string(w.svl_bytes() * 8) + " bits, this CPU has " +
+                                    std::to_string(cpu_info().svl_bytes * 8));
+    }
+    if (g_trace) g_trace(g_trace_user, w, 1);
+    const Ukernel& u = w.kernel_for(1);
+    const TileParams& p = w.params_for(1);
+    const bool same = i > 0 && rows[i].lhs == rows[i - 1].lhs && w.k() == rows[i - 1].w->k() && u.lhs == rows[i - 1].w->kernel_for(1).lhs &&
+                      p.mr == rows[i - 1].w->params_for(1).mr && p.kr == rows[i - 1].w->params_for(1).kr &&
+                      p.sr == rows[i - 1].w->params_for(1).sr;
+    lhs_at[i] = same ? lhs_at[i - 1] : lhs_bytes;
+    if (!same) lhs_bytes += round_up(lhs_packed_size(u, p, 1, w.k()), 64);
+    const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(w.n(), p.nr));
+    chunk_cols[i] = std::min(round_up(w.n(), p.n_step), round_up(ceil_div(w.chunk_bytes(), col_bytes), p.n_step));
+    first_chunk[i + 1] = first_chunk[i] + ceil_div(w.n(), chunk_cols[i]);
+  }
+  uint8_t* lhs_packed = ctx.scratch(lhs_bytes);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0 && lhs_at[i] == lhs_at[i - 1]) continue;
+    const PackedWeights& w = *rows[i].w;
+    const TileParams& p = w.params_for(1);
+    w.kernel_for(1).lhs->run(1, w.k(), p.mr, p.kr, p.sr, rows[i].lhs, w.k() * sizeof(float), lhs_packed + lhs_at[i]);
+  }
+  // (the workers see these through pointers: a thread_local name inside the task is the worker's own)
+  const size_t *first = first_chunk.data(), *cols_of = chunk_cols.data(), *at = lhs_at.data();
+  pool.parallel_for(first[rows.size()], [&](size_t t, int) {
+    const size_t i = static_cast<size_t>(std::upper_bound(first, first + rows.size() + 1, t) - first) - 1;
+    const PackedWeights& w = *rows[i].w;
+    const Ukernel& u = w.kernel_for(1);
+    const TileParams& p = w.params_for(1);
+    const size_t n0 = (t - first[i]) * cols_of[i], cols = std::min(cols_of[i], w.n() - n0);
+    u.run(1, cols, w.k(), lhs_packed + at[i], w.data() + rhs_packed_offset(u, p, n0, w.k()), rows[i].dst + n0,
+          w.n() * sizeof(float), -INFINITY, INFINITY);
+  });
+  if (next) prefetch_next(*next, 1, pool);
 }
 
 }  // namespace qmm

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/buffer.h"
@@ -103,6 +104,20 @@ void check_panel_start(size_t idx, size_t k);
 // rows; idle workers prefetch the start of their part of it meanwhile (decode steps).
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
             float lo, float hi, Context& ctx, const PackedWeights* next = nullptr);
+
+// One product of matmul_rows: dst[0, w.n()) = lhs[0, w.k()) · Wᵀ for a single row.
+struct MatmulRow {
+  const PackedWeights* w = nullptr;
+  const float* lhs = nullptr;
+  float* dst = nullptr;
+};
+
+// Several one-row products at once (a Mixture-of-Experts decode step: each chosen expert's
+// GEMV): their activations are packed once each (once for consecutive rows of one input and
+// LHS packer), then the column chunks of all of them (each weight's decode plan chunk) go to the
+// pool as one job, so the threads meet once instead of once per weight. Each product's bits are
+// those matmul() gives it (a column's result does not depend on the chunking). `next` as for matmul.
+void matmul_rows(std::span<const MatmulRow> rows, Context& ctx, const PackedWeights* next = nullptr);
 
 // Observer for `--trace`: called once per matmul with the packer and kernel that ran.
 using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m);

@@ -271,3 +271,46 @@ TEST(Moe, RouterKeepsItsTypeAndDownExpertsFollowTheMix) {
 
 }  // namespace
 }  // namespace qmm::llm
+
+namespace qmm::llm {
+namespace {
+
+// matmul_rows gives each one-row product the bits matmul() gives it, for any thread count, with
+// products that share an input (packed once) and weights of several types.
+TEST(Moe, MatmulRowsEqualsOneMatmulPerRow) {
+  std::mt19937 rng(7);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  auto random = [&](size_t n) {
+    std::vector<float> v(n);
+    for (float& e : v) e = nd(rng);
+    return v;
+  };
+  const size_t k = 256;
+  std::vector<PackedWeights> ws;
+  std::vector<std::vector<uint8_t>> rows;
+  for (const auto& [type, n] : {std::pair{WeightType::q4_0, size_t{1000}}, {WeightType::q8_0, 333}, {WeightType::f32, 96},
+                                {WeightType::q4_0, 4096}, {WeightType::q4_0, 17}}) {
+    const std::vector<float> f = random(n * k);
+    rows.emplace_back(row_bytes(type, k) * n);
+    quantize_rows(type, f.data(), rows.back().data(), n, k);
+    ws.push_back(PackedWeights::pack(type, n, k, rows.back().data(), {}));
+  }
+  const std::vector<float> a = random(k), b = random(k);
+  const float* inputs[] = {a.data(), a.data(), a.data(), b.data(), b.data()};  // shared inputs, as a decode step's experts
+  for (int threads : {1, 2, 3}) {
+    Context ctx(threads);
+    std::vector<std::vector<float>> got, want;
+    std::vector<MatmulRow> jobs;
+    for (size_t i = 0; i < ws.size(); ++i) {
+      got.emplace_back(ws[i].n(), NAN);
+      want.emplace_back(ws[i].n(), NAN);
+      matmul(ws[i], 1, inputs[i], k * sizeof(float), want[i].data(), ws[i].n() * sizeof(float), -INFINITY, INFINITY, ctx);
+    }
+    for (size_t i = 0; i < ws.size(); ++i) jobs.push_back({&ws[i], inputs[i], got[i].data()});
+    matmul_rows(jobs, ctx, &ws[0]);
+    for (size_t i = 0; i < ws.size(); ++i) EXPECT_EQ(got[i], want[i]) << "product " << i << ", " << threads << " threads";
+  }
+}
+
+}  // namespace
+}  // namespace qmm::llm
