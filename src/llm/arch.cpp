@@ -18,6 +18,7 @@ constexpr std::array kArchs = {
              .post_norms = true, .swa_pattern = 6, .swa_rope_base = 10000.0f, .big_layers = 62},
     ArchSpec{.name = "qwen2moe", .rope = Rope::neox, .moe = true, .shared_expert = true},
     ArchSpec{.name = "qwen3moe", .rope = Rope::neox, .qk_norm = true, .moe = true, .moe_norm = true},
+    ArchSpec{.name = "olmoe", .rope = Rope::neox, .qk_norm = true, .qk_norm_whole = true, .moe = true, .expert_ff_is_ff = true},
 };
 
 }  // namespace

@@ -268,8 +268,8 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
         float* row = qkv + i * qkv_dim;
         if (!L.qkv_bias.empty()) add(row, L.qkv_bias.data(), qkv_dim);
         if (!L.q_norm.empty()) {
-          head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
-          head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
+          head_norms(row, q_dim / L.q_norm.size(), L.q_norm.size(), L.q_norm.data(), c.norm_eps);  // (OLMoE: one "head" of q_dim)
+          head_norms(row + q_dim, kv_dim / L.k_norm.size(), L.k_norm.size(), L.k_norm.data(), c.norm_eps);
         }
         rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
         rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);

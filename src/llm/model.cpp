@@ -410,8 +410,8 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
     add("attn_v.bias", {kv}, true);
   }
   if (a.qk_norm) {
-    add("attn_q_norm.weight", {hd});
-    add("attn_k_norm.weight", {hd});
+    add("attn_q_norm.weight", {a.qk_norm_whole ? q : hd});
+    add("attn_k_norm.weight", {a.qk_norm_whole ? kv : hd});
   }
   add("attn_output.weight", {q, embd});
   if (a.post_norms) add("post_attention_norm.weight", {embd});
@@ -588,8 +588,8 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
                 : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
     L.qkv_bias = qkv_bias(ld, f, b, q_dim, kv_dim);
     if (spec.qk_norm) {
-      L.q_norm = ld.vec(b + "attn_q_norm.weight", c.head_dim);
-      L.k_norm = ld.vec(b + "attn_k_norm.weight", c.head_dim);
+      L.q_norm = ld.vec(b + "attn_q_norm.weight", spec.qk_norm_whole ? q_dim : c.head_dim);
+      L.k_norm = ld.vec(b + "attn_k_norm.weight", spec.qk_norm_whole ? kv_dim : c.head_dim);
     }
     L.wo = ld.matrix(*t("attn_output.weight"), c.n_embd, q_dim);
     if (spec.post_norms) L.post_attn_norm = ld.vec(b + "post_attention_norm.weight", c.n_embd);
@@ -664,7 +664,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     if (!m.layers_.empty() && !m.layers_[0].qkv_bias.empty()) line += ", Q/K/V biases";
     if (!m.rope_freqs_long_.empty()) line += ", LongRoPE (long factors beyond " + std::to_string(c.n_ctx_orig) + " positions)";
     if (c.rope_attn_factor != 1.0f) line += ", RoPE attention factor " + std::to_string(c.rope_attn_factor);
-    if (spec.qk_norm) line += ", q/k norms";
+    if (spec.qk_norm) line += spec.qk_norm_whole ? ", q/k norms over the whole projections" : ", q/k norms";
     if (spec.post_norms) line += ", post-attention/FFN norms";
     if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
     if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";

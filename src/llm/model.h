@@ -117,7 +117,7 @@ struct Layer {
   std::vector<float> attn_norm, ffn_norm;  // RMSNorm gains [n_embd]
   Fused qkv;                               // [Wq; Wk; Wv]: n_embd -> q_dim + 2·kv_dim
   std::vector<float> qkv_bias;             // [q | k | v] biases, or empty
-  std::vector<float> q_norm, k_norm;       // per-head RMSNorm gains [head_dim], or empty
+  std::vector<float> q_norm, k_norm;       // per-head RMSNorm gains [head_dim] (OLMoE: [q_dim], [kv_dim]), or empty
   PackedWeights wo;                        // attention output projection: q_dim -> n_embd
   std::vector<float> post_attn_norm;       // RMSNorm of the attention output [n_embd], or empty
   Fused gate_up;                           // [Wgate; Wup]: n_embd -> 2·n_ff (dense FFN)

@@ -97,7 +97,16 @@ void read_moe_config(const gguf::File& f, Config& c) {
     if (otherwise == 0) bad(a + key + " missing (and " + fallback + " gives 0)");
     return otherwise;
   };
-  c.n_ff_exp = width("expert_feed_forward_length", c.n_ff / c.n_expert_used, "feed_forward_length / expert_used_count");
+  if (spec.expert_ff_is_ff) {  // (llama.cpp: the experts are feed_forward_length wide)
+    if (c.n_ff == 0) bad(a + "feed_forward_length missing (the experts' width)");
+    if (f.has(a + "expert_feed_forward_length") && f.get_u64(a + "expert_feed_forward_length") != c.n_ff) {
+      fail(Status::unsupported, f.path() + ": " + a + "expert_feed_forward_length differs from " + a +
+                                    "feed_forward_length, but llama.cpp's " + c.arch + " experts are feed_forward_length wide");
+    }
+    c.n_ff_exp = c.n_ff;
+  } else {
+    c.n_ff_exp = width("expert_feed_forward_length", c.n_ff / c.n_expert_used, "feed_forward_length / expert_used_count");
+  }
   if (spec.shared_expert) c.n_ff_shexp = width("expert_shared_feed_forward_length", c.n_ff, "feed_forward_length");
   // Keys llama.cpp does not read for these families: a value other than what the family does
   // would be silently ignored there, so it is refused here.

@@ -109,6 +109,10 @@ const std::vector<SynthShape>& synth_shapes() {
        .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .experts = 12, .experts_used = 4,
        .expert_ffn = 64, .shared_ffn = 128, .chat_template = "chatml",
        .summary = "Qwen 2 MoE features: 12 experts of width 64, 4 per token, a gated shared expert of 128, Q/K/V biases"},
+      {.name = "tiny-olmoe", .arch = "olmoe", .vocab_flavor = qwen2, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 4,
+       .head_dim = 16, .ffn = 64, .vocab = 1024, .context = 512, .rope_base = 10000.0f, .experts = 16, .experts_used = 4,
+       .expert_ffn = 64, .chat_template = "chatml",
+       .summary = "OLMoE features: 16 experts of width 64 (feed_forward_length), 4 per token, q/k norms over whole projections"},
       {.name = "llama-1b", .arch = "llama", .vocab_flavor = llama, .dim = 2048, .layers = 16, .heads = 32, .kv_heads = 8,
        .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f,
        .summary = "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
@@ -158,7 +162,8 @@ const SynthShape* find_synth_shape(const std::string& name) {
 SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt, const std::string& chat_template) {
   const std::string arch = sh.arch, a = arch + ".";
-  const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3" || arch == "qwen3moe";
+  const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3" || arch == "qwen3moe" || arch == "olmoe";
+  const bool olmoe = arch == "olmoe";  // (q/k norms over the whole projections; experts feed_forward_length wide)
   const bool qkv_bias = arch == "qwen2" || arch == "qwen2moe", fused = arch == "phi3", plain = arch == "llama";
   const uint32_t q_dim = sh.heads * sh.head_dim, kv_dim = sh.head_dim * sh.kv_heads;
   Writer w;
@@ -196,7 +201,7 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
   if (sh.experts) {  // (as llama.cpp's converter writes Qwen's MoE keys)
     w.set_u32(a + "expert_count", sh.experts);
     w.set_u32(a + "expert_used_count", sh.experts_used);
-    w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
+    if (!olmoe) w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
     if (sh.shared_ffn) w.set_u32(a + "expert_shared_feed_forward_length", sh.shared_ffn);
   }
 
@@ -297,8 +302,8 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
       vec(p + "attn_v.bias", random_vec(kv_dim, 0.0f));
     }
     if (qk_norm) {
-      norm(p + "attn_q_norm.weight", sh.head_dim);
-      norm(p + "attn_k_norm.weight", sh.head_dim);
+      norm(p + "attn_q_norm.weight", olmoe ? q_dim : sh.head_dim);
+      norm(p + "attn_k_norm.weight", olmoe ? kv_dim : sh.head_dim);
     }
     mat(p + "attn_output.weight", q_dim, sh.dim);
     if (gemma) norm(p + "post_attention_norm.weight", sh.dim);

@@ -1,6 +1,6 @@
 // Random-weight models of named shapes (`qmm synth`), written as GGUF files llama.cpp loads:
 // each family's architecture keys and tensors (llama, gemma2, gemma3, qwen2, qwen3, phi3, and the
-// mixture-of-experts qwen2moe, qwen3moe with their 3-D expert tensors and an F32 router, as
+// mixture-of-experts qwen2moe, qwen3moe, olmoe with their 3-D expert tensors and an F32 router, as
 // llama.cpp's quantizer leaves it), a
 // synthetic but well-formed vocabulary with the family's special tokens, optionally its chat
 // template, and weights ~N(0, 0.02) (llama norms 1, the output norm 8; the other families' norms 1 + N(0, 0.1) and

@@ -69,7 +69,7 @@ const char* const kPrompts[] = {"Once upon a time", "The quick brown fox jumps o
                                 "<|im_start|>user\nHello<|im_end|>\n<start_of_turn>model\n"};
 
 const char* const kShapes[] = {"tiny",       "tiny-llama3", "tiny-gemma3",   "tiny-gemma2",  "tiny-qwen2",
-                               "tiny-qwen3", "tiny-phi3",   "tiny-qwen3moe", "tiny-qwen2moe"};
+                               "tiny-qwen3", "tiny-phi3",   "tiny-qwen3moe", "tiny-qwen2moe", "tiny-olmoe"};
 
 struct Case {
   std::string shape;

@@ -105,7 +105,7 @@ std::vector<double> reference(const gguf::File& f, const Config& c, size_t l, co
 }
 
 TEST(Moe, BlockEqualsAPlainReferenceFromTheFile) {
-  for (const char* shape : {"tiny-qwen3moe", "tiny-qwen2moe"}) {
+  for (const char* shape : {"tiny-qwen3moe", "tiny-qwen2moe", "tiny-olmoe"}) {
     Context ctx(2);
     const Model model = Model::load(synth(shape), {}, ctx.pool());
     const Config& c = model.config();
@@ -136,7 +136,7 @@ TEST(Moe, BlockEqualsAPlainReferenceFromTheFile) {
 
 // The batch's rows grouped by expert (one GEMM per expert) give what one row at a time gives.
 TEST(Moe, PrefillGroupedByExpertEqualsDecodeRowByRow) {
-  for (const char* shape : {"tiny-qwen3moe", "tiny-qwen2moe"}) {
+  for (const char* shape : {"tiny-qwen3moe", "tiny-qwen2moe", "tiny-olmoe"}) {
     Context ctx(2);
     const Model model = Model::load(synth(shape), {}, ctx.pool());
     const std::vector<int32_t> prompt = {1, 17, 300, 5, 99, 512, 7, 8, 900, 23, 42, 64};
@@ -239,6 +239,11 @@ TEST(Moe, HostileKeysAndShapesAreOneLineErrors) {
               m.writer().set_u32("qwen3moe.expert_gating_func", 1);
             })),
             "");
+  // OLMoE's experts are feed_forward_length wide (llama.cpp reads no expert_feed_forward_length for it).
+  const std::string olmoe = synth("tiny-olmoe", WeightType::q8_0);
+  test::ModelCopy o(olmoe);
+  o.writer().set_u32("olmoe.expert_feed_forward_length", 32);
+  EXPECT_TRUE(fails_with(o.write(temp("olmoe.gguf")), "olmoe.expert_feed_forward_length differs from olmoe.feed_forward_length"));
   // A mixture-of-experts file of a dense family (Mixtral is llama with experts).
   QMM_REQUIRE_STORIES260K();
   test::ModelCopy mixtral(test::stories260k_path());
