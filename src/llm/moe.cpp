@@ -217,7 +217,9 @@ void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const fl
       linear(E.gate_up[e], rows_of(e), s.in.data() + first[e] * dim, dim, h, 2 * ff, ctx, &E.down[e]);
     }
   }
-  matmul_rows(s.gemvs, ctx);
+  const PackedWeights* first_down = nullptr;  // (prefetched by the threads that finish the gate|up job early)
+  for (size_t e = 0; e < ne && !first_down; ++e) first_down = rows_of(e) == 1 ? &E.down[e] : nullptr;
+  matmul_rows(s.gemvs, ctx, first_down);
   split(pool, m * k, 8, [&](size_t b, size_t e) { swiglu_rows(s.hidden.data(), b, e, ff); });
   s.gemvs.clear();
   for (size_t e = 0; e < ne; ++e) {
