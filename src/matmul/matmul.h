@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/buffer.h"
 #include "core/thread_pool.h"
@@ -118,6 +119,10 @@ struct MatmulRow {
 // pool as one job, so the threads meet once instead of once per weight. Each product's bits are
 // those matmul() gives it (a column's result does not depend on the chunking). `next` as for matmul.
 void matmul_rows(std::span<const MatmulRow> rows, Context& ctx, const PackedWeights* next = nullptr);
+
+// The column grabs of an m-row matmul of w that fits one row tile, under `threads` threads, in
+// the order they are taken (each free thread takes the next): for tests and tools.
+std::vector<size_t> column_grabs(const PackedWeights& w, size_t m, size_t threads);
 
 // Observer for `--trace`: called once per matmul with the packer and kernel that ran.
 using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m);
