@@ -151,6 +151,35 @@ TEST(Moe, PrefillGroupedByExpertEqualsDecodeRowByRow) {
   }
 }
 
+// Decode steps of several sequences in one batch (the server's): an expert chosen by one row
+// runs in the GEMV job, one chosen by several as a GEMM; each sequence gets what it gets alone.
+TEST(Moe, SequencesDecodedTogetherEqualEachAlone) {
+  Context ctx(2);
+  const Model model = Model::load(synth("tiny-qwen3moe", WeightType::q8_0, 4), {}, ctx.pool());
+  const size_t nv = model.config().n_vocab, n_seq = 5;
+  std::vector<std::vector<float>> alone;
+  for (size_t q = 0; q < n_seq; ++q) {
+    State s(model, 32, 1, ctx, 1, {KvType::f32, KvType::f32});
+    const float* l = nullptr;
+    for (int32_t t : {int32_t(3 + q), int32_t(100 + 7 * q), int32_t(40)}) l = forward(model, s, &t, 1);
+    alone.emplace_back(l, l + nv);
+  }
+  State s(model, 32, n_seq, ctx, n_seq, {KvType::f32, KvType::f32});
+  const float* l = nullptr;
+  for (uint32_t pos = 0; pos < 3; ++pos) {
+    std::vector<int32_t> tokens;
+    std::vector<BatchRow> rows;
+    for (uint32_t q = 0; q < n_seq; ++q) {
+      tokens.push_back(pos == 0 ? int32_t(3 + q) : pos == 1 ? int32_t(100 + 7 * q) : 40);
+      rows.push_back({q, pos, pos == 2});
+    }
+    l = forward(model, s, tokens.data(), rows.data(), n_seq);
+  }
+  for (size_t q = 0; q < n_seq; ++q) {
+    for (size_t i = 0; i < nv; ++i) ASSERT_NEAR(l[q * nv + i], alone[q][i], 1e-4) << "sequence " << q << " logit " << i;
+  }
+}
+
 TEST(Moe, PackCacheHoldsTheExperts) {
   const std::string path = synth("tiny-qwen3moe", WeightType::q8_0), dir = temp("packs");
   std::filesystem::remove_all(dir);
