@@ -146,7 +146,7 @@ void MoeScratch::size_for(const Config& c, size_t n_batch) {
   weight.resize(rows);
   grouped.resize(rows);
   row_of.resize(rows);
-  gemvs.reserve(2 * rows);
+  parts.reserve(2 * rows);
   first.resize(c.n_expert + 1);
   in.resize(checked_mul(rows, c.n_embd, "expert inputs"));
   hidden.resize(checked_mul(rows, 2 * c.n_ff_exp, "expert activations"));
@@ -158,7 +158,7 @@ void MoeScratch::size_for(const Config& c, size_t n_batch) {
 size_t MoeScratch::bytes() const {
   return (probs.size() + weight.size() + in.size() + hidden.size() + out.size() + shared.size()) * sizeof(float) +
          (chosen.size() + first.size() + grouped.size() + row_of.size() + last.size()) * sizeof(uint32_t) +
-         gemvs.capacity() * sizeof(MatmulRow);
+         parts.capacity() * sizeof(MatmulPart);
 }
 
 void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const float* x, float* out, MoeScratch& s, Context& ctx,
@@ -202,34 +202,29 @@ void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const fl
     }
   }
 
-  // Each chosen expert once over its rows: gate|up, SwiGLU, down. One row: a GEMV reading the
-  // row where it is (so a decode step's experts share one packed input), all in one job.
+  // Each chosen expert once over its rows, all experts in one job (matmul_group): gate|up,
+  // SwiGLU, then down. An expert of one row reads the row where it is (so a decode step's
+  // experts share one packed input), one of several rows its grouped copies.
   std::vector<uint32_t>& first = s.first;
   auto rows_of = [&](size_t e) { return static_cast<size_t>(first[e + 1] - first[e]); };
-  s.gemvs.clear();
-  for (size_t e = 0; e < ne; ++e) {
-    float* h = s.hidden.data() + first[e] * 2 * ff;
-    if (rows_of(e) == 1) {
-      for (size_t i = 0, col = 0; i < E.gate_up[e].parts.size(); col += E.gate_up[e].parts[i++].n()) {
-        s.gemvs.push_back({&E.gate_up[e].parts[i], x + s.row_of[first[e]] * dim, h + col});
-      }
-    } else if (rows_of(e) > 1) {
-      linear(E.gate_up[e], rows_of(e), s.in.data() + first[e] * dim, dim, h, 2 * ff, ctx, &E.down[e]);
-    }
-  }
   const PackedWeights* first_down = nullptr;  // (prefetched by the threads that finish the gate|up job early)
-  for (size_t e = 0; e < ne && !first_down; ++e) first_down = rows_of(e) == 1 ? &E.down[e] : nullptr;
-  matmul_rows(s.gemvs, ctx, first_down);
-  split(pool, m * k, 8, [&](size_t b, size_t e) { swiglu_rows(s.hidden.data(), b, e, ff); });
-  s.gemvs.clear();
+  s.parts.clear();
   for (size_t e = 0; e < ne; ++e) {
-    if (rows_of(e) == 1) {
-      s.gemvs.push_back({&E.down[e], s.hidden.data() + first[e] * 2 * ff, s.out.data() + first[e] * dim});
-    } else if (rows_of(e) > 1) {
-      linear(E.down[e], rows_of(e), s.hidden.data() + first[e] * 2 * ff, 2 * ff, s.out.data() + first[e] * dim, dim, ctx, nullptr);
+    if (rows_of(e) == 0) continue;
+    const float* in = rows_of(e) == 1 ? x + s.row_of[first[e]] * dim : s.in.data() + first[e] * dim;
+    for (size_t i = 0, col = 0; i < E.gate_up[e].parts.size(); col += E.gate_up[e].parts[i++].n()) {
+      s.parts.push_back({&E.gate_up[e].parts[i], rows_of(e), in, s.hidden.data() + first[e] * 2 * ff + col, dim, 2 * ff});
     }
+    if (!first_down) first_down = &E.down[e];
   }
-  matmul_rows(s.gemvs, ctx, next);
+  matmul_group(s.parts, ctx, first_down);
+  split(pool, m * k, 8, [&](size_t b, size_t e) { swiglu_rows(s.hidden.data(), b, e, ff); });
+  s.parts.clear();
+  for (size_t e = 0; e < ne; ++e) {
+    if (rows_of(e) == 0) continue;
+    s.parts.push_back({&E.down[e], rows_of(e), s.hidden.data() + first[e] * 2 * ff, s.out.data() + first[e] * dim, 2 * ff, dim});
+  }
+  matmul_group(s.parts, ctx, next);
 
   // out[i] = Σ_s w_s · expert output, summed in slot order (+ the gated shared expert).
   split(pool, m, 4, [&](size_t b, size_t e) {

@@ -47,7 +47,7 @@ struct MoeScratch {
   std::vector<uint32_t> first;     // [n_expert + 1]: expert e's rows are grouped rows first[e]..first[e+1]-1
   std::vector<uint32_t> grouped;   // [n_batch, n_used]: the grouped row of (row i, slot s)
   std::vector<uint32_t> row_of;    // [n_batch, n_used]: the batch row of grouped row g
-  std::vector<MatmulRow> gemvs;    // the one-row products of a step (matmul_rows)
+  std::vector<MatmulPart> parts;   // the experts' products of a step (matmul_group)
   std::vector<float> in, hidden, out;  // grouped rows: inputs [.., n_embd], gate|up [.., 2·n_ff_exp], outputs [.., n_embd]
   std::vector<float> shared;       // shared expert: gate|up [n_batch, 2·n_ff_shexp], then outputs [n_batch, n_embd]
   std::vector<uint32_t> last;      // [n_layer, n_used]: the experts the last batch's first row chose, per layer
@@ -56,8 +56,8 @@ struct MoeScratch {
 };
 
 // out[i] = the MoE block of layer `layer` applied to row x[i], for m rows of width n_embd
-// (out may be x). An expert chosen by one row of the batch (every expert of a decode step) is
-// a GEMV, and all of those run as one job (matmul_rows); an expert with more rows a GEMM.
+// (out may be x). The chosen experts' matmuls run as one pool job (matmul_group): a GEMV for an
+// expert chosen by one row of the batch (every expert of a decode step), else a GEMM.
 // `next`: the weights multiplied after the block (prefetched, as for matmul).
 void moe_ffn(const Config& c, const Experts& E, size_t layer, size_t m, const float* x, float* out, MoeScratch& s,
              Context& ctx, const PackedWeights* next = nullptr);

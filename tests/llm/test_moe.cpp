@@ -309,9 +309,9 @@ TEST(Moe, RouterKeepsItsTypeAndDownExpertsFollowTheMix) {
 namespace qmm::llm {
 namespace {
 
-// matmul_rows gives each one-row product the bits matmul() gives it, for any thread count, with
-// products that share an input (packed once) and weights of several types.
-TEST(Moe, MatmulRowsEqualsOneMatmulPerRow) {
+// matmul_group gives each product the bits matmul() gives it, for any thread count: one-row
+// products sharing an input (packed once), several-row ones with row strides, several types.
+TEST(Moe, MatmulGroupEqualsOneMatmulPerProduct) {
   std::mt19937 rng(7);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   auto random = [&](size_t n) {
@@ -319,30 +319,39 @@ TEST(Moe, MatmulRowsEqualsOneMatmulPerRow) {
     for (float& e : v) e = nd(rng);
     return v;
   };
-  const size_t k = 256;
+  const size_t k = 256, lhs_stride = 300, dst_pad = 5;
   std::vector<PackedWeights> ws;
-  std::vector<std::vector<uint8_t>> rows;
-  for (const auto& [type, n] : {std::pair{WeightType::q4_0, size_t{1000}}, {WeightType::q8_0, 333}, {WeightType::f32, 96},
-                                {WeightType::q4_0, 4096}, {WeightType::q4_0, 17}}) {
+  std::vector<std::vector<uint8_t>> bytes;
+  const std::pair<WeightType, size_t> shapes[] = {{WeightType::q4_0, 1000}, {WeightType::q8_0, 333}, {WeightType::f32, 96},
+                                                  {WeightType::q4_0, 4096}, {WeightType::q4_0, 17},  {WeightType::q8_0, 130}};
+  const size_t rows[] = {1, 1, 1, 1, 3, 70};  // (the first three share one input; the last two are GEMMs)
+  for (const auto& [type, n] : shapes) {
     const std::vector<float> f = random(n * k);
-    rows.emplace_back(row_bytes(type, k) * n);
-    quantize_rows(type, f.data(), rows.back().data(), n, k);
-    ws.push_back(PackedWeights::pack(type, n, k, rows.back().data(), {}));
+    bytes.emplace_back(row_bytes(type, k) * n);
+    quantize_rows(type, f.data(), bytes.back().data(), n, k);
+    ws.push_back(PackedWeights::pack(type, n, k, bytes.back().data(), {}));
   }
-  const std::vector<float> a = random(k), b = random(k);
-  const float* inputs[] = {a.data(), a.data(), a.data(), b.data(), b.data()};  // shared inputs, as a decode step's experts
+  const std::vector<float> a = random(70 * lhs_stride), b = random(k);
+  const float* inputs[] = {a.data(), a.data(), a.data(), b.data(), a.data(), a.data()};
   for (int threads : {1, 2, 3}) {
     Context ctx(threads);
     std::vector<std::vector<float>> got, want;
-    std::vector<MatmulRow> jobs;
+    std::vector<MatmulPart> parts;
     for (size_t i = 0; i < ws.size(); ++i) {
-      got.emplace_back(ws[i].n(), NAN);
-      want.emplace_back(ws[i].n(), NAN);
-      matmul(ws[i], 1, inputs[i], k * sizeof(float), want[i].data(), ws[i].n() * sizeof(float), -INFINITY, INFINITY, ctx);
+      const size_t ds = ws[i].n() + dst_pad;
+      got.emplace_back(rows[i] * ds, NAN);
+      want.emplace_back(rows[i] * ds, NAN);
+      matmul(ws[i], rows[i], inputs[i], lhs_stride * sizeof(float), want[i].data(), ds * sizeof(float), -INFINITY, INFINITY, ctx);
+      parts.push_back({&ws[i], rows[i], inputs[i], nullptr, lhs_stride, ds});
     }
-    for (size_t i = 0; i < ws.size(); ++i) jobs.push_back({&ws[i], inputs[i], got[i].data()});
-    matmul_rows(jobs, ctx, &ws[0]);
-    for (size_t i = 0; i < ws.size(); ++i) EXPECT_EQ(got[i], want[i]) << "product " << i << ", " << threads << " threads";
+    for (size_t i = 0; i < ws.size(); ++i) parts[i].dst = got[i].data();
+    matmul_group(parts, ctx, &ws[0]);
+    for (size_t i = 0; i < ws.size(); ++i) {
+      for (size_t j = 0; j < got[i].size(); ++j) {  // (NaN padding equal too: memcmp-like)
+        ASSERT_TRUE(got[i][j] == want[i][j] || (std::isnan(got[i][j]) && std::isnan(want[i][j])))
+            << "product " << i << " value " << j << ", " << threads << " threads";
+      }
+    }
   }
 }
 
