@@ -372,12 +372,7 @@ Config read_config(const gguf::File& f) {
     c.final_softcap = positive(a + "final_logit_softcapping", 30.0);
   }
   if (spec.embed_scale) c.embed_scale = std::sqrt(static_cast<float>(c.n_embd));
-  if (spec.moe) {
-    read_moe_config(f, c);
-  } else if (f.find_u64(a + "expert_count").value_or(0) > 0) {
-    fail(Status::unsupported, f.path() + ": " + a + "expert_count = " + std::to_string(*f.find_u64(a + "expert_count")) +
-                                  ": mixture-of-experts " + c.arch + " models are not supported (qwen2moe and qwen3moe are)");
-  }
+  read_moe_config(f, c);
   const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
   if (emb.shape.size() != 2 || emb.shape[0] != c.n_embd) bad("token_embd.weight must have shape [embedding_length, n_vocab]");
   c.n_vocab = static_cast<size_t>(emb.shape[1]);
@@ -437,17 +432,7 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
   if (a.post_norms) add("post_attention_norm.weight", {embd});
   add("ffn_norm.weight", {embd});
   if (a.moe) {
-    const uint64_t ne = c.n_expert, fe = c.n_ff_exp, fs = c.n_ff_shexp;
-    add("ffn_gate_inp.weight", {embd, ne});
-    add("ffn_gate_exps.weight", {embd, fe, ne});
-    add("ffn_up_exps.weight", {embd, fe, ne});
-    add("ffn_down_exps.weight", {fe, embd, ne});
-    if (a.shared_expert) {
-      add("ffn_gate_inp_shexp.weight", {embd});
-      add("ffn_gate_shexp.weight", {embd, fs});
-      add("ffn_up_shexp.weight", {embd, fs});
-      add("ffn_down_shexp.weight", {fs, embd});
-    }
+    moe_tensors(c, [&](const char* name, std::vector<uint64_t> shape) { add(name, std::move(shape)); });
   } else if (a.fused) {
     add("ffn_up.weight", {embd, 2 * ff});
     extras("ffn_up", a.ffn_scales, a.ffn_biases ? 2 * ff : 0);
@@ -722,11 +707,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
     if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";
     if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
-    if (spec.moe) {
-      line += ", " + std::to_string(c.n_expert) + " experts of width " + std::to_string(c.n_ff_exp) + ", " +
-              std::to_string(c.n_expert_used) + " per token" + (spec.moe_norm ? " (weights renormalised)" : "") +
-              (spec.shared_expert ? ", a gated shared expert of width " + std::to_string(c.n_ff_shexp) : "");
-    }
+    line += moe_summary(c);
     opt.trace(line);
   }
   if (pack && ld.all_from_pack()) {

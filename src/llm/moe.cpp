@@ -76,6 +76,13 @@ void route(float* p, size_t n_expert, size_t k, bool norm, uint32_t* chosen, flo
 void read_moe_config(const gguf::File& f, Config& c) {
   const ArchSpec& spec = *c.spec;
   const std::string a = c.arch + ".";
+  if (!spec.moe) {
+    if (const uint64_t n = f.find_u64(a + "expert_count").value_or(0); n > 0) {
+      fail(Status::unsupported, f.path() + ": " + a + "expert_count = " + std::to_string(n) + ": mixture-of-experts " + c.arch +
+                                    " models are not supported (qwen2moe, qwen3moe and olmoe are)");
+    }
+    return;
+  }
   auto bad = [&](const std::string& what) { fail(Status::io, f.path() + ": " + what); };
   auto count = [&](const std::string& key) {
     if (!f.has(a + key)) bad(a + key + " missing (" + c.arch + " is a mixture-of-experts architecture)");
@@ -124,6 +131,26 @@ void read_moe_config(const gguf::File& f, Config& c) {
   if (const std::optional<uint64_t> g = f.find_u64(a + "expert_gating_func"); g && *g != 1) {
     refuse("expert_gating_func", std::to_string(*g), "gates by softmax (1)");
   }
+}
+
+void moe_tensors(const Config& c, const std::function<void(const char*, std::vector<uint64_t>)>& add) {
+  const uint64_t embd = c.n_embd, ne = c.n_expert, fe = c.n_ff_exp, fs = c.n_ff_shexp;
+  add("ffn_gate_inp.weight", {embd, ne});
+  add("ffn_gate_exps.weight", {embd, fe, ne});
+  add("ffn_up_exps.weight", {embd, fe, ne});
+  add("ffn_down_exps.weight", {fe, embd, ne});
+  if (!c.spec->shared_expert) return;
+  add("ffn_gate_inp_shexp.weight", {embd});
+  add("ffn_gate_shexp.weight", {embd, fs});
+  add("ffn_up_shexp.weight", {embd, fs});
+  add("ffn_down_shexp.weight", {fs, embd});
+}
+
+std::string moe_summary(const Config& c) {
+  if (!c.spec->moe) return "";
+  return ", " + std::to_string(c.n_expert) + " experts of width " + std::to_string(c.n_ff_exp) + ", " + std::to_string(c.n_expert_used) +
+         " per token" + (c.spec->moe_norm ? " (weights renormalised)" : "") +
+         (c.spec->shared_expert ? ", a gated shared expert of width " + std::to_string(c.n_ff_shexp) : "");
 }
 
 gguf::TensorInfo expert_slice(const gguf::TensorInfo& t, size_t e) {

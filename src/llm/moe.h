@@ -12,6 +12,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "matmul/matmul.h"
@@ -28,12 +30,18 @@ struct LoadStats;
 class Model;
 class State;
 
-// Reads the experts' keys of an MoE family into c: expert_count (1..1024), expert_used_count
+// Reads the experts' keys of an MoE family into c (a dense family's file with experts is refused): expert_count (1..1024), expert_used_count
 // (1..expert_count), expert_feed_forward_length (else feed_forward_length / expert_used_count),
 // for a shared expert expert_shared_feed_forward_length (else feed_forward_length). llama.cpp
 // reads neither expert_weights_norm, expert_weights_scale nor expert_gating_func for these
 // families; a file whose value of one would make it another model is refused by name.
 void read_moe_config(const gguf::File& f, Config& c);
+
+// The FFN tensors of an MoE layer (names after "blk.N.") and their shapes, to add(name, shape).
+void moe_tensors(const Config& c, const std::function<void(const char*, std::vector<uint64_t>)>& add);
+
+// ", 128 experts of width 768, 8 per token (weights renormalised)" for --trace ("" if dense).
+std::string moe_summary(const Config& c);
 
 // Expert e's [n, k] slice of a 3-D tensor of shape [k, n, n_expert], as a 2-D tensor of its own
 // (same type; the name gets "[e]").
