@@ -72,7 +72,9 @@ uint32_t weight_type(const std::string& name, uint64_t row_len, const QuantTarge
     const long layer = layer_of(name);
     const bool more = layer >= 0 && use_more_bits(static_cast<uint32_t>(layer), target.n_layer);
     if (name == "output.weight" || (!target.has_output && name == "token_embd.weight")) want = kQ6_K;
-    if (more && (attn_v_like(name) || name.ends_with(".ffn_down.weight"))) want = kQ6_K;
+    const bool down = name.ends_with(".ffn_down.weight") || name.ends_with(".ffn_down_exps.weight") ||
+                      name.ends_with(".ffn_down_shexp.weight");  // (llama.cpp: any ffn_down, layer from the name)
+    if (more && (attn_v_like(name) || down)) want = kQ6_K;
   }
   if (row_len % ggml_block_size(want) == 0) return want;
   if (ggml_block_size(want) == kSuperBlock && row_len % kBlock == 0) {  // llama.cpp's fallbacks
@@ -89,6 +91,7 @@ uint32_t quantized_type(const TensorInfo& t, const QuantTarget& target) {
   const bool weight = t.name.size() > 7 && t.name.ends_with(".weight");
   if (!weight || !ggml_can_dequantize(t.type)) return t.type;  // not a float weight: copied
   if (t.shape.size() == 1) return kF32;                          // norms, rope_freqs
+  if (t.name.ends_with(".ffn_gate_inp.weight")) return t.type;   // an MoE router (llama.cpp never quantizes it)
   return weight_type(t.name, t.shape[0], target, t.type);        // keeps its type if no block fits
 }
 

@@ -8,7 +8,9 @@
 // importance matrix): output.weight (token_embd.weight when the output is tied to it) Q6_K;
 // attn_v (or the fused attn_qkv, as llama.cpp counts it with attn_v) and ffn_down Q6_K in the
 // layers use_more_bits picks (the first and last eighth, and every third between, of the layers
-// counted by their attn_v / attn_qkv tensors); every other 2-D weight the base type. Rows that are not a multiple of
+// counted by their attn_v / attn_qkv tensors; an MoE layer's ffn_down_exps / ffn_down_shexp as its
+// ffn_down); every other 2-D weight the base type, but an MoE router (ffn_gate_inp) keeps its
+// type. Rows that are not a multiple of
 // 256 fall back as llama.cpp's llama_tensor_get_type does: Q4_K -> Q5_0, Q5_K -> Q5_1,
 // Q6_K -> Q8_0 (for the plain K-quant targets too), or keep their type when not a multiple of
 // 32 either (llama.cpp writes F16 there). Q5_0 / Q5_1 are converted at load like Q4_1.

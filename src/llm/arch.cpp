@@ -17,6 +17,9 @@ constexpr std::array kArchs = {
              .swa_pattern = 2, .default_window = 4096, .softcap = true, .big_layers = 46},
     ArchSpec{.name = "gemma3", .rope = Rope::neox, .act = Activation::geglu, .embed_scale = true, .qk_norm = true,
              .post_norms = true, .swa_pattern = 6, .swa_rope_base = 10000.0f, .big_layers = 62},
+    ArchSpec{.name = "qwen2moe", .rope = Rope::neox, .moe = true, .shared_expert = true},
+    ArchSpec{.name = "qwen3moe", .rope = Rope::neox, .qk_norm = true, .moe = true, .moe_norm = true},
+    ArchSpec{.name = "olmoe", .rope = Rope::neox, .qk_norm = true, .qk_norm_whole = true, .moe = true, .expert_ff_is_ff = true},
 };
 
 }  // namespace

@@ -30,6 +30,7 @@ struct ArchSpec {
   Activation act = Activation::swiglu;
   bool embed_scale = false;     // x = embedding · √n_embd (Gemma)
   bool qk_norm = false;         // attn_{q,k}_norm: RMSNorm of every query / key head before RoPE (Qwen 3, Gemma 3)
+  bool qk_norm_whole = false;   // ... of the whole query / key projection instead, one gain per dimension (OLMoE)
   bool post_norms = false;      // post_attention_norm / post_ffw_norm on the attention / FFN output before the residual (Gemma 2/3)
   bool fused = false;           // ffn_up = [Wgate; Wup] in one tensor (Phi-3)
   bool rope_freqs = false;      // rope_freqs.weight: Llama 3's RoPE frequency factors (llama.cpp loads them for llama only)
@@ -47,6 +48,13 @@ struct ArchSpec {
   bool ffn_biases = false;      // ffn_{gate,up,down}.bias
   bool output_bias = false;     // output.bias
   bool cls_output = false;      // cls.output.weight: a reranking head llama.cpp loads and generation never uses
+  // Mixture of experts (moe.h): the FFN is a router ffn_gate_inp and expert_count SwiGLU experts
+  // (3-D ffn_{gate,up,down}_exps), of which each token runs the expert_used_count with the highest
+  // softmax probabilities, weighted by them.
+  bool moe = false;
+  bool moe_norm = false;        // the chosen experts' weights are renormalised to sum to 1 (Qwen 3 MoE)
+  bool shared_expert = false;   // plus one always-run expert (ffn_*_shexp) gated by sigmoid(ffn_gate_inp_shexp · x) (Qwen 2 MoE)
+  bool expert_ff_is_ff = false; // an expert's width is feed_forward_length (OLMoE: llama.cpp reads no expert_feed_forward_length)
 };
 
 // The entry for general.architecture `name`, or nullptr.

@@ -117,7 +117,8 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
   xb_.resize(b * std::max(c.n_embd, c.q_dim()));
   xb2_.resize(b * c.n_embd);
   qkv_.resize(b * (c.q_dim() + 2 * c.kv_dim()));
-  hb_.resize(b * 2 * c.n_ff);
+  hb_.resize(c.n_expert ? 0 : b * 2 * c.n_ff);
+  moe_.size_for(c, b);
   if (kv.k == KvType::f32 && kv.v == KvType::f32) {
     att_.resize(threads * kAttendHeads * n_ctx);
   } else {  // per thread: attend_chunk's scratch, then a partial and an accumulator of up to 16 rows x kAttendHeads heads
@@ -187,7 +188,7 @@ size_t State::kv_bytes() const { return key_cache_.size() + value_cache_.size();
 size_t State::bytes() const {
   size_t floats = 0;
   for (const auto* v : {&x_, &xb_, &xb2_, &qkv_, &hb_, &att_, &chunk_, &split_, &rope_, &logits_}) floats += v->size();
-  return floats * sizeof(float) + kv_bytes();
+  return floats * sizeof(float) + moe_.bytes() + kv_bytes();
 }
 
 const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n) {
@@ -288,8 +289,8 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
         float* row = qkv + i * qkv_dim;
         apply(L.qkv_out, row, qkv_dim);
         if (!L.q_norm.empty()) {
-          head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
-          head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
+          head_norms(row, q_dim / L.q_norm.size(), L.q_norm.size(), L.q_norm.data(), c.norm_eps);  // (OLMoE: one "head" of q_dim)
+          head_norms(row + q_dim, kv_dim / L.k_norm.size(), L.k_norm.size(), L.k_norm.data(), c.norm_eps);
         }
         rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
         rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
@@ -380,7 +381,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
       pool.parallel_for(head_tasks * row_tasks, attend);
     }
     // Output projection (then its RMSNorm for Gemma) and residual: x += xb · Woᵀ
-    linear(L.wo, m, xb, q_dim, xb2, dim, ctx, &L.gate_up.parts[0]);
+    linear(L.wo, m, xb, q_dim, xb2, dim, ctx, c.n_expert ? &L.moe.router : &L.gate_up.parts[0]);
     apply_rows(pool, L.wo_out, xb2, m, dim, dim);
     if (!L.post_attn_norm.empty()) norm_rows(pool, xb2, xb2, L.post_attn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb2 + b, e - b); });
@@ -388,21 +389,26 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     // FFN RMSNorm: xb = rmsnorm(x) · ffn_norm
     norm_rows(pool, xb, x, L.ffn_norm.data(), m, dim, c.norm_eps);
 
-    // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
-    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
-    apply_rows(pool, L.gate_up_out, hb, m, 2 * ff, 2 * ff);
-    parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
-      for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
-        const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
-        float* gate = hb + row * 2 * ff + col;
-        (arch.act == Activation::geglu ? geglu : swiglu)(gate, gate + ff, len);
-        i += len;
-      }
-    });
+    if (c.n_expert) {
+      // Mixture of experts (moe.h): xb = the router's chosen experts of each row, weighted
+      moe_ffn(c, L.moe, l, m, xb, xb, s.moe_, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
+    } else {
+      // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
+      linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
+      apply_rows(pool, L.gate_up_out, hb, m, 2 * ff, 2 * ff);
+      parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
+        for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
+          const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
+          float* gate = hb + row * 2 * ff + col;
+          (arch.act == Activation::geglu ? geglu : swiglu)(gate, gate + ff, len);
+          i += len;
+        }
+      });
 
-    // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
-    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
-    apply_rows(pool, L.down_out, xb, m, dim, dim);
+      // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
+      linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
+      apply_rows(pool, L.down_out, xb, m, dim, dim);
+    }
     if (!L.post_ffn_norm.empty()) norm_rows(pool, xb, xb, L.post_ffn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }

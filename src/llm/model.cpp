@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "llm/moe.h"
 #include "llm/pack_cache.h"
 
 namespace qmm::llm {
@@ -130,11 +131,7 @@ class Loader {
       release_pages(ts[i]->data, ts[i]->bytes);
       done(*ts[i]);
     }
-    for (const PackedWeights& w : f.parts) {
-      stats_.packed_bytes += w.bytes();
-      stats_.matmul_ops += 2 * w.n() * w.k();
-      if (is_block_type(w.type())) stats_.int8_ops += 2 * w.n() * w.k();
-    }
+    for (const PackedWeights& w : f.parts) stats_.packed_bytes += w.bytes();
     stats_.pack_seconds += now() - t0;
     return f;
   }
@@ -206,8 +203,10 @@ class Loader {
  private:
   // The type a weight is packed in: the --convert type where it fits, else its own type
   // when the kernels take it, else (dequantized) Q8_0, or F16 when k is not a multiple of 32.
+  // An MoE router keeps its type (llama.cpp's quantizer never converts ffn_gate_inp either).
   WeightType target_type(const gguf::TensorInfo& t, size_t k) {
-    if (opt_.convert_to && k % block_len(*opt_.convert_to) == 0) return *opt_.convert_to;
+    const bool router = t.name.ends_with(".ffn_gate_inp.weight");
+    if (opt_.convert_to && k % block_len(*opt_.convert_to) == 0 && !router) return *opt_.convert_to;
     if (const std::optional<WeightType> native = native_type(t.type)) return *native;
     if (gguf::ggml_can_dequantize(t.type)) return k % kBlock == 0 ? WeightType::q8_0 : WeightType::f16;
     unloadable(t);
@@ -313,7 +312,7 @@ Config read_config(const gguf::File& f) {
   const std::string a = c.arch + ".";
   c.n_embd = get_size(f, a + "embedding_length");
   c.n_layer = get_size(f, a + "block_count");
-  c.n_ff = get_size(f, a + "feed_forward_length");
+  c.n_ff = spec.moe && !f.has(a + "feed_forward_length") ? 0 : get_size(f, a + "feed_forward_length");
   c.n_head = get_size(f, a + "attention.head_count");
   c.n_head_kv = f.has(a + "attention.head_count_kv") ? get_size(f, a + "attention.head_count_kv") : c.n_head;
   c.n_ctx_train = f.has(a + "context_length") ? get_size(f, a + "context_length") : 2048;
@@ -373,6 +372,7 @@ Config read_config(const gguf::File& f) {
     c.final_softcap = positive(a + "final_logit_softcapping", 30.0);
   }
   if (spec.embed_scale) c.embed_scale = std::sqrt(static_cast<float>(c.n_embd));
+  read_moe_config(f, c);
   const gguf::TensorInfo& emb = f.tensor("token_embd.weight");
   if (emb.shape.size() != 2 || emb.shape[0] != c.n_embd) bad("token_embd.weight must have shape [embedding_length, n_vocab]");
   c.n_vocab = static_cast<size_t>(emb.shape[1]);
@@ -424,14 +424,16 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
     add("attn_v.bias", {kv}, true);
   }
   if (a.qk_norm) {
-    add("attn_q_norm.weight", {hd});
-    add("attn_k_norm.weight", {hd});
+    add("attn_q_norm.weight", {a.qk_norm_whole ? q : hd});
+    add("attn_k_norm.weight", {a.qk_norm_whole ? kv : hd});
   }
   add("attn_output.weight", {q, embd});
   extras("attn_output", true, a.wo_bias ? embd : 0);
   if (a.post_norms) add("post_attention_norm.weight", {embd});
   add("ffn_norm.weight", {embd});
-  if (a.fused) {
+  if (a.moe) {
+    moe_tensors(c, [&](const char* name, std::vector<uint64_t> shape) { add(name, std::move(shape)); });
+  } else if (a.fused) {
     add("ffn_up.weight", {embd, 2 * ff});
     extras("ffn_up", a.ffn_scales, a.ffn_biases ? 2 * ff : 0);
   } else {
@@ -440,8 +442,10 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
     extras("ffn_gate", a.ffn_scales, a.ffn_biases ? ff : 0);
     extras("ffn_up", a.ffn_scales, a.ffn_biases ? ff : 0);
   }
-  add("ffn_down.weight", {ff, embd});
-  extras("ffn_down", a.ffn_scales, a.ffn_biases ? embd : 0);
+  if (!a.moe) {
+    add("ffn_down.weight", {ff, embd});
+    extras("ffn_down", a.ffn_scales, a.ffn_biases ? embd : 0);
+  }
   if (a.post_norms) add("post_ffw_norm.weight", {embd});
   return t;
 }
@@ -613,23 +617,37 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
                 : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
     L.qkv_out = qkv_affine(ld, f, b, q_dim, kv_dim);
     if (spec.qk_norm) {
-      L.q_norm = ld.vec(b + "attn_q_norm.weight", c.head_dim);
-      L.k_norm = ld.vec(b + "attn_k_norm.weight", c.head_dim);
+      L.q_norm = ld.vec(b + "attn_q_norm.weight", spec.qk_norm_whole ? q_dim : c.head_dim);
+      L.k_norm = ld.vec(b + "attn_k_norm.weight", spec.qk_norm_whole ? kv_dim : c.head_dim);
     }
     L.wo = ld.matrix(*t("attn_output.weight"), c.n_embd, q_dim);
     L.wo_out = affine(ld, f, {{b + "attn_output", c.n_embd}}, true, spec.wo_bias);
     if (spec.post_norms) L.post_attn_norm = ld.vec(b + "post_attention_norm.weight", c.n_embd);
     L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
-    L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
-                           : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
-    const std::vector<std::pair<std::string, size_t>> gate_up =
-        spec.fused ? std::vector<std::pair<std::string, size_t>>{{b + "ffn_up", 2 * c.n_ff}}
-                   : std::vector<std::pair<std::string, size_t>>{{b + "ffn_gate", c.n_ff}, {b + "ffn_up", c.n_ff}};
-    L.gate_up_out = affine(ld, f, gate_up, spec.ffn_scales, spec.ffn_biases);
-    L.gate_up_out.bias_first = true;
-    L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
-    L.down_out = affine(ld, f, {{b + "ffn_down", c.n_embd}}, spec.ffn_scales, spec.ffn_biases);
-    L.down_out.bias_first = true;
+    if (spec.moe) {  // the router, then each expert's slices of the 3-D tensors (moe.h)
+      L.moe.router = ld.matrix(*t("ffn_gate_inp.weight"), c.n_expert, c.n_embd);
+      for (size_t e = 0; e < c.n_expert; ++e) {
+        const gguf::TensorInfo g = expert_slice(*t("ffn_gate_exps.weight"), e), u = expert_slice(*t("ffn_up_exps.weight"), e);
+        L.moe.gate_up.push_back(ld.matrices({&g, &u}, {c.n_ff_exp, c.n_ff_exp}, c.n_embd));
+        L.moe.down.push_back(ld.matrix(expert_slice(*t("ffn_down_exps.weight"), e), c.n_embd, c.n_ff_exp));
+      }
+      if (spec.shared_expert) {
+        L.moe.shared_gate = ld.vec(b + "ffn_gate_inp_shexp.weight", c.n_embd);
+        L.moe.shared_gate_up = ld.matrices({t("ffn_gate_shexp.weight"), t("ffn_up_shexp.weight")}, {c.n_ff_shexp, c.n_ff_shexp}, c.n_embd);
+        L.moe.shared_down = ld.matrix(*t("ffn_down_shexp.weight"), c.n_embd, c.n_ff_shexp);
+      }
+    } else {
+      L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
+                             : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
+      const std::vector<std::pair<std::string, size_t>> gate_up =
+          spec.fused ? std::vector<std::pair<std::string, size_t>>{{b + "ffn_up", 2 * c.n_ff}}
+                     : std::vector<std::pair<std::string, size_t>>{{b + "ffn_gate", c.n_ff}, {b + "ffn_up", c.n_ff}};
+      L.gate_up_out = affine(ld, f, gate_up, spec.ffn_scales, spec.ffn_biases);
+      L.gate_up_out.bias_first = true;
+      L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
+      L.down_out = affine(ld, f, {{b + "ffn_down", c.n_embd}}, spec.ffn_scales, spec.ffn_biases);
+      L.down_out.bias_first = true;
+    }
     if (spec.post_norms) L.post_ffn_norm = ld.vec(b + "post_ffw_norm.weight", c.n_embd);
   }
   ld.drop_scratch();
@@ -684,11 +702,12 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     if (!m.layers_.empty() && !m.layers_[0].qkv_out.bias.empty()) line += ", Q/K/V biases";
     if (!m.rope_freqs_long_.empty()) line += ", LongRoPE (long factors beyond " + std::to_string(c.n_ctx_orig) + " positions)";
     if (c.rope_attn_factor != 1.0f) line += ", RoPE attention factor " + std::to_string(c.rope_attn_factor);
-    if (spec.qk_norm) line += ", q/k norms";
+    if (spec.qk_norm) line += spec.qk_norm_whole ? ", q/k norms over the whole projections" : ", q/k norms";
     if (spec.post_norms) line += ", post-attention/FFN norms";
     if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
     if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";
     if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
+    line += moe_summary(c);
     opt.trace(line);
   }
   if (pack && ld.all_from_pack()) {
@@ -707,6 +726,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     }
     m.stats_.tune_seconds = now() - t_tune;
   }
+  count_active(m, m.stats_);
   m.stats_.load_seconds = now() - t0;
   return m;
 }
@@ -782,11 +802,21 @@ const TuneReport& Model::tune(ThreadPool& pool, const KernelFilter& filter, cons
   return tuning_;
 }
 
-std::vector<const PackedWeights*> Model::weights() const {
+std::vector<const PackedWeights*> Model::weights() const {  // (in the order load() packs them: the pack cache's)
   std::vector<const PackedWeights*> w;
   for (const Layer& L : layers_) {
     for (const PackedWeights& p : L.qkv.parts) w.push_back(&p);
     w.push_back(&L.wo);
+    if (!L.moe.down.empty()) {
+      w.push_back(&L.moe.router);
+      for (size_t e = 0; e < L.moe.down.size(); ++e) {
+        for (const PackedWeights& p : L.moe.gate_up[e].parts) w.push_back(&p);
+        w.push_back(&L.moe.down[e]);
+      }
+      for (const PackedWeights& p : L.moe.shared_gate_up.parts) w.push_back(&p);
+      if (!L.moe.shared_gate.empty()) w.push_back(&L.moe.shared_down);
+      continue;
+    }
     for (const PackedWeights& p : L.gate_up.parts) w.push_back(&p);
     w.push_back(&L.w_down);
   }

@@ -21,6 +21,7 @@
 #include "llm/arch.h"
 #include "gguf/gguf.h"
 #include "llm/kv_type.h"
+#include "llm/moe.h"
 #include "matmul/matmul.h"
 #include "matmul/tune.h"
 
@@ -34,7 +35,7 @@ struct Config {
   size_t n_head = 0;
   size_t n_head_kv = 0;      // grouped-query attention: n_head / n_head_kv query heads share one K/V head
   size_t head_dim = 0;       // attention.key_length, else n_embd / n_head
-  size_t n_ff = 0;           // SwiGLU hidden width
+  size_t n_ff = 0;           // SwiGLU hidden width (0 for an MoE model without feed_forward_length)
   size_t n_vocab = 0;
   size_t n_ctx_train = 0;    // context length the model was trained with
   size_t n_rot = 0;          // RoPE dimensions per head (the first n_rot of head_dim)
@@ -52,6 +53,10 @@ struct Config {
   float attn_softcap = 0;        // scores -> cap · tanh(scores / cap) (0: none)
   float final_softcap = 0;       // the same for the logits
   float embed_scale = 1;         // token embeddings are multiplied by this
+  size_t n_expert = 0;           // Mixture of experts (ArchSpec::moe): expert_count (0: a dense FFN)
+  size_t n_expert_used = 0;      // expert_used_count: the experts each token runs
+  size_t n_ff_exp = 0;           // expert_feed_forward_length, else n_ff / n_expert_used: one expert's hidden width
+  size_t n_ff_shexp = 0;         // expert_shared_feed_forward_length, else n_ff: the shared expert's (0: none)
   size_t kv_dim() const { return n_head_kv * head_dim; }
   size_t q_dim() const { return n_head * head_dim; }
   // Layer l attends to the last n_swa positions only (Gemma's local layers).
@@ -79,7 +84,9 @@ struct LoadStats {
   double pack_seconds = 0;     // time spent converting and packing weights
   size_t file_bytes = 0;
   size_t packed_bytes = 0;     // all packed weights
-  size_t matmul_ops = 0;       // 2·n·k summed over the matmuls of one token (output included)
+  size_t active_bytes = 0;     // the packed bytes one decoded token reads: all but the experts it does not choose
+                               // (of an MoE layer's experts, expert_used_count of expert_count on average)
+  size_t matmul_ops = 0;       // 2·n·k summed over the matmuls of one token (output included; MoE: the chosen experts)
   size_t int8_ops = 0;         // the part of matmul_ops on quantized (int8-kernel) weights
   std::string converted;       // weight types the kernels do not take, as "q4_1 -> q8_0, ..." ("" if none)
   std::string pack_file;       // the pack cache file ("" without one)
@@ -100,6 +107,16 @@ struct Fused {
   }
 };
 
+// A Mixture-of-Experts layer's FFN (moe.h): the router and each expert's weights, packed per expert.
+struct Experts {
+  PackedWeights router;              // ffn_gate_inp: n_embd -> n_expert
+  std::vector<Fused> gate_up;        // per expert: [Wgate; Wup] (its slices of ffn_gate_exps, ffn_up_exps): n_embd -> 2·n_ff_exp
+  std::vector<PackedWeights> down;   // per expert: its slice of ffn_down_exps, n_ff_exp -> n_embd
+  std::vector<float> shared_gate;    // ffn_gate_inp_shexp [n_embd], or empty (no shared expert)
+  Fused shared_gate_up;              // [ffn_gate_shexp; ffn_up_shexp]: n_embd -> 2·n_ff_shexp
+  PackedWeights shared_down;         // ffn_down_shexp: n_ff_shexp -> n_embd
+};
+
 // What follows a projection, per output column: y = y · scale + bias (the weights' per-tensor
 // ".scale" spread over their columns, then their ".bias"), or (y + bias) · scale where llama.cpp's
 // graph adds the bias first (its FFN); either may be empty when the file has none.
@@ -113,14 +130,15 @@ struct Layer {
   std::vector<float> attn_norm, ffn_norm;  // RMSNorm gains [n_embd]
   Fused qkv;                               // [Wq; Wk; Wv]: n_embd -> q_dim + 2·kv_dim
   Affine qkv_out;                          // [q | k | v] scales and biases
-  std::vector<float> q_norm, k_norm;       // per-head RMSNorm gains [head_dim], or empty
+  std::vector<float> q_norm, k_norm;       // per-head RMSNorm gains [head_dim] (OLMoE: [q_dim], [kv_dim]), or empty
   PackedWeights wo;                        // attention output projection: q_dim -> n_embd
   Affine wo_out;
   std::vector<float> post_attn_norm;       // RMSNorm of the attention output [n_embd], or empty
-  Fused gate_up;                           // [Wgate; Wup]: n_embd -> 2·n_ff
+  Fused gate_up;                           // [Wgate; Wup]: n_embd -> 2·n_ff (dense FFN)
   Affine gate_up_out;                      // [gate | up], before the activation
-  PackedWeights w_down;                    // FFN down projection
+  PackedWeights w_down;                    // FFN down projection (dense FFN)
   Affine down_out;
+  Experts moe;                             // the FFN of an MoE layer instead (its experts' lists empty otherwise)
   std::vector<float> post_ffn_norm;        // RMSNorm of the FFN output [n_embd], or empty
 };
 
@@ -224,6 +242,7 @@ class State {
   // one (start, bytes) span per layer, K/V head and piece of a ring (benchmarks read them).
   void kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const;
   Context& ctx() { return *ctx_; }
+  const MoeScratch& moe() const { return moe_; }  // the experts the last batch chose (MoE models)
   // The last forward()'s hidden states before the final norm, [rows, n_embd] in row order (embeddings).
   const float* hidden() const { return x_.data(); }
 
@@ -252,6 +271,7 @@ class State {
   AlignedBuffer key_cache_, value_cache_;           // [n_seq, layer_kv_.back()] rows
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch
+  MoeScratch moe_;                                  // the MoE block's scratch (MoE models)
 };
 
 // Runs one batch of n rows (n ≤ n_batch): row i puts tokens[i] at rows[i].pos of sequence

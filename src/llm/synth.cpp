@@ -101,6 +101,18 @@ const std::vector<SynthShape>& synth_shapes() {
        .head_dim = 32, .ffn = 192, .vocab = 576, .context = 2048, .rope_base = 10000.0f, .long_rope_orig = 256,
        .chat_template = "phi3",
        .summary = "tiny-phi3 with LongRoPE (Phi-3-mini-128k): short / long RoPE factors, original context 256 of 2048"},
+      {.name = "tiny-qwen3moe", .arch = "qwen3moe", .vocab_flavor = qwen3, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .experts = 16, .experts_used = 4,
+       .expert_ffn = 64, .chat_template = "chatml",
+       .summary = "Qwen 3 MoE features: 16 experts of width 64, 4 per token (weights renormalised), q/k norms"},
+      {.name = "tiny-qwen2moe", .arch = "qwen2moe", .vocab_flavor = qwen2, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
+       .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .experts = 12, .experts_used = 4,
+       .expert_ffn = 64, .shared_ffn = 128, .chat_template = "chatml",
+       .summary = "Qwen 2 MoE features: 12 experts of width 64, 4 per token, a gated shared expert of 128, Q/K/V biases"},
+      {.name = "tiny-olmoe", .arch = "olmoe", .vocab_flavor = qwen2, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 4,
+       .head_dim = 16, .ffn = 64, .vocab = 1024, .context = 512, .rope_base = 10000.0f, .experts = 16, .experts_used = 4,
+       .expert_ffn = 64, .chat_template = "chatml",
+       .summary = "OLMoE features: 16 experts of width 64 (feed_forward_length), 4 per token, q/k norms over whole projections"},
       {.name = "llama-1b", .arch = "llama", .vocab_flavor = llama, .dim = 2048, .layers = 16, .heads = 32, .kv_heads = 8,
        .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f,
        .summary = "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
@@ -128,6 +140,14 @@ const std::vector<SynthShape>& synth_shapes() {
       {.name = "phi3-mini", .arch = "phi3", .vocab_flavor = phi3, .dim = 3072, .layers = 32, .heads = 32, .kv_heads = 32,
        .head_dim = 96, .ffn = 8192, .vocab = 32064, .context = 4096, .rope_base = 10000.0f, .chat_template = "phi3",
        .summary = "Phi-3 mini (3.8B): dim 3072, 32 layers, 32 heads of 96, FFN 8192, 32064 tokens"},
+      {.name = "qwen3moe-30b-a3b", .arch = "qwen3moe", .vocab_flavor = qwen3, .dim = 2048, .layers = 48, .heads = 32, .kv_heads = 4,
+       .head_dim = 128, .ffn = 6144, .vocab = 151936, .context = 40960, .rope_base = 1000000.0f, .experts = 128,
+       .experts_used = 8, .expert_ffn = 768, .chat_template = "chatml",
+       .summary = "Qwen3-30B-A3B: dim 2048, 48 layers, 32/4 heads of 128, 128 experts of 768, 8 per token, 151936 tokens"},
+      {.name = "qwen3moe-30b-a3b-12l", .arch = "qwen3moe", .vocab_flavor = qwen3, .dim = 2048, .layers = 12, .heads = 32,
+       .kv_heads = 4, .head_dim = 128, .ffn = 6144, .vocab = 151936, .context = 40960, .rope_base = 1000000.0f, .experts = 128,
+       .experts_used = 8, .expert_ffn = 768, .chat_template = "chatml",
+       .summary = "qwen3moe-30b-a3b with 12 of its 48 layers (every width real; 4.6 GB in Q4_0, for benchmarks)"},
   };
   return shapes;
 }
@@ -142,8 +162,9 @@ const SynthShape* find_synth_shape(const std::string& name) {
 SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt, const std::string& chat_template) {
   const std::string arch = sh.arch, a = arch + ".";
-  const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3";
-  const bool qkv_bias = arch == "qwen2", fused = arch == "phi3", plain = arch == "llama";
+  const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3" || arch == "qwen3moe" || arch == "olmoe";
+  const bool olmoe = arch == "olmoe";  // (q/k norms over the whole projections; experts feed_forward_length wide)
+  const bool qkv_bias = arch == "qwen2" || arch == "qwen2moe", fused = arch == "phi3", plain = arch == "llama";
   const uint32_t q_dim = sh.heads * sh.head_dim, kv_dim = sh.head_dim * sh.kv_heads;
   Writer w;
   w.set_string("general.architecture", arch);
@@ -177,6 +198,12 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
     w.set_f32(a + "final_logit_softcapping", 30.0f);
   }
   if (plain) w.set_u32(a + "vocab_size", sh.vocab);
+  if (sh.experts) {  // (as llama.cpp's converter writes Qwen's MoE keys)
+    w.set_u32(a + "expert_count", sh.experts);
+    w.set_u32(a + "expert_used_count", sh.experts_used);
+    if (!olmoe) w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
+    if (sh.shared_ffn) w.set_u32(a + "expert_shared_feed_forward_length", sh.shared_ffn);
+  }
 
   const SynthVocab v = make_vocab(sh.vocab_flavor, sh.vocab, seed);
   w.set_string("tokenizer.ggml.model", v.model);
@@ -226,16 +253,21 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
     for (float& e : g) e *= gain;
     vec(name, std::move(g));
   };
-  auto mat = [&](const std::string& name, uint32_t k, uint32_t n) {
-    const uint32_t t = weight_type(name, k, q, fallback);
+  // A weight of n rows of k values (times `experts` for an MoE expert tensor [k, n, experts]);
+  // `sd` 0.02, the router's 0.1 (clearer choices of experts); the router stays F32.
+  auto mat = [&](const std::string& name, uint32_t k, uint32_t n, uint32_t experts = 0, float sd = 0.02f) {
+    const bool router = name.ends_with("ffn_gate_inp.weight");
+    const uint32_t t = router ? kF32 : weight_type(name, k, q, fallback);
     const size_t rb = ggml_row_bytes(t, k);
     const uint64_t id = tensor_id++;
-    w.add_tensor(name, t, {k, n}, [&pool, t, rb, id, k, seed](uint8_t* dst, size_t first, size_t rows) {
+    std::vector<uint64_t> shape = {k, n};
+    if (experts) shape.push_back(experts), n *= experts;
+    w.add_tensor(name, t, shape, [&pool, t, rb, id, k, seed, sd](uint8_t* dst, size_t first, size_t rows) {
       constexpr size_t kGroup = 8;
       pool.parallel_for((rows + kGroup - 1) / kGroup, [&](size_t g, int) {
         std::vector<float> x(k);  // one row
         for (size_t r = g * kGroup; r < std::min(rows, (g + 1) * kGroup); ++r) {
-          random_row(seed, id, first + r, 0.02f, x.data(), k);
+          random_row(seed, id, first + r, sd, x.data(), k);
           quantize_ggml_rows(t, x.data(), dst + r * rb, 1, k);
         }
       });
@@ -270,19 +302,30 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
       vec(p + "attn_v.bias", random_vec(kv_dim, 0.0f));
     }
     if (qk_norm) {
-      norm(p + "attn_q_norm.weight", sh.head_dim);
-      norm(p + "attn_k_norm.weight", sh.head_dim);
+      norm(p + "attn_q_norm.weight", olmoe ? q_dim : sh.head_dim);
+      norm(p + "attn_k_norm.weight", olmoe ? kv_dim : sh.head_dim);
     }
     mat(p + "attn_output.weight", q_dim, sh.dim);
     if (gemma) norm(p + "post_attention_norm.weight", sh.dim);
     norm(p + "ffn_norm.weight", sh.dim);
-    if (fused) {
+    if (sh.experts) {
+      mat(p + "ffn_gate_inp.weight", sh.dim, sh.experts, 0, 0.1f);
+      mat(p + "ffn_gate_exps.weight", sh.dim, sh.expert_ffn, sh.experts);
+      mat(p + "ffn_up_exps.weight", sh.dim, sh.expert_ffn, sh.experts);
+      mat(p + "ffn_down_exps.weight", sh.expert_ffn, sh.dim, sh.experts);
+      if (sh.shared_ffn) {
+        vec(p + "ffn_gate_inp_shexp.weight", random_vec(sh.dim, 0.0f));
+        mat(p + "ffn_gate_shexp.weight", sh.dim, sh.shared_ffn);
+        mat(p + "ffn_up_shexp.weight", sh.dim, sh.shared_ffn);
+        mat(p + "ffn_down_shexp.weight", sh.shared_ffn, sh.dim);
+      }
+    } else if (fused) {
       mat(p + "ffn_up.weight", sh.dim, 2 * sh.ffn);
     } else {
       mat(p + "ffn_gate.weight", sh.dim, sh.ffn);
       mat(p + "ffn_up.weight", sh.dim, sh.ffn);
     }
-    mat(p + "ffn_down.weight", sh.ffn, sh.dim);
+    if (!sh.experts) mat(p + "ffn_down.weight", sh.ffn, sh.dim);
     if (gemma) norm(p + "post_ffw_norm.weight", sh.dim);
   }
   stats.tensors = w.tensor_count();

@@ -1,5 +1,7 @@
 // Random-weight models of named shapes (`qmm synth`), written as GGUF files llama.cpp loads:
-// each family's architecture keys and tensors (llama, gemma2, gemma3, qwen2, qwen3, phi3), a
+// each family's architecture keys and tensors (llama, gemma2, gemma3, qwen2, qwen3, phi3, and the
+// mixture-of-experts qwen2moe, qwen3moe, olmoe with their 3-D expert tensors and an F32 router, as
+// llama.cpp's quantizer leaves it), a
 // synthetic but well-formed vocabulary with the family's special tokens, optionally its chat
 // template, and weights ~N(0, 0.02) (llama norms 1, the output norm 8; the other families' norms 1 + N(0, 0.1) and
 // biases N(0, 0.1), so that a misplaced norm or bias changes the output), streamed to the file
@@ -26,6 +28,9 @@ struct SynthShape {
   bool tied = false;            // no output.weight: the output projection is token_embd
   bool llama3 = false;          // Llama 3.x: rope_freqs (llama3 scaling)
   uint32_t long_rope_orig = 0;  // Phi-3 LongRoPE: rope_factors_short / _long, trained at this context (`context` is the long one)
+  uint32_t experts = 0, experts_used = 0;  // Mixture of experts (qwen3moe, qwen2moe): expert_count, expert_used_count
+  uint32_t expert_ffn = 0;      // expert_feed_forward_length
+  uint32_t shared_ffn = 0;      // qwen2moe: the shared expert's width (expert_shared_feed_forward_length)
   const char* chat_template = nullptr;  // the family's built-in chat template (text/chat_template.h)
   const char* summary = "";
 };

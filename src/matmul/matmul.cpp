@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <vector>
 
 #include "core/channels.h"
 #include "core/cpu.h"
@@ -235,6 +237,76 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
     run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0));
   });
+}
+
+void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
+  if (parts.empty()) return;
+  ThreadPool& pool = ctx.pool();
+  // Per product: where its packed rows are, its tiles' size and its first tile in the job
+  // (reused buffers, never shrunk; the workers see them through pointers: a thread_local name
+  // inside a task would be the worker's own).
+  static thread_local std::vector<size_t> lhs_at_v, first_v, cols_v, m_tile_v;
+  lhs_at_v.resize(parts.size());
+  first_v.resize(parts.size() + 1);
+  cols_v.resize(parts.size());
+  m_tile_v.resize(parts.size());
+  size_t *lhs_at = lhs_at_v.data(), *first = first_v.data(), *cols_of = cols_v.data(), *m_tile = m_tile_v.data();
+  size_t lhs_bytes = 0, rows = 0;
+  first[0] = 0;
+  auto shares_lhs = [&](size_t i) {  // a one-row product packed exactly as the one before it
+    if (i == 0 || parts[i].m != 1 || parts[i - 1].m != 1 || parts[i].lhs != parts[i - 1].lhs) return false;
+    const PackedWeights &w = *parts[i].w, &v = *parts[i - 1].w;
+    const TileParams &p = w.params_for(1), &q = v.params_for(1);
+    return w.k() == v.k() && w.kernel_for(1).lhs == v.kernel_for(1).lhs && p.mr == q.mr && p.kr == q.kr && p.sr == q.sr;
+  };
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const PackedWeights& w = *parts[i].w;
+    const size_t m = parts[i].m;
+    check_arg(m >= 1, "matmul_group: a product without rows");
+    check_shape(w.type(), m, w.k(), "activations");
+    if (w.svl_bytes() != 0 && w.svl_bytes() != cpu_info().svl_bytes) {
+      fail(Status::unsupported, "weights were packed for SVL " + std::to_string(w.svl_bytes() * 8) + " bits, this CPU has " +
+                                    std::to_string(cpu_info().svl_bytes * 8));
+    }
+    if (g_trace) g_trace(g_trace_user, w, m);
+    const Ukernel& u = w.kernel_for(m);
+    const TileParams& p = w.params_for(m);
+    lhs_at[i] = shares_lhs(i) ? lhs_at[i - 1] : lhs_bytes;
+    if (!shares_lhs(i)) lhs_bytes += round_up(lhs_packed_size(u, p, m, w.k()), 64);
+    rows += m;
+    m_tile[i] = row_tile(p, m);
+    const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(w.n(), p.nr));
+    const size_t want = m == 1 ? ceil_div(w.chunk_bytes(), col_bytes) : 64;
+    cols_of[i] = std::min(round_up(w.n(), p.n_step), round_up(std::max<size_t>(want, 1), p.n_step));
+    first[i + 1] = first[i] + ceil_div(m, m_tile[i]) * ceil_div(w.n(), cols_of[i]);
+  }
+  uint8_t* lhs_packed = ctx.scratch(lhs_bytes);
+  auto pack = [&](size_t i, int) {
+    if (shares_lhs(i)) return;
+    const PackedWeights& w = *parts[i].w;
+    const size_t m = parts[i].m, stride = (parts[i].lhs_stride ? parts[i].lhs_stride : w.k()) * sizeof(float);
+    const TileParams& p = w.params_for(m);
+    w.kernel_for(m).lhs->run(m, w.k(), p.mr, p.kr, p.sr, parts[i].lhs, stride, lhs_packed + lhs_at[i]);
+  };
+  if (rows <= 16) {  // (a decode step's: not worth waking the pool)
+    for (size_t i = 0; i < parts.size(); ++i) pack(i, 0);
+  } else {
+    pool.parallel_for(parts.size(), pack);
+  }
+  pool.parallel_for(first[parts.size()], [&](size_t t, int) {
+    const size_t i = static_cast<size_t>(std::upper_bound(first, first + parts.size() + 1, t) - first) - 1;
+    const PackedWeights& w = *parts[i].w;
+    const size_t m = parts[i].m, k = w.k();
+    const size_t m0 = (t - first[i]) % ceil_div(m, m_tile[i]) * m_tile[i], n0 = (t - first[i]) / ceil_div(m, m_tile[i]) * cols_of[i];
+    const Ukernel& u = w.kernel_for(m);
+    const TileParams& p = w.params_for(m);
+    const size_t dst_stride = (parts[i].dst_stride ? parts[i].dst_stride : w.n()) * sizeof(float);
+    u.run(std::min(m_tile[i], m - m0), std::min(cols_of[i], w.n() - n0), k, lhs_packed + lhs_at[i] + lhs_packed_offset(u, p, m0, k),
+          w.data() + rhs_packed_offset(u, p, n0, k),
+          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(parts[i].dst) + dst_offset(m0, n0, dst_stride)), dst_stride, -INFINITY,
+          INFINITY);
+  });
+  if (next) prefetch_next(*next, 1, pool);
 }
 
 }  // namespace qmm

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,24 @@ void check_panel_start(size_t idx, size_t k);
 // rows; idle workers prefetch the start of their part of it meanwhile (decode steps).
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
             float lo, float hi, Context& ctx, const PackedWeights* next = nullptr);
+
+// One product of matmul_group: dst[m, w.n()) = lhs[m, w.k()) · Wᵀ, row strides in floats
+// (0: w.k() for lhs, w.n() for dst).
+struct MatmulPart {
+  const PackedWeights* w = nullptr;
+  size_t m = 1;
+  const float* lhs = nullptr;
+  float* dst = nullptr;
+  size_t lhs_stride = 0, dst_stride = 0;
+};
+
+// Several products at once (a Mixture-of-Experts layer: each chosen expert over its rows): their
+// activations are packed (once for consecutive one-row products of one input and LHS packer),
+// then the tiles of all of them go to the pool as one job, so the threads meet twice instead of
+// twice per weight. A one-row product is cut into chunks of its decode plan's size, a larger one
+// into row tiles by 64 columns. Each product's bits are those matmul() gives it (a tile's result
+// does not depend on the tiling). `next` as for matmul.
+void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next = nullptr);
 
 // The column grabs of an m-row matmul of w that fits one row tile, under `threads` threads, in
 // the order they are taken (each free thread takes the next): for tests and tools.

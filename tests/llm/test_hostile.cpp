@@ -1,7 +1,8 @@
-// Hostile files and misuse, generated here: mutations of stories260K and of a `qmm synth tiny`
-// model (truncations, huge counts, wrong types, bad shapes, bad metadata values, duplicates,
-// overlapping and out-of-range offsets, non-finite weights), legal but extreme files (60,000
-// keys, 20,000 tensors, one long row) and paths that are not files (FIFO, directory, link loop).
+// Hostile files and misuse, generated here: mutations of stories260K, of a `qmm synth tiny`
+// model and of a Mixture-of-Experts one (truncations, huge counts, wrong types, bad shapes, bad
+// metadata values, duplicates, overlapping and out-of-range offsets, non-finite weights, expert
+// counts and 3-D shapes), legal but extreme files (60,000 keys, 20,000 tensors, one long row)
+// and paths that are not files (FIFO, directory, link loop).
 // `qmm gguf`, `qmm run` and `qmm quantize` run on each as child processes; every run must be a
 // one-line error with an exit code in 1..127, or succeed, within 5 s and within 4 x the file
 // size + 64 MiB of memory above the process's own baseline (its RSS on a 24-byte file, which
@@ -69,6 +70,16 @@ const fs::path& tiny() {
   static const fs::path p = [] {
     const fs::path out = work_dir() / "tiny_q4_0.gguf";
     gguf::synth_model(*gguf::find_synth_shape("tiny"), WeightType::q4_0, 1, out, 1);
+    return out;
+  }();
+  return p;
+}
+
+// `qmm synth tiny-qwen3moe` (q8_0: its expert rows are 64 wide), made once.
+const fs::path& tiny_moe() {
+  static const fs::path p = [] {
+    const fs::path out = work_dir() / "tiny_qwen3moe.gguf";
+    gguf::synth_model(*gguf::find_synth_shape("tiny-qwen3moe"), WeightType::q8_0, 1, out, 1);
     return out;
   }();
   return p;
@@ -276,6 +287,27 @@ std::vector<Case> cases() {
          return edited("tiny_odd.gguf", [](ModelCopy& m) { m.add_f32("blk.0.ffn_up.weight", {64, 191}, 0.01f); },
                        drop("blk.0.ffn_up.weight"), tiny());
        }, "expected [64, 192]"},
+      // A Mixture-of-Experts model, mutated: expert counts, 3-D shapes, truncation.
+      {"moe_tiny", [] { return tiny_moe(); }, ""},
+      {"moe_truncated", bytes("moe_t.gguf", [] { Bytes b = read(tiny_moe()); return truncated(b, b.size() - 100); }),
+       "past the end"},
+      {"moe_used_beyond_count", [] {
+         return edited("moe_used.gguf", [](ModelCopy& m) { m.writer().set_u32("qwen3moe.expert_used_count", 4000000000u); }, {}, tiny_moe());
+       }, "qwen3moe.expert_used_count = 4000000000 is out of range"},
+      {"moe_count_huge", [] {
+         return edited("moe_count.gguf", [](ModelCopy& m) { m.writer().set_u32("qwen3moe.expert_count", 1024); }, {}, tiny_moe());
+       }, "expected [64, 1024]"},
+      {"moe_zero_experts", [] {
+         return edited("moe_zero.gguf", [](ModelCopy& m) { m.writer().set_u32("qwen3moe.expert_count", 0); }, {}, tiny_moe());
+       }, "qwen3moe.expert_count = 0 is out of range"},
+      {"moe_expert_width_huge", [] {
+         return edited("moe_ff.gguf", [](ModelCopy& m) { m.writer().set_u32("qwen3moe.expert_feed_forward_length", 0x7fffffffu); }, {},
+                       tiny_moe());
+       }, "expected [64, 2147483647, 16]"},
+      {"moe_2d_experts", [] {
+         return edited("moe_2d.gguf", [](ModelCopy& m) { m.add_f32("blk.1.ffn_down_exps.weight", {64, 1024}, 0.01f); },
+                       drop("blk.1.ffn_down_exps.weight"), tiny_moe());
+       }, "expected [64, 64, 16]"},
       // Legal but extreme.
       {"keys_60000", [] { return many("keys.gguf", 60000, 0); }, "key 'llama.embedding_length' missing"},
       {"tensors_20000", [] { return many("tensors.gguf", 10, 20000); }, "missing"},

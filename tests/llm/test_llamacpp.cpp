@@ -80,7 +80,8 @@ const char* const kStrings[] = {
 const char* const kPrompts[] = {"Once upon a time", "The quick brown fox jumps over 3 lazy dogs.\n\nThen",
                                 "<|im_start|>user\nHello<|im_end|>\n<start_of_turn>model\n"};
 
-const char* const kShapes[] = {"tiny", "tiny-llama3", "tiny-gemma3", "tiny-gemma2", "tiny-qwen2", "tiny-qwen3", "tiny-phi3"};
+const char* const kShapes[] = {"tiny",       "tiny-llama3", "tiny-gemma3",   "tiny-gemma2",  "tiny-qwen2",
+                               "tiny-qwen3", "tiny-phi3",   "tiny-qwen3moe", "tiny-qwen2moe", "tiny-olmoe"};
 
 struct Case {
   std::string shape;

@@ -54,6 +54,9 @@ llm::Model load(const std::string& path, std::optional<WeightType> type, const K
   return llm::Model::load(path, opt, ctx.pool());
 }
 
+// The GEMV of layer L's FFN down projection (its first expert's in an MoE layer).
+const char* down_gemv(const llm::Layer& L) { return (L.moe.down.empty() ? L.w_down : L.moe.down[0]).gemv().name; }
+
 }  // namespace
 
 int bench_kl(int argc, char** argv) {
@@ -154,7 +157,7 @@ int bench_kl(int argc, char** argv) {
     Score sc;
     decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
     std::printf("| %s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), sc.sum / n, sc.worst, 100.0 * static_cast<double>(sc.agree) / n,
-                static_cast<double>(m.stats().packed_bytes) / (1 << 20), m.layers()[0].w_down.gemv().name);
+                static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_gemv(m.layers()[0]));
   }
   return 0;
 }

@@ -5,8 +5,10 @@
 //   decode  ≤ DRAM bandwidth ÷ packed weight bytes read per token
 //   prefill ≤ 1 ÷ Σ (matmul ops per token ÷ peak of the kernel family: int8 or FP32)
 // and decode once more as a paired ratio: each token is followed by a plain read of every
-// packed weight and of the KV cache bytes it attended to, and the median of (read time ÷
-// token time) is the share of the memory bandwidth of that moment the decode reached.
+// packed weight it read (of an MoE layer, the router and the experts the token chose) and of the
+// KV cache bytes it attended to, and the median of (read time ÷ token time) is the share of the
+// memory bandwidth of that moment the decode reached. An MoE model's decode bound counts the
+// weights a token reads on average: expert_used_count of expert_count experts per layer.
 // -d (llama-bench's --n-depth) fills the KV cache to that many positions first; the decode
 // bound then counts the KV bytes read per token too, so "of bound" stays meaningful at depth.
 #include <algorithm>
@@ -145,7 +147,7 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
   for (const auto& l : limits) {
     if (l->dram_read_gbs > 0) print_limits(*l, false);
   }
-  std::printf("\nmodel %s: %s, %s packed (%.1f MB read per decoded token); load %.2f s (repack %.2f s); "
+  std::printf("\nmodel %s: %s, %s packed (%.1f MB of weights read per decoded token); load %.2f s (repack %.2f s); "
               "peak RSS %s\n  kernels: GEMM %s, GEMV %s\n\n",
               mi.name.c_str(), mi.arch.c_str(), mib(mi.packed_bytes).c_str(), static_cast<double>(mi.bytes_per_token) / 1e6,
               mi.load_seconds, mi.pack_seconds, mib(mi.peak_rss).c_str(), mi.gemm.c_str(), mi.gemv.c_str());
@@ -168,8 +170,9 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
   }
   if (!problems.empty()) std::printf("\n* a measurement problem, not a result:\n%s", problems.c_str());
   std::printf("\n%zu repetition%s per test (t/s: mean ± standard deviation). bound: the limits above (decode: the\n"
-              "weights and the KV bytes read per token); paired: the decode's share of a plain read of the packed\n"
-              "weights and the attended KV bytes timed right after each token (median). @ dN: N positions cached first.\n",
+              "weights and the KV bytes read per token; MoE: the chosen experts only); paired: the decode's share of a\n"
+              "plain read of the packed weights the token read and the attended KV bytes timed right after it (median).\n"
+              "@ dN: N positions cached first.\n",
               mi.reps, mi.reps == 1 ? "" : "s");
 }
 
@@ -260,13 +263,10 @@ int bench_model(int argc, char** argv) {
   std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(c.n_vocab - 1));
   std::vector<int32_t> prompt(std::max<size_t>(max_d + max_p, 1));
   for (auto& t : prompt) t = tok(rng);
-  std::vector<const uint8_t*> wbufs;
-  std::vector<size_t> wsizes;
-  for (const PackedWeights* w : model.weights()) wbufs.push_back(w->data()), wsizes.push_back(w->bytes());
-
-  // Bounds: decode reads every packed weight once per token (plus one embedding row);
-  // prefill does matmul_ops per token on the int8 kernels (quantized weights) or FMA (float).
-  const double bytes_per_token = static_cast<double>(st.packed_bytes) + static_cast<double>(c.n_embd) * 4;
+  // Bounds: decode reads every packed weight once per token (an MoE model: the dense ones and
+  // its chosen experts; plus one embedding row); prefill does matmul_ops per token on the int8
+  // kernels (quantized weights) or FMA (float).
+  const double bytes_per_token = static_cast<double>(st.active_bytes) + static_cast<double>(c.n_embd) * 4;
   const double int8_ops = static_cast<double>(st.int8_ops), float_ops = static_cast<double>(st.matmul_ops - st.int8_ops);
   // The int8 peak of the instruction sequence the kernels use: AVX2 kernels (no VNNI) need
   // vpmaddubsw + vpmaddwd + vpaddd per multiply-add, so their peak is the AVX2 figure.
@@ -331,6 +331,7 @@ int bench_model(int argc, char** argv) {
         std::vector<std::pair<const uint8_t*, size_t>> spans;
         std::vector<const uint8_t*> bufs;
         std::vector<size_t> sizes;
+        std::vector<const PackedWeights*> read;
         for (size_t i = 0; i < reps; ++i) {
           if (progress) show_progress(r, i);
           to_depth(d);
@@ -343,9 +344,11 @@ int bench_model(int argc, char** argv) {
             const double token_s = now_seconds() - t0;
             total += token_s;
             next = next_id(next);
-            // Paired with each token: a plain read of every packed weight and of the KV bytes it read, at the same moment.
-            bufs = wbufs, sizes = wsizes;
-            size_t bytes = st.packed_bytes;
+            // Paired with each token: a plain read of the packed weights and of the KV bytes it read, at the same moment.
+            llm::decode_weights(model, state, read);
+            bufs.clear(), sizes.clear();
+            size_t bytes = 0;
+            for (const PackedWeights* w : read) bufs.push_back(w->data()), sizes.push_back(w->bytes()), bytes += w->bytes();
             for (const auto& [b, len] : spans) {  // (widened to whole cache lines: the read pass loads aligned lines)
               const auto* a = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(b) / 64 * 64);
               bufs.push_back(a), sizes.push_back((static_cast<size_t>(b - a) + len + 63) / 64 * 64), bytes += len;
