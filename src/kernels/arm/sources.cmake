@@ -46,6 +46,7 @@ if(QMM_HAVE_SME2)
     kernels/arm/matmul_clamp_f32_qai8dxp1vlx4_qsi4cxp4vlx4_1vlx4vl_sme2_mopa.cpp
     kernels/arm/matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot.cpp
     kernels/arm/matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot.cpp
+    kernels/arm/matmul_clamp_f32_qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa.cpp
     kernels/arm/matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa.cpp
     kernels/arm/matmul_clamp_f32_qai8dxp1x4_qsi8cxp4vlx4_1x4vl_sme2_dot.cpp
     kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa.cpp
