@@ -23,7 +23,8 @@
 //   Q6_K   nibble, qh shifted so that bits 2t..2t+1 land on bits 4..5, BSL with 0x30, SUB 32: 4.
 //   IQ4_NL LUTI4 {2 × .B} from ZT0 holding the 16 code-book values, then UZP {2 × .B} splits
 //          the interleaved result into the low-nibble quad i and the high-nibble quad i + 4:
-//          1 per vector (per pair of steps, 2 instructions give 2 decoded vectors).
+//          1 per vector (per pair of steps, 2 instructions give 2 decoded vectors). The GEMV
+//          skips the UZP (Iq4nlWeights::gemv_sums): LUTI4 alone, 0.5 per vector.
 //
 // GEMM tile (1VL × 4VL), per scale group: ZERO ZA; per step LD1B the LHS quad, [SDOT by ones],
 // the weight quad, 4 SMOPA; then the epilogue of sme2_matmul.h (MOVA, SCVTF, × d·sc per
