@@ -152,6 +152,8 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_qsi4cxp_qs4cxs1s0, sme2_qc4_gemv_params},
         {"matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, sme2_qc4_kai_gemv_params},
+        {"matmul_clamp_f32_qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
+         &rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0, sme2_qc4_kai_gemm_params},
         {"matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,
          &rhs_pack_nxk_qsi8cxp_qsi8cx, sme2_qc8_gemm_params},
         {"matmul_clamp_f32_qai8dxp1x4_qsi8cxp4vlx4_1x4vl_sme2_dot", Isa::sme2, &lhs_quant_pack_qai8dxp_f32,

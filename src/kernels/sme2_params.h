@@ -51,6 +51,11 @@ inline TileParams sme2_qc4_kai_gemv_params(size_t svl_bytes) {
   const size_t vl = sme2_lanes32(svl_bytes);
   return {1, 4 * vl, 4, 1, 1, 4 * vl};
 }
+// KleidiAI's SME2 QC4 GEMM (..._qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa) on the same RHS.
+inline TileParams sme2_qc4_kai_gemm_params(size_t svl_bytes) {
+  const size_t vl = sme2_lanes32(svl_bytes);
+  return {vl, 4 * vl, 4, 1, vl, 4 * vl};
+}
 inline TileParams sme2_qc8_gemm_params(size_t svl_bytes) { return sme2_q8_gemm_params(svl_bytes); }
 inline TileParams sme2_qc8_gemv_params(size_t svl_bytes) { return sme2_q8_gemv_params(svl_bytes); }
 

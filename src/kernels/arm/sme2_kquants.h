@@ -23,7 +23,8 @@
 //   Q6_K   nibble, qh shifted so that bits 2t..2t+1 land on bits 4..5, BSL with 0x30, SUB 32: 4.
 //   IQ4_NL LUTI4 {2 × .B} from ZT0 holding the 16 code-book values, then UZP {2 × .B} splits
 //          the interleaved result into the low-nibble quad i and the high-nibble quad i + 4:
-//          1 per vector (per pair of steps, 2 instructions give 2 decoded vectors).
+//          1 per vector (per pair of steps, 2 instructions give 2 decoded vectors). The GEMV
+//          skips the UZP (Iq4nlWeights::gemv_sums): LUTI4 alone, 0.5 per vector.
 //
 // GEMM tile (1VL × 4VL), per scale group: ZERO ZA; per step LD1B the LHS quad, [SDOT by ones],
 // the weight quad, 4 SMOPA; then the epilogue of sme2_matmul.h (MOVA, SCVTF, × d·sc per
@@ -46,9 +47,12 @@ namespace qmm::sme2 {
 
 // ---- shared decode helpers -----------------------------------------------------------------
 
-// The four vectors of 4-byte chunk c of a packed super-block (4·nr bytes).
-__attribute__((always_inline)) inline svuint8x4_t load_chunk(const uint8_t* sb, size_t nr, size_t c) __arm_streaming {
-  return svld1_u8_x4(svptrue_c8(), sb + c * 4 * nr);
+// The four vectors of 4-byte chunk c0 + v of a packed super-block (4·nr bytes), v < 8: one
+// base address per c0 and the chunk as the load's immediate (4v vectors), so the unrolled
+// quads of a group share one address computation.
+__attribute__((always_inline)) inline svuint8x4_t load_chunk(const uint8_t* sb, size_t nr, size_t c0,
+                                                             size_t v) __arm_streaming {
+  return svld1_vnum_u8_x4(svptrue_c8(), sb + c0 * 4 * nr, static_cast<int64_t>(4 * v));
 }
 
 // Low (hi == false) or high nibbles of every byte.
@@ -73,18 +77,17 @@ __attribute__((always_inline)) inline svint8x4_t as_s8(svuint8_t a, svuint8_t b,
   return svcreate4(svreinterpret_s8(a), svreinterpret_s8(b), svreinterpret_s8(c), svreinterpret_s8(d));
 }
 
-// VL bytes at p, unsigned or signed, as F32.
-__attribute__((always_inline)) inline svfloat32_t byte_f32(const uint8_t* p, bool is_signed) __arm_streaming {
-  const svbool_t all = svptrue_b32();
-  return is_signed ? svcvt_f32_s32_x(all, svld1sb_s32(all, reinterpret_cast<const int8_t*>(p)))
-                   : svcvt_f32_u32_x(all, svld1ub_u32(all, p));
-}
-
-// 4·VL bytes at p (one per column of a 4·VL tile) as four F32 vectors.
+// 4·VL bytes at p (one per column of a 4·VL tile), unsigned or signed, as four F32 vectors:
+// four widening loads from one base, one multi-vector SCVTF / UCVTF.
 __attribute__((always_inline)) inline svfloat32x4_t bytes_f32(const uint8_t* p, bool is_signed) __arm_streaming {
-  const size_t vl = svcntw();
-  return svcreate4(byte_f32(p, is_signed), byte_f32(p + vl, is_signed), byte_f32(p + 2 * vl, is_signed),
-                   byte_f32(p + 3 * vl, is_signed));
+  const svbool_t all = svptrue_b32();
+  if (is_signed) {
+    const auto* s = reinterpret_cast<const int8_t*>(p);
+    return svcvt_f32_s32_x4(svcreate4(svld1sb_vnum_s32(all, s, 0), svld1sb_vnum_s32(all, s, 1),
+                                      svld1sb_vnum_s32(all, s, 2), svld1sb_vnum_s32(all, s, 3)));
+  }
+  return svcvt_f32_u32_x4(svcreate4(svld1ub_vnum_u32(all, p, 0), svld1ub_vnum_u32(all, p, 1),
+                                    svld1ub_vnum_u32(all, p, 2), svld1ub_vnum_u32(all, p, 3)));
 }
 
 __attribute__((always_inline)) inline svfloat32x4_t mul_x4(svfloat32x4_t a, svfloat32x4_t b) __arm_streaming {
@@ -106,10 +109,10 @@ struct AsymKWeights {
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za") __arm_inout("zt0") {}
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t j,
                                                                size_t v) __arm_streaming {
-    const svuint8x4_t q = load_chunk(sb, nr, 8 * (j / 2) + v);
+    const svuint8x4_t q = load_chunk(sb, nr, 8 * (j / 2), v);
     const bool hi = j % 2;
     if constexpr (kFiveBits) {
-      const svuint8x4_t h = load_chunk(sb, nr, 32 + v);
+      const svuint8x4_t h = load_chunk(sb, nr, 32, v);
       const int s = 4 - static_cast<int>(j);
       return as_s8(merge(shift(svget4(h, 0), s), nibble(svget4(q, 0), hi), 0x10),
                    merge(shift(svget4(h, 1), s), nibble(svget4(q, 1), hi), 0x10),
@@ -150,8 +153,8 @@ struct Q6KWeights {
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* sb, size_t nr, size_t g,
                                                                size_t v) __arm_streaming {
     const size_t h = g / 8, t = g % 8 / 2, l4 = 4 * (g % 2) + v;
-    const svuint8x4_t ql = load_chunk(sb, nr, 16 * h + 8 * (t % 2) + l4);
-    const svuint8x4_t qh = load_chunk(sb, nr, 32 + 8 * h + l4);
+    const svuint8x4_t ql = load_chunk(sb, nr, 16 * h + 8 * (t % 2), l4);
+    const svuint8x4_t qh = load_chunk(sb, nr, 32 + 8 * h, l4);
     const int s = 4 - 2 * static_cast<int>(t);
     const bool hi = t >= 2;
     return as_s8(six_bits(svget4(ql, 0), svget4(qh, 0), hi, s), six_bits(svget4(ql, 1), svget4(qh, 1), hi, s),
@@ -192,11 +195,44 @@ struct Iq4nlWeights {
   __attribute__((always_inline)) inline static void quad_pair(const uint8_t* sb, size_t nr, size_t c, svint8x4_t& lo,
                                                               svint8x4_t& hi) __arm_streaming __arm_preserves("za")
       __arm_in("zt0") {
-    const svuint8x4_t q = load_chunk(sb, nr, c);
+    const svuint8x4_t q = load_chunk(sb, nr, 0, c);
     const svint8x2_t v0 = lookup(svget4(q, 0)), v1 = lookup(svget4(q, 1)), v2 = lookup(svget4(q, 2)),
                      v3 = lookup(svget4(q, 3));
     lo = svcreate4(svget2(v0, 0), svget2(v1, 0), svget2(v2, 0), svget2(v3, 0));
     hi = svcreate4(svget2(v0, 1), svget2(v1, 1), svget2(v2, 1), svget2(v3, 1));
+  }
+  // GEMV: the int32 sums of one 32-block for the 4·VL columns, without the UZP (whose pairs
+  // would have to be copied into SDOT's 4-register tuples: 24 MOVs per block). LUTI4 alone
+  // leaves row r's 4 bytes as 8 values interleaved low/high, lanes 2r and 2r + 1 of one of the
+  // pair's vectors (rows VL/2.. in the second); the LHS gets the same order (ZIP1 of bytes
+  // 0..15 with 16..31, 64-bit group c broadcast), so one SDOT by a single vector per two
+  // weight vectors adds each row's halves into its two lanes, ZA.S[0, VGx4] for columns
+  // 0..2·VL and ZA.S[3, VGx4] for 2·VL..4·VL (ZA.S[1..2, VGx4] hold the GEMV's F32 sums).
+  // One UZP + ADD per VL columns then gives the row sums: exactly the int32 sums of quad_pair.
+  __attribute__((always_inline)) inline static svint32x4_t gemv_sums(const uint8_t* sb, size_t nr, const uint8_t* lhs)
+      __arm_streaming __arm_inout("za") __arm_in("zt0") {
+    const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+    const auto* a = reinterpret_cast<const int8_t*>(lhs);
+    const svint8_t a0 = svld1rq_s8(all8, a), a1 = svld1rq_s8(all8, a + 16);  // replicated per 128 bits
+    // Bytes 4c.., 16 + 4c.. interleaved: groups 0, 1 from a[0..15], groups 2, 3 from a rotated by 8.
+    const svint64_t g01 = svreinterpret_s64(svzip1(a0, a1));
+    const svint64_t g23 = svreinterpret_s64(svzip1(svext(a0, a0, 8), svext(a1, a1, 8)));
+#pragma clang loop unroll(full)
+    for (size_t c = 0; c < 4; ++c) {
+      const svint8_t z = svreinterpret_s8(svdup_lane(c < 2 ? g01 : g23, c % 2));
+      const svuint8x4_t q = load_chunk(sb, nr, 0, c);
+      const svint8x2_t p0 = svluti4_lane_zt_s8_x2(0, svget4(q, 0), 0), p1 = svluti4_lane_zt_s8_x2(0, svget4(q, 1), 0),
+                       p2 = svluti4_lane_zt_s8_x2(0, svget4(q, 2), 0), p3 = svluti4_lane_zt_s8_x2(0, svget4(q, 3), 0);
+      svdot_single_za32_s8_vg1x4(0, svcreate4(svget2(p0, 0), svget2(p0, 1), svget2(p1, 0), svget2(p1, 1)), z);
+      svdot_single_za32_s8_vg1x4(3, svcreate4(svget2(p2, 0), svget2(p2, 1), svget2(p3, 0), svget2(p3, 1)), z);
+    }
+    const svint32x4_t r01 = svread_za32_s32_vg1x4(0), r23 = svread_za32_s32_vg1x4(3);
+    const svint32x2_t s0 = svuzp_s32_x2(svcreate2(svget4(r01, 0), svget4(r01, 1))),
+                      s1 = svuzp_s32_x2(svcreate2(svget4(r01, 2), svget4(r01, 3))),
+                      s2 = svuzp_s32_x2(svcreate2(svget4(r23, 0), svget4(r23, 1))),
+                      s3 = svuzp_s32_x2(svcreate2(svget4(r23, 2), svget4(r23, 3)));
+    return svcreate4(svadd_x(all32, svget2(s0, 0), svget2(s0, 1)), svadd_x(all32, svget2(s1, 0), svget2(s1, 1)),
+                     svadd_x(all32, svget2(s2, 0), svget2(s2, 1)), svadd_x(all32, svget2(s3, 0), svget2(s3, 1)));
   }
   __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
     return load_scales_x4(sb + 16 * nr);
@@ -324,20 +360,16 @@ __attribute__((always_inline)) inline static void gemv_row(svcount_t cols, size_
         // 16 LHS bytes per vector, replicated into every 128-bit segment (quads 0..3, 4..7).
         const svint8_t a0 = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e));
         const svint8_t a1 = kHalves > 1 ? svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + e + 16)) : a0;
+        svint32x4_t isums;
         if constexpr (W::kPaired) {
-#pragma clang loop unroll(full)
-          for (size_t c = 0; c < W::kGroup / 8; ++c) {
-            svint8x4_t w_lo, w_hi;
-            W::quad_pair(sb, nr, c, w_lo, w_hi);
-            dot_lane(w_lo, a0, c);
-            dot_lane(w_hi, a1, c);
-          }
+          isums = W::gemv_sums(sb, nr, lhs + e);
         } else {
 #pragma clang loop unroll(full)
           for (size_t i = 0; i < W::kGroup / 4; ++i) dot_lane(W::quad(sb, nr, g, i), i < 4 ? a0 : a1, i % 4);
+          isums = svread_za32_s32_vg1x4(0);
         }
         const svfloat32_t ls = lhs_scale_dup(lhs_scales + e / kBlock * 2);
-        const svfloat32x4_t sums = to_f32(svread_za32_s32_vg1x4(0));
+        const svfloat32x4_t sums = to_f32(isums);
         if constexpr (W::kGroupScales) {
           const svfloat32x4_t sc = W::scales(sb, nr, g);
           svmla_za32_f32_vg1x4(1, sums,

@@ -1,0 +1,94 @@
+// The output bits of the SME2 K-quant / IQ4_NL kernels, pinned per SVL. Their loops were
+// rewritten to execute fewer instructions (issue 27: the IQ4_NL GEMV without UZP and register
+// copies, chunk loads from one base, multi-vector scale conversion) with the promise of the
+// same bits; the hashes below were taken from the kernels before that rewrite. A change that
+// means to change results updates them (QMM_PRINT_BITS=1 prints the current values).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "arm_test_util.h"
+#include "core/cpu.h"
+#include "matmul/select.h"
+
+namespace qmm {
+namespace {
+
+struct Pinned {
+  const char* kernel;
+  size_t svl_bytes;
+  uint64_t hash;  // FNV-1a of the output floats' bits over the shapes of kShapes
+};
+
+// Filled from the pre-rewrite kernels (see the file comment).
+constexpr Pinned kPinned[] = {
+#include "sme2_bits.inc"
+};
+
+const char* const kKernels[] = {
+    "matmul_clamp_f32_qsi8d32p1x4_iq4nlp4vlx4_1x4vl_sme2_sdot",
+    "matmul_clamp_f32_qsi8d32p1vlx4_iq4nlp4vlx4_1vlx4vl_sme2_mopa",
+    "matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot",
+    "matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa",
+    "matmul_clamp_f32_qsi8d32p1x4_q5kp4vlx4_1x4vl_sme2_sdot",
+    "matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa",
+    "matmul_clamp_f32_qsi8d32p1x4_q6kp4vlx4_1x4vl_sme2_sdot",
+    "matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa",
+};
+
+uint64_t output_hash(const Ukernel& u) {
+  const TileParams p = kernel_params(u);
+  const size_t bl = block_len(u.type);
+  struct Shape {
+    size_t m, n, k;
+    float lo, hi;
+  };
+  const Shape shapes[] = {{u.gemv ? 1 : p.mr + 3, p.nr + 5, 2 * bl, -INFINITY, INFINITY},
+                          {u.gemv ? size_t{1} : size_t{2}, 3, bl, -0.5f, 0.75f},
+                          {1, 2 * p.nr, 4 * bl, -INFINITY, INFINITY}};
+  uint64_t h = 1469598103934665603ull;
+  uint32_t seed = 7;
+  for (const Shape& s : shapes) {
+    const std::vector<float> lhs = armtest::random_floats(s.m * s.k, seed++);
+    const std::vector<uint8_t> rows = armtest::random_weights(u.type, s.n, s.k, seed++);
+    const std::vector<float> out =
+        armtest::run_kernel(u, s.m, s.n, s.k, armtest::pack_for(u, s.m, s.n, s.k, lhs, rows), s.lo, s.hi);
+    for (float f : out) {
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      for (int i = 0; i < 4; ++i) h = (h ^ ((b >> (8 * i)) & 0xff)) * 1099511628211ull;
+    }
+  }
+  return h;
+}
+
+TEST(Sme2Bits, RewrittenLoopsKeepTheirBits) {
+  const size_t svl = cpu_info().svl_bytes;
+  const bool print = std::getenv("QMM_PRINT_BITS") != nullptr;
+  size_t checked = 0;
+  for (const char* name : kKernels) {
+    const Ukernel* u = nullptr;
+    for (const Ukernel* k : kernel_list()) {
+      if (std::string(k->name) == name) u = k;
+    }
+    ASSERT_NE(u, nullptr) << name;
+    if (!unavailable_reason(*u, cpu_info()).empty()) continue;
+    const uint64_t h = output_hash(*u);
+    if (print) std::printf("    {\"%s\", %zu, 0x%016llxull},\n", name, svl, static_cast<unsigned long long>(h));
+    for (const Pinned& p : kPinned) {
+      if (p.svl_bytes == svl && std::string(p.kernel) == name) {
+        EXPECT_EQ(h, p.hash) << name << " at SVL " << 8 * svl << ": output bits changed";
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0 && !print) GTEST_SKIP() << "no SME2 or no pinned hashes at SVL " << 8 * svl << " bits";
+}
+
+}  // namespace
+}  // namespace qmm
