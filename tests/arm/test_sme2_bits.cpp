@@ -76,8 +76,7 @@ TEST(Sme2Bits, RewrittenLoopsKeepTheirBits) {
     for (const Ukernel* k : kernel_list()) {
       if (std::string(k->name) == name) u = k;
     }
-    ASSERT_NE(u, nullptr) << name;
-    if (!unavailable_reason(*u, cpu_info()).empty()) continue;
+    if (u == nullptr || !unavailable_reason(*u, cpu_info()).empty()) continue;  // not built here (x86, no SME2)
     const uint64_t h = output_hash(*u);
     if (print) std::printf("    {\"%s\", %zu, 0x%016llxull},\n", name, svl, static_cast<unsigned long long>(h));
     for (const Pinned& p : kPinned) {
@@ -87,7 +86,7 @@ TEST(Sme2Bits, RewrittenLoopsKeepTheirBits) {
       }
     }
   }
-  if (checked == 0 && !print) GTEST_SKIP() << "no SME2 or no pinned hashes at SVL " << 8 * svl << " bits";
+  if (checked == 0 && !print) GTEST_SKIP() << "no SME2 kernels in this build or CPU, or no pinned hashes at SVL " << 8 * svl << " bits";
 }
 
 }  // namespace
