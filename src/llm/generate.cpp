@@ -304,7 +304,7 @@ void Generator::finish(Slot& s, FinishReason reason, std::string error) {
 }
 
 GeneratorThread::GeneratorThread(const Model& model, const Tokenizer& tok, Context& ctx, const GeneratorOptions& opt)
-    : gen_(model, tok, ctx, opt), thread_([this] { loop(); }) {}
+    : gen_(model, tok, ctx, opt), counters_(gen_.counters()), thread_([this] { loop(); }) {}
 
 GeneratorThread::~GeneratorThread() {
   {

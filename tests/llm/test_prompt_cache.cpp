@@ -213,5 +213,147 @@ TEST(PromptCache, IsRefusedWithAReasonForSlidingWindowRings) {
   EXPECT_THROW(g.save_slot(0, ::testing::TempDir() + "ring.slot"), Error);
 }
 
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(f), {});
+}
+
+void write_all(const std::string& path, const std::vector<uint8_t>& b) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+
+// A slot saved by one generator and restored by another continues as the first would.
+TEST(SlotFile, SaveThenRestoreContinuesTheConversation) {
+  Loaded& L = tiny_k();
+  const std::string path = ::testing::TempDir() + "pc_roundtrip.slot";
+  for (KvTypes kv : kAllTypes) {
+    SCOPED_TRACE(std::string(kv_type_name(kv.k)) + "/" + kv_type_name(kv.v));
+    Generator a(L.model, L.tok, L.ctx, options(kv, 0, 2));
+    generate(a, tokens(150, 1), 10);
+    const std::vector<int32_t> held = a.cached(0);
+    ASSERT_EQ(held.size(), 159u);
+    const size_t written = a.save_slot(0, path);
+    EXPECT_EQ(written, std::filesystem::file_size(path));
+    Generator b(L.model, L.tok, L.ctx, options(kv, 0, 2));
+    EXPECT_EQ(b.restore_slot(1, path), written);
+    EXPECT_EQ(b.cached(1), held);
+    const auto next = cat(held, tokens(20, 2));
+    Request r;  // on the restored slot
+    Out with;
+    r.prompt = next;
+    r.slot = 1;
+    r.params.sampling.temperature = 0;
+    r.params.max_tokens = 12;
+    r.params.ignore_eos = true;
+    r.on_token = [&with](const Piece& p) {
+      if (p.token >= 0) with.tokens.push_back(p.token);
+      return true;
+    };
+    r.on_done = [&with](const Result& res) { with.res = res; };
+    b.submit(std::move(r));
+    b.run();
+    EXPECT_EQ(with.res.cached_tokens, held.size());
+    Generator plain(L.model, L.tok, L.ctx, options(kv, 0));
+    EXPECT_EQ(with.tokens, generate(plain, next, 12).tokens);
+    EXPECT_EQ(b.erase_slot(1), next.size() + 11);
+    EXPECT_TRUE(b.cached(1).empty());
+  }
+}
+
+// Files that are not ours, truncated, of another model or cache type, or lying in their
+// header: a one-line error naming the file, and the slot is left empty and usable.
+TEST(SlotFile, HostileFilesAreCleanErrors) {
+  Loaded& L = tiny_k();
+  const std::string dir = ::testing::TempDir(), good = dir + "pc_good.slot", bad = dir + "pc_bad.slot";
+  Generator a(L.model, L.tok, L.ctx, options({}, 0));
+  generate(a, tokens(100, 1), 4);
+  a.save_slot(0, good);
+  const std::vector<uint8_t> bytes = read_all(good);
+  auto expect_refused = [&](const std::vector<uint8_t>& file, const std::string& why, KvTypes kv = {}) {
+    write_all(bad, file);
+    Generator b(L.model, L.tok, L.ctx, options(kv, 0));
+    generate(b, tokens(90, 5), 2);
+    try {
+      b.restore_slot(0, bad);
+      ADD_FAILURE() << "accepted: " << why;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+    EXPECT_TRUE(b.cached(0).empty());
+    EXPECT_EQ(generate(b, tokens(90, 5), 2).res.cached_tokens, 0u);
+  };
+  expect_refused({}, "too short");
+  expect_refused(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 20), "too short");
+  expect_refused(std::vector<uint8_t>(bytes.begin(), bytes.end() - 1), "its header says");
+  auto longer = bytes;
+  longer.push_back(0);
+  expect_refused(longer, "its header says");
+  std::vector<uint8_t> junk(bytes.size());
+  std::mt19937 rng(3);
+  for (uint8_t& x : junk) x = static_cast<uint8_t>(rng());
+  expect_refused(junk, "not a qmm slot file");
+  expect_refused(read_all(synth("tiny-k", 4)), "not a qmm slot file");  // a GGUF
+  auto version = bytes;
+  version[8] = 9;
+  expect_refused(version, "version 9");
+  expect_refused(bytes, "another KV cache type", {KvType::q8_0, KvType::f16});
+  auto huge = bytes;  // n_tokens at offset 24: 2^62 must not be allocated
+  huge[31] = 0x40;
+  expect_refused(huge, "tokens, a slot holds");
+  auto zero = bytes;
+  std::fill(zero.begin() + 24, zero.begin() + 32, 0);
+  expect_refused(zero, "0 tokens");
+  auto token = bytes;
+  token[32 + 3] = 0x7f;  // the first token
+  expect_refused(token, "outside the vocabulary");
+  {
+    Loaded other(synth("tiny-k", 4));  // same shape, other weights
+    Generator b(other.model, other.tok, other.ctx, options({}, 0));
+    EXPECT_THROW(b.restore_slot(0, good), Error);
+    Generator c(L.model, L.tok, L.ctx, [] { auto o = options({}, 0); o.n_ctx = 256; return o; }());
+    EXPECT_NO_THROW(c.restore_slot(0, good));  // another context size, same RoPE: fine
+  }
+  Generator b(L.model, L.tok, L.ctx, options({}, 0));
+  EXPECT_THROW(b.restore_slot(0, dir + "pc_missing.slot"), Error);
+  EXPECT_THROW(b.restore_slot(0, dir), Error);  // a directory
+  EXPECT_THROW(b.save_slot(0, bad), Error);     // an empty slot
+}
+
+TEST(SlotFile, ABusySlotIsRefused) {
+  Loaded& L = tiny_k();
+  Generator g(L.model, L.tok, L.ctx, options({}, 0));
+  Request r;
+  r.prompt = tokens(50, 1);
+  r.params.max_tokens = 100;
+  g.submit(std::move(r));
+  g.step();
+  ASSERT_TRUE(g.busy(0));
+  EXPECT_EQ(g.task(0), 1u);
+  for (auto f : {+[](Generator& x) { x.save_slot(0, ::testing::TempDir() + "pc_busy.slot"); },
+                 +[](Generator& x) { x.restore_slot(0, ::testing::TempDir() + "pc_busy.slot"); },
+                 +[](Generator& x) { x.erase_slot(0); }}) {
+    try {
+      f(g);
+      ADD_FAILURE() << "a busy slot was changed";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.status(), Status::unsupported);
+    }
+  }
+  EXPECT_THROW(g.erase_slot(1), Error);
+  g.cancel_all();
+}
+
+// The engine thread runs slot calls between steps, and rethrows their errors to the caller.
+TEST(SlotFile, GeneratorThreadCallsRunOnTheEngine) {
+  Loaded& L = tiny_k();
+  GeneratorThread t(L.model, L.tok, L.ctx, options({}, 1 << 20));
+  size_t n = 1;
+  t.call([&](Generator& g) { n = g.cached(0).size(); });
+  EXPECT_EQ(n, 0u);
+  EXPECT_THROW(t.call([](Generator& g) { g.erase_slot(5); }), Error);
+  EXPECT_EQ(t.counters().cache_budget, size_t{1} << 20);
+}
+
 }  // namespace
 }  // namespace qmm::llm
