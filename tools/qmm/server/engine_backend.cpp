@@ -18,6 +18,7 @@ EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok,
       opt_(opt),
       chat_(std::move(chat)),
       gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
+  gen_->call([this](llm::Generator& g) { cache_off_ = g.cache_off_reason(); });
   for (size_t i = 0; i < tok.n_vocab(); ++i) max_token_bytes_ = std::max(max_token_bytes_, tok.text(static_cast<int32_t>(i)).size());
 }
 
@@ -121,7 +122,7 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
     const std::shared_ptr<Job> j = weak.lock();
     if (res.reason == llm::FinishReason::cancelled && (!j || j->cancelled())) ++cancelled;
     if (!j) return;
-    const Usage u{res.prompt_tokens, res.generated};
+    const Usage u{res.prompt_tokens, res.generated, res.cached_tokens};
     switch (res.reason) {
       case llm::FinishReason::stop: j->finish(Finish::stop, u); break;
       case llm::FinishReason::length: j->finish(Finish::length, u); break;
@@ -157,7 +158,13 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
 Load EngineBackend::load() const {
   std::lock_guard lock(mu_);
   if (!gen_) return {opt_.n_slots, 0, 0, cancelled_};
-  return {opt_.n_slots, gen_->active(), gen_->waiting(), cancelled_};
+  Load l{opt_.n_slots, gen_->active(), gen_->waiting(), cancelled_};
+  const llm::GeneratorCounters c = gen_->counters();
+  l.prompt_tokens = c.prompt_tokens;
+  l.cached_prompt_tokens = c.cached_tokens;
+  l.prompt_cache_bytes = c.cache_bytes;
+  l.prompt_cache_budget = c.cache_budget;
+  return l;
 }
 
 void EngineBackend::shutdown() {

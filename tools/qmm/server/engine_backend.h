@@ -27,6 +27,12 @@ class EngineBackend : public Backend {
 
   std::shared_ptr<Job> submit(Request r) override;
   Load load() const override;
+  std::string slots() const override;  // slots.cpp
+  std::string slot_action(const std::string& id, const std::string& action, const std::string& body) override;
+  // Where POST /slots/{id}?action=save|restore writes and reads ("": those actions are a 501).
+  void set_slot_save_path(std::string dir);
+  // Why the prompt cache asked for is off ("" when it is on or was not asked for).
+  std::string cache_off_reason() const { return cache_off_; }
   // Ends every queued and running request (their clients get an error) and refuses new ones.
   void shutdown();
 
@@ -45,6 +51,8 @@ class EngineBackend : public Backend {
   mutable std::mutex long_mu_;        // one long prompt built at a time
   size_t max_token_bytes_ = 1;        // the longest token text
   std::unique_ptr<llm::GeneratorThread> gen_;
+  std::string slot_save_path_;
+  std::string cache_off_;
 };
 
 }  // namespace qmm::serve

@@ -173,6 +173,12 @@ void HttpServer::routes() {
   const auto completion = guarded(true, [this](const Request& req, Response& res, const std::string& body) {
     generate(req, res, body, Endpoint::completion);
   });
+  const auto slots = get(true, [this](const Request&, Response& res, const std::string&) {
+    res.set_content(backend_.slots(), kJson);
+  });
+  const auto slot_action = guarded(true, [this](const Request& req, Response& res, const std::string& body) {
+    res.set_content(backend_.slot_action(req.matches[1], req.get_param_value("action"), body), kJson);
+  });
   const auto get_not_allowed = [not_allowed](const char* allow) {
     return [h = not_allowed(allow)](const Request& req, Response& res) { h(req, res, ContentReader(nullptr, nullptr)); };
   };
@@ -180,6 +186,8 @@ void HttpServer::routes() {
   for (const char* p : {"/health", "/v1/health"}) svr_->Get(p, health).Post(p, not_allowed("GET"));
   svr_->Get("/v1/models", models).Post("/v1/models", not_allowed("GET"));
   svr_->Get("/v1/models/(.+)", model);
+  svr_->Get("/slots", slots).Post("/slots", not_allowed("GET"));
+  svr_->Post("/slots/([^/]*)", slot_action).Get("/slots/([^/]*)", get_not_allowed("POST"));
   for (const char* p : {"/v1/chat/completions", "/chat/completions"}) svr_->Post(p, chat).Get(p, get_not_allowed("POST"));
   for (const char* p : {"/v1/completions", "/completions"}) {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
@@ -299,6 +307,7 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
     choices[i].finish = e.finish;
     usage.prompt_tokens += e.usage.prompt_tokens;
     usage.completion_tokens += e.usage.completion_tokens;
+    usage.cached_tokens += e.usage.cached_tokens;
     ++i;
   }
   res.set_content(completion_body(head, choices, usage), kJson);
@@ -337,6 +346,7 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
       if (!send(finish_chunk(head, e.finish, i))) return false;
       total.prompt_tokens += e.usage.prompt_tokens;
       total.completion_tokens += e.usage.completion_tokens;
+      total.cached_tokens += e.usage.cached_tokens;
       finished[i] = true;
       --left;
     }

@@ -27,6 +27,10 @@ struct Load {
   size_t slots = 0, active = 0, queued = 0;
   size_t cancelled = 0;  // requests ended early because their client went away (since start)
   bool loading = false;  // the model is still loading: /health answers 503, as llama-server
+  // Counters since start (for /metrics): prompt tokens of the requests started, and of those
+  // the ones not prefilled (a slot's or the prompt cache's); the prompt cache's bytes.
+  size_t prompt_tokens = 0, cached_prompt_tokens = 0;
+  size_t prompt_cache_bytes = 0, prompt_cache_budget = 0;
 };
 
 // What the HTTP side needs from the model side.
@@ -37,6 +41,14 @@ class Backend {
   // context, 503 when every slot is busy and the queue is full.
   virtual std::shared_ptr<Job> submit(Request r) = 0;
   virtual Load load() const = 0;
+  // GET /slots: a JSON array of the slots' state (llama-server's shape). POST
+  // /slots/{id}?action=save|restore|erase with the body's filename: the JSON answer. Both
+  // throw ApiError (501 where the backend has no slots).
+  virtual std::string slots() const { throw ApiError(501, "this server has no slots", {}, "not_supported"); }
+  virtual std::string slot_action(const std::string& id, const std::string& action, const std::string& body) {
+    (void)id, (void)action, (void)body;
+    throw ApiError(501, "this server has no slots", {}, "not_supported");
+  }
 };
 
 struct ServerOptions {

@@ -206,7 +206,8 @@ ojson head_json(const ResponseHead& h, bool chunk) {
 ojson usage_json(const Usage& u) {
   return ojson{{"prompt_tokens", u.prompt_tokens},
                {"completion_tokens", u.completion_tokens},
-               {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+               {"total_tokens", u.prompt_tokens + u.completion_tokens},
+               {"prompt_tokens_details", ojson{{"cached_tokens", u.cached_tokens}}}};
 }
 
 std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }

@@ -72,6 +72,7 @@ const char* finish_name(Finish f);
 
 struct Usage {
   size_t prompt_tokens = 0, completion_tokens = 0;
+  size_t cached_tokens = 0;  // of the prompt tokens, those not prefilled (usage.prompt_tokens_details.cached_tokens)
 };
 
 // The fixed parts of one response: "chatcmpl-N" / "cmpl-N", the creation time and the model.
