@@ -30,7 +30,7 @@ uint64_t PromptCache::block_hash(uint64_t parent, const int32_t* t, size_t n) {
 void PromptCache::chain(std::span<const int32_t> tokens, std::vector<Iter>& out) const {
   out.clear();
   uint64_t h = 0;
-  const Entry* parent = nullptr;
+  Entry* parent = nullptr;
   for (size_t b = 0; (b + 1) * block_tokens_ <= tokens.size(); ++b) {
     const int32_t* t = tokens.data() + b * block_tokens_;
     h = hash_(h, t, block_tokens_);
@@ -68,7 +68,7 @@ bool PromptCache::evict_one(const std::vector<Iter>& pinned) {
         break;
       }
     }
-    if (it->parent) --const_cast<Entry*>(it->parent)->children;
+    if (it->parent) --it->parent->children;
     bytes_ -= entry_bytes();
     lru_.erase(it);
     return true;
@@ -94,7 +94,7 @@ void PromptCache::store(const State& s, size_t seq, std::span<const int32_t> tok
   std::vector<Iter> c;
   chain(tokens, c);
   touch(c);
-  const Entry* parent = c.empty() ? nullptr : &*c.back();
+  Entry* parent = c.empty() ? nullptr : &*c.back();
   uint64_t h = c.empty() ? 0 : c.back()->hash;
   for (size_t b = c.size(); (b + 1) * block_tokens_ <= tokens.size(); ++b) {
     if (entry_bytes() > budget_) break;
@@ -112,7 +112,7 @@ void PromptCache::store(const State& s, size_t seq, std::span<const int32_t> tok
     lru_.push_front(std::move(e));
     const Iter it = lru_.begin();
     index_.emplace(it->hash, it);
-    if (parent) ++const_cast<Entry*>(parent)->children;
+    if (parent) ++parent->children;
     bytes_ += entry_bytes();
     c.push_back(it);
     parent = &*it;

@@ -51,7 +51,7 @@ class PromptCache {
  private:
   struct Entry {
     uint64_t hash = 0;
-    const Entry* parent = nullptr;
+    Entry* parent = nullptr;
     std::vector<int32_t> tokens;
     std::vector<uint8_t> kv;
     size_t children = 0;
