@@ -185,7 +185,11 @@ int cmd_serve(int argc, char** argv) {
     gopt.cache_bytes = cache_ram >= 0 ? static_cast<size_t>(cache_ram) << 20 : std::min<size_t>(size_t{8192} << 20, available_memory() / 4);
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat));
     backend->set_slot_save_path(slot_save_path);
-    if (!backend->cache_off_reason().empty()) std::fprintf(stderr, "qmm serve: %s\n", backend->cache_off_reason().c_str());
+    if (!backend->cache_off_reason().empty()) {
+      std::fprintf(stderr, "qmm serve: %s\n", backend->cache_off_reason().c_str());
+    } else if (gopt.cache_bytes > 0) {
+      std::fprintf(stderr, "qmm serve: prompt cache of up to %zu MiB in host RAM (--cache-ram)\n", gopt.cache_bytes >> 20);
+    }
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
     std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),

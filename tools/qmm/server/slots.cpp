@@ -40,7 +40,7 @@ std::string parse_filename(const std::string& body) {
   bool plain = !name.empty() && name.size() <= 255 && name[0] != '.';
   for (const unsigned char c : name) plain = plain && c >= 0x20 && c != 0x7f && c != '/' && c != '\\';
   if (!plain) {
-    throw ApiError(400, "'filename' must be one plain file name (1..255 bytes, no '/', '\\\\' or control characters, not starting with '.')",
+    throw ApiError(400, "'filename' must be one plain file name (1..255 bytes, no '/', '\\' or control characters, not starting with '.')",
                    "filename");
   }
   return name;
