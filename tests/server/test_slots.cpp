@@ -3,6 +3,7 @@
 // POST /slots/{id}?action=save|restore|erase with hostile names and files.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 
@@ -200,6 +201,33 @@ TEST_F(Slots, SaveAndRestoreNeedASavePath) {
   EXPECT_EQ(r.status, 501) << r.body;
   EXPECT_NE(r.body.find("--slot-save-path"), std::string::npos);
   EXPECT_EQ(request(s.port(), "POST", "/slots/0?action=erase").status, 200);
+}
+
+// A slot that is generating is a 409 for every action (its cache is changing).
+TEST_F(Slots, ABusySlotIsAConflict) {
+  const std::string dir = ::testing::TempDir() + "qmm_slots_busy";
+  std::filesystem::create_directories(dir);
+  Served s(1, 0, dir);
+  ASSERT_EQ(request(s.port(), "POST", "/v1/completions", body(ids(20, 1))).status, 200);
+  ASSERT_EQ(request(s.port(), "POST", "/slots/0?action=save", R"({"filename":"busy.bin"})").status, 200);
+  bool seen = false;
+  for (int attempt = 0; attempt < 5 && !seen; ++attempt) {
+    std::atomic<bool> done{false};
+    std::thread long_request([&] {
+      request(s.port(), "POST", "/v1/completions", json{{"prompt", ids(8, 2)}, {"max_tokens", 480}, {"ignore_eos", true}}.dump());
+      done = true;
+    });
+    while (!done && !request(s.port(), "GET", "/slots").json()[0]["is_processing"].get<bool>()) std::this_thread::yield();
+    const Reply save = request(s.port(), "POST", "/slots/0?action=save", R"({"filename":"busy.bin"})");
+    const Reply restore = request(s.port(), "POST", "/slots/0?action=restore", R"({"filename":"busy.bin"})");
+    const Reply erase = request(s.port(), "POST", "/slots/0?action=erase");
+    if (save.status == 409 && restore.status == 409 && erase.status == 409) {
+      seen = true;
+      EXPECT_NE(save.body.find("is processing a request"), std::string::npos) << save.body;
+    }
+    long_request.join();  // (otherwise it finished first: try again)
+  }
+  EXPECT_TRUE(seen);
 }
 
 }  // namespace

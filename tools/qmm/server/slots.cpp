@@ -110,6 +110,8 @@ std::string EngineBackend::slot_action(const std::string& id, const std::string&
     if (e.status() == Status::unsupported) throw ApiError(409, e.what(), "id_slot", "slot_busy");
     if (e.status() == Status::invalid_argument) throw ApiError(400, e.what(), "filename");
     throw ApiError(500, e.what());
+  } catch (const std::exception& e) {  // (out of memory)
+    throw ApiError(500, e.what());
   }
   return out.dump();
 }
