@@ -18,10 +18,13 @@
 #                         re-run does not synthesize them again
 #   OUT=DIR               default bench-results/families-DATE: table.md, raw.jsonl
 #   QMM_DISABLE, QMM_KERNELS  pass through to qmm (QMM_DISABLE=avx512vnni,avxvnni: the AVX2 path)
+#   IK=1                  ik_llama.cpp built for this CPU too (scripts/ik_llamacpp.sh, from
+#                         IK_LLAMA_SRC or its cache; its llama-bench with -rtr 1 -fa 1), a third
+#                         system in each round and four more columns
 # A full run (6 shapes x 2 types x 2 thread counts, 2 rounds of pp512 + tg128 each) takes about
 # two hours on 2 cores, most of it llama.cpp's prefill; the models take ~12 GB of disk.
 set -euo pipefail
-usage() { sed -n '11,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '11,25p' "$0" | sed 's/^# \{0,1\}//'; }
 SHAPES=()
 for a in "$@"; do
   case "$a" in
@@ -44,6 +47,11 @@ fi
 for v in PP TG ROUNDS; do
   [[ ${!v} =~ ^[1-9][0-9]{0,5}$ ]] || { echo "bench_families.sh: $v must be a positive number, not '${!v}'" >&2; exit 2; }
 done
+case ${IK:-0} in
+  0) ;;
+  1) command -v python3 >/dev/null || { echo "bench_families.sh: IK=1 needs python3 (ik_llama.cpp's llama-bench writes JSON, not JSON lines)" >&2; exit 2; } ;;
+  *) echo "bench_families.sh: IK must be 0 or 1, not '$IK'" >&2; exit 2 ;;
+esac
 CACHE=${CACHE:-$HOME/.cache/qmm-bench}
 OUT=${OUT:-$ROOT/bench-results/families-$(date -u +%Y%m%d-%H%M%S)}
 
@@ -58,6 +66,11 @@ for s in "${SHAPES[@]}"; do
   "$QMM" synth --help | grep -q "^  $s:" || { echo "bench_families.sh: no synth shape '$s' (qmm synth --help lists them)" >&2; exit 2; }
 done
 LLAMA_BENCH=$(scripts/llamacpp_native.sh --print-bin)/llama-bench
+SYSTEMS=(qmm llamacpp)
+if [ "${IK:-0}" = 1 ]; then
+  IK_BENCH=$(scripts/ik_llamacpp.sh --print-bin)/llama-bench
+  SYSTEMS+=(ik_llamacpp)
+fi
 mkdir -p "$OUT" "$CACHE"
 RAW=$OUT/raw.jsonl
 : >"$RAW"
@@ -74,19 +87,22 @@ model() {
   echo "$f"
 }
 
-# One round of a row: qmm and llama.cpp on file $1 with $2 threads, in the order $3 ("qmm" or
-# "llamacpp" first). Each result goes to $RAW as one JSON line tagged with the row.
+# One round of a row: qmm and llama.cpp (and ik_llama.cpp) on file $1 with $2 threads, round $3
+# starting with system $3 % the number of systems (rounds alternate which goes first). Each
+# result goes to $RAW as one JSON line tagged with the row.
 round() {
-  local f=$1 t=$2 first=$3 tag
+  local f=$1 t=$2 r=$3 tag i sys
   tag="\"shape\": \"$SHAPE\", \"type\": \"$TYPE\""
-  for sys in $first $([ "$first" = qmm ] && echo llamacpp || echo qmm); do
+  for ((i = 0; i < ${#SYSTEMS[@]}; ++i)); do
+    sys=${SYSTEMS[$(((r + i) % ${#SYSTEMS[@]}))]}
     if [ "$sys" = qmm ]; then
-      "$QMM" bench model -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 --no-limits -o jsonl |
-        sed "s/^{/{\"system\": \"qmm\", $tag, /" >>"$RAW"
+      "$QMM" bench model -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 --no-limits -o jsonl
+    elif [ "$sys" = llamacpp ]; then
+      "$LLAMA_BENCH" -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 -o jsonl 2>/dev/null
     else
-      "$LLAMA_BENCH" -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 -o jsonl 2>/dev/null |
-        sed "s/^{/{\"system\": \"llamacpp\", $tag, /" >>"$RAW"
-    fi
+      "$IK_BENCH" -m "$f" -p "$PP" -n "$TG" -t "$t" -r 1 -rtr 1 -fa 1 -o json 2>/dev/null |
+        python3 -c 'import json, sys; [print(json.dumps(o)) for o in json.load(sys.stdin)]'
+    fi | sed "s/^{/{\"system\": \"$sys\", $tag, /" >>"$RAW"
   done
 }
 
@@ -94,6 +110,7 @@ round() {
   echo "CPU: $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores; $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "qmm: $("$QMM" --version | head -1)"
   echo "llama.cpp: $(scripts/llamacpp_native.sh | sed -n 's/^  CPU variant ggml picks here: \([^ ]*\).*/Debian build, CPU variant \1/p')"
+  [ -z "${IK_BENCH:-}" ] || echo "ik_llama.cpp: $(cat "$(dirname "$IK_BENCH")/../stamp" 2>/dev/null || echo '?'), GGML_NATIVE=ON for $(cat "$(dirname "$IK_BENCH")/../cpu" 2>/dev/null || echo '?'), -rtr 1 -fa 1"
   echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 } | tee "$OUT/machine.txt"
 for SHAPE in "${SHAPES[@]}"; do
@@ -102,7 +119,7 @@ for SHAPE in "${SHAPES[@]}"; do
     for t in $THREADS; do
       for ((r = 0; r < ROUNDS; ++r)); do
         echo "$SHAPE $TYPE -t $t round $((r + 1))/$ROUNDS" >&2
-        round "$f" "$t" "$([ $((r % 2)) = 0 ] && echo qmm || echo llamacpp)"
+        round "$f" "$t" "$r"
       done
     done
   done

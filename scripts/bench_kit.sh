@@ -8,7 +8,8 @@
 # Usage: scripts/bench_kit.sh [OUT.tar.xz]        (default: .cache/bench-kit.tar.xz, ~16 MB)
 # On the other host:
 #   tar xJf bench-kit.tar.xz -C /tmp && /tmp/bench-kit/run.sh [bench_families.sh arguments]
-#   (environment as bench_families.sh: TYPES, THREADS, ROUNDS, PP, TG, CACHE, OUT)
+#   (environment as bench_families.sh: TYPES, THREADS, ROUNDS, PP, TG, CACHE, OUT; IK=1 where the
+#   kit holds ik_llama.cpp: it does when scripts/ik_llamacpp.sh built it here first)
 # then, back here: node scripts/bench_table.mjs OUT/raw.jsonl...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,14 +36,32 @@ EOF
 chmod +x "$kit/qmm/run"
 mkdir -p "$kit/llamacpp-native"
 cp -a "$NATIVE/root" "$kit/llamacpp-native/"
-cp scripts/bench_families.sh scripts/bench_table.mjs scripts/llamacpp_native.sh scripts/deps.sh "$kit/scripts/"
+# ik_llama.cpp too where scripts/ik_llamacpp.sh has built it (for run.sh's IK=1), with its runtime
+# and loader as qmm; built with -march=native, it runs only on CPUs with the ISA of the one it was
+# built on (its cpu file names that CPU).
+IK_CACHE=${QMM_IK_CACHE:-$HOME/.cache/qmm-ik}
+if [ -x "$IK_CACHE/bin/llama-bench" ]; then
+  ik=$kit/ik-llamacpp
+  mkdir -p "$ik/bin" "$ik/exe" "$ik/lib"
+  cp "$IK_CACHE/stamp" "$IK_CACHE/cpu" "$ik/"
+  for t in llama-bench llama-cli; do
+    cp "$IK_CACHE/bin/$t" "$ik/exe/"
+    for lib in $(ldd "$IK_CACHE/bin/$t" | awk '/=>/ { print $3 }'); do cp -L "$lib" "$ik/lib/"; done
+    printf '#!/usr/bin/env bash\nhere=$(dirname "$(readlink -f "$0")")/..\nexec "$here/lib/ld.so" --library-path "$here/lib" "$here/exe/%s" "$@"\n' "$t" >"$ik/bin/$t"
+    chmod +x "$ik/bin/$t"
+  done
+  cp -L "$(ldd "$IK_CACHE/bin/llama-bench" | awk '/ld-linux/ { print $1 }')" "$ik/lib/ld.so"
+  echo "bench_kit: with ik_llama.cpp ($(cat "$IK_CACHE/stamp"), built for $(cat "$IK_CACHE/cpu"))"
+fi
+cp scripts/bench_families.sh scripts/bench_table.mjs scripts/llamacpp_native.sh scripts/ik_llamacpp.sh scripts/deps.sh "$kit/scripts/"
 cp scripts/lib/private_apt.sh "$kit/scripts/lib/"
 cat >"$kit/run.sh" <<'EOF'
 #!/usr/bin/env bash
-# bench_families.sh with the packed qmm and llama.cpp (see scripts/bench_kit.sh); prints the machine first.
+# bench_families.sh with the packed qmm and llama.cpp (see scripts/bench_kit.sh; IK=1: and
+# ik_llama.cpp, where the kit has it); prints the machine first.
 here=$(dirname "$(readlink -f "$0")")
 lscpu | sed -n 's/^\(Model name\|CPU(s)\|Flags\):/&/p'
-export QMM=$here/qmm/run QMM_LLAMACPP_NATIVE=$here/llamacpp-native
+export QMM=$here/qmm/run QMM_LLAMACPP_NATIVE=$here/llamacpp-native QMM_IK_CACHE=$here/ik-llamacpp
 export CACHE=${CACHE:-/tmp/qmm-bench-models} OUT=${OUT:-/tmp/qmm-bench-out}
 exec "$here/scripts/bench_families.sh" "$@"
 EOF

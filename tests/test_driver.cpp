@@ -53,6 +53,31 @@ TEST(Driver, KQuantsBitwiseIdenticalForAnyThreadCount) {
   }
 }
 
+// Decode splits a matrix under threads x the chunk floor evenly (a 0.5B model's 896 x 896 and
+// 128 x 896 Q4_0 GEMVs at 2 threads), and a large one in shrinking grabs from 1/threads down.
+TEST(Driver, DecodeColumnGrabsSplitSmallMatricesEvenly) {
+  for (auto [n, k] : {std::pair<size_t, size_t>{896, 896}, {128, 896}, {4864, 896}}) {
+    const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 1);
+    const PackedWeights w = PackedWeights::pack(WeightType::q4_0, n, k, rows.data(), KernelFilter{});
+    const size_t step = w.params_for(1).n_step;
+    EXPECT_EQ(column_grabs(w, 1, 1), std::vector<size_t>{n});
+    for (size_t threads : {size_t{2}, size_t{3}}) {
+      const std::vector<size_t> g = column_grabs(w, 1, threads);
+      size_t sum = 0;
+      for (size_t c : g) sum += c;
+      EXPECT_EQ(sum, n);
+      const size_t even = ((n + threads - 1) / threads + step - 1) / step * step;  // a share, in whole panels
+      if (n * k / 2 < threads * (size_t{256} << 10)) {  // under threads x 256 KiB of Q4_0
+        EXPECT_LE(g.size(), threads + 1) << n << " x " << k;
+        for (size_t c : g) EXPECT_LE(c, even) << n << " x " << k;
+      } else {
+        EXPECT_EQ(g[0], even) << n << " x " << k;
+        EXPECT_GT(g.size(), threads) << n << " x " << k;
+      }
+    }
+  }
+}
+
 TEST(Driver, MatchesOneKernelCallAndStrides) {
   const size_t m = 9, n = 70, k = 96;
   const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 2);

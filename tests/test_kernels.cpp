@@ -7,6 +7,7 @@
 // f16: 2^-11 relative per block, plus F32 accumulation order). Float kernels:
 // |got − ref| ≤ k·2^-22·S (F32 accumulation in any order).
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "core/buffer.h"
 #include "core/fp16.h"
 #include "core/kquants.h"
+#include "matmul/select.h"
 #include "test_util.h"
 
 namespace qmm {
@@ -167,6 +169,31 @@ TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
   }
 }
 
+// A GEMV that reads the packed weights of an earlier GEMV of its ISA (the tuner's candidates:
+// the ymm GEMVs over the zmm kernels' 16-column panels) gives that GEMV's bits, whole and in
+// n_step tiles: choosing it changes speed, never output. (GEMVs of other ISAs over one layout,
+// AVX2 and AVX-VNNI, may differ in the last bits within the reference tolerance.)
+TEST_P(KernelTest, GemvTwinsGiveTheSameBits) {
+  const Ukernel& u = *GetParam();
+  if (!u.gemv || !is_block_type(u.type)) GTEST_SKIP() << u.name << ": not a block-quantized GEMV";
+  const Ukernel* first = nullptr;
+  for (const Ukernel* v : kernel_list()) {
+    if (!first && v->gemv && v->isa == u.isa && shares_packed_rhs(*v, u)) first = v;
+  }
+  if (first == &u) GTEST_SKIP() << u.name << " is the first GEMV of its ISA and packed layout";
+  if (auto why = test::why_unavailable(*first); !why.empty()) GTEST_SKIP() << first->name << ": " << why;
+  const TileParams p = kernel_params(u);
+  const size_t k = 3 * std::max<size_t>(32, block_len(u.type));
+  for (size_t n : {size_t{1}, p.nr / 2 + 1, p.nr + 3, 2 * p.nr, 5 * p.nr + 7}) {
+    const Problem prob(u.type, 1, n, k, 11 + n);
+    const std::vector<float> want = prob.run(*first, 1, n, -INFINITY, INFINITY);
+    for (size_t tn : {n, p.n_step}) {
+      const std::vector<float> got = prob.run(u, 1, n, -INFINITY, INFINITY, 1, tn);
+      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), n * 4)) << "n " << n << " tiles of " << tn << " vs " << first->name;
+    }
+  }
+}
+
 TEST_P(KernelTest, Clamps) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
@@ -287,6 +314,31 @@ TEST(QuantizationError, BoundedAgainstF32Product) {
       }
     }
   }
+}
+
+// A GEMM that shares its packed RHS with another ISA's GEMM of the same integer sums and the
+// same epilogue gives the same bits (the AMX GEMMs and the AVX-512 VNNI ones): the tuner or
+// the CPU may pick either without changing a model's output.
+TEST(KernelTwins, AmxGemmsAreTheAvx512VnniBits) {
+  size_t compared = 0;
+  for (const Ukernel* u : kernel_list()) {
+    if (u->isa != Isa::amx) continue;
+    if (auto why = test::why_unavailable(*u); !why.empty()) GTEST_SKIP() << u->name << ": " << why;
+    const Ukernel* twin = nullptr;
+    for (const Ukernel* v : kernel_list()) {
+      if (v->isa == Isa::avx512vnni && !v->gemv && v->type == u->type && shares_packed_rhs(*u, *v)) twin = v;
+    }
+    ASSERT_NE(twin, nullptr) << u->name << " has no AVX-512 VNNI twin";
+    for (auto [m, n, kb] : {std::array<size_t, 3>{2, 16, 1}, {17, 33, 3}, {64, 48, 128}, {129, 257, 5}}) {
+      const size_t k = kb * block_len(u->type);  // 32-blocks or super-blocks
+      const Problem prob(u->type, m, n, k, 7 + m);
+      const std::vector<float> a = prob.run(*u, m, n, -INFINITY, INFINITY), b = prob.run(*twin, m, n, -INFINITY, INFINITY);
+      ASSERT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(float)), 0) << u->name << " vs " << twin->name << " at " << m
+                                                                               << "x" << n << "x" << k;
+      ++compared;
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "no AMX kernel in this build";
 }
 
 }  // namespace

@@ -15,6 +15,7 @@ enum Feature : uint32_t {
   kFeatAVX512BW = 1u << 5,
   kFeatAVX512VL = 1u << 6,
   kFeatAVX512VNNI = 1u << 7,
+  kFeatAMXINT8 = 1u << 8,   // AMX-TILE + AMX-INT8, with the OS's tile state granted to this process
   kFeatNEON = 1u << 16,
   kFeatDotProd = 1u << 17,
   kFeatI8MM = 1u << 18,

@@ -1,5 +1,7 @@
 // x86-64: CPUID for the instruction sets, XGETBV for the OS saving their registers.
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cstring>
 
@@ -15,6 +17,14 @@ uint64_t xgetbv0() {
 }
 
 bool bit(uint32_t reg, int b) { return (reg >> b) & 1u; }
+
+// Linux hands out the AMX tile data state (XFEATURE 18, 8 KiB per thread) only to processes
+// that ask: ARCH_REQ_XCOMP_PERM, once for the whole process. Without it the first tile
+// instruction is SIGILL, so AMX counts as present only when the request succeeds.
+bool request_amx_tiles() {
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+}
 
 }  // namespace
 
@@ -44,6 +54,8 @@ CpuInfo detect_cpu() {
   __cpuid_count(7, 0, a, b, c, d);
   const bool avx2 = bit(b, 5), avx512f = bit(b, 16), avx512bw = bit(b, 30), avx512vl = bit(b, 31);
   const bool avx512vnni = bit(c, 11);
+  const bool amx_tile = bit(d, 24), amx_int8 = bit(d, 25);
+  const bool tiles_os = (xcr0 & 0x60000) == 0x60000;  // XTILECFG + XTILEDATA
   __cpuid_count(7, 1, a, b, c, d);
   const bool avxvnni = bit(a, 4);
   if (ymm_os && avx) {
@@ -58,6 +70,7 @@ CpuInfo detect_cpu() {
     if (avx512vl) info.features |= kFeatAVX512VL;
     if (avx512vnni) info.features |= kFeatAVX512VNNI;
   }
+  if (tiles_os && amx_tile && amx_int8 && request_amx_tiles()) info.features |= kFeatAMXINT8;
   return info;
 }
 

@@ -41,7 +41,7 @@ static_assert(sizeof(size_t) == 8, "qmm's size limits assume a 64-bit size_t");
 
 // Instruction sets, in no particular order; the kernel list gives the priority.
 // neon: base Armv8-A Advanced SIMD (every aarch64 CPU), for kernels that need nothing newer.
-enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, dotprod, i8mm, sme2, neon };
+enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, amx, dotprod, i8mm, sme2, neon };
 
 const char* isa_name(Isa isa);
 uint32_t isa_features(Isa isa);  // Feature bits (core/cpu.h) the ISA needs

@@ -206,6 +206,8 @@ class State {
   // one (start, bytes) span per layer, K/V head and piece of a ring (benchmarks read them).
   void kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const;
   Context& ctx() { return *ctx_; }
+  // The last forward()'s hidden states before the final norm, [rows, n_embd] in row order (embeddings).
+  const float* hidden() const { return x_.data(); }
 
   // Copies of cached positions, for the prompt cache and slot files (kv_copy.cpp). A block of n
   // positions is kv_copy_bytes(n) bytes: K then V rows of each layer and K/V head in turn, as the

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/buffer.h"
 #include "core/thread_pool.h"
@@ -103,6 +104,10 @@ void check_panel_start(size_t idx, size_t k);
 // rows; idle workers prefetch the start of their part of it meanwhile (decode steps).
 void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
             float lo, float hi, Context& ctx, const PackedWeights* next = nullptr);
+
+// The column grabs of an m-row matmul of w that fits one row tile, under `threads` threads, in
+// the order they are taken (each free thread takes the next): for tests and tools.
+std::vector<size_t> column_grabs(const PackedWeights& w, size_t m, size_t threads);
 
 // Observer for `--trace`: called once per matmul with the packer and kernel that ran.
 using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m);

@@ -21,4 +21,5 @@ expect 2 "unknown option '--frob'" -- bash "$script" --frob
 expect 2 "PP must be a positive number, not '0'" -- env PP=0 QMM="$qmm" bash "$script"
 expect 2 "ROUNDS must be a positive number, not 'x'" -- env ROUNDS=x QMM="$qmm" bash "$script"
 expect 2 "no synth shape 'gemma9'" -- env QMM="$qmm" bash "$script" gemma9
+expect 2 "IK must be 0 or 1, not 'yes'" -- env IK=yes QMM="$qmm" bash "$script"
 exit $fail

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/x86/avx2_util.h"
+
 namespace qmm::avx512 {
 namespace {  // internal linkage, as avx2_util.h
 
@@ -77,6 +79,17 @@ struct Zmm {
   static I load_i8_i32(const uint8_t* p) {
     return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }
+};
+
+// ymm over the zmm kernels' 16-column panels (AVX-512VL: vpdpbusd ymm, vpternlogd ymm,
+// ymm16-31): x86_qloops.h's loops split each panel into two 8-column sub-panels, so the zmm
+// and ymm GEMVs read the same packed weights and the tuner can choose between them (a CPU
+// that runs zmm at half rate or at a lower clock may prefer ymm). The same operations per
+// lane in the same order as Zmm: the same bits.
+struct Ymm16 : avx2::Ymm {
+  static constexpr size_t kPanel = 16;
+  static I dpbusd(I s, I u, I a) { return _mm256_dpbusd_epi32(s, u, a); }
+  static I or_and(I a, I mask, I b) { return _mm256_ternarylogic_epi32(a, mask, b, 0xea); }  // (a & mask) | b
 };
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx2.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx512vnni.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avxvnni.h"
+#include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_amx.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx2.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avx512vnni.h"
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_avxvnni.h"

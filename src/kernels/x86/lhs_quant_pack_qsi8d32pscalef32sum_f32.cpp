@@ -15,6 +15,8 @@ size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t, size_t) { return
 
 namespace {
 
+// kChunk: the K chunk the rows interleave by (4: ..._sum; 32, a whole block: ..._sumrows).
+template <size_t kChunk>
 void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   const size_t blocks = k / kBlock;
   const size_t panel = x86lhs::panel_bytes(mr, k);
@@ -29,7 +31,7 @@ void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, si
         const float scale = fp16_to_fp32(fp32_to_fp16(quantize_block_qsi8d32(row + b * kBlock, q)));
         int32_t sum[2] = {0, 0};  // over j%4 < 2, j%4 >= 2
         for (size_t j = 0; j < kBlock; ++j) {
-          blk[((j / 4) * mr + r) * 4 + j % 4] = static_cast<uint8_t>(q[j]);
+          blk[((j / kChunk) * mr + r) * kChunk + j % kChunk] = static_cast<uint8_t>(q[j]);
           sum[j % 4 / 2] += q[j];
         }
         const int16_t pair[2] = {static_cast<int16_t>(-8 * sum[0]), static_cast<int16_t>(-8 * sum[1])};
@@ -43,6 +45,8 @@ void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, si
 }  // namespace
 
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_ref = {
-    "lhs_quant_pack_qsi8d32pscalef32sum_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref};
+    "lhs_quant_pack_qsi8d32pscalef32sum_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref<4>};
+const LhsPacker lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref = {
+    "lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref<kBlock>};
 
 }  // namespace qmm

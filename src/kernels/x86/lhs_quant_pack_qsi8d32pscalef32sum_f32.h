@@ -19,7 +19,11 @@
 //     [36·mr, 40·mr)    int16 lo, hi (above) of row r at 36·mr + 4·r
 //   panel bytes mr·(k/32)·40; rows beyond m in the last panel are zero.
 //
-// Two packers write it byte for byte:
+// The `sumrows` twins write the same panels with each row's 32 int8 of a block contiguous,
+// int8 of (row r, element j) at 32·r + j (the K chunk is the whole block, whatever kr says):
+// an mr = 16 block is then the 16 x 32-byte A tile of an AMX dot product, loaded as it lies.
+//
+// Two packers write each layout byte for byte:
 //   lhs_quant_pack_qsi8d32pscalef32sum_f32_ref   plain C++ (the reference of the tests)
 //   lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2  AVX2 (what the x86 kernels use; its
 //                                                LhsPacker::reference is the plain twin)
@@ -39,5 +43,7 @@ size_t packed_offset(size_t m_idx, size_t k, size_t mr, size_t kr, size_t sr);
 
 extern const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_ref;
 extern const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2;
+extern const LhsPacker lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref;
+extern const LhsPacker lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2;
 
 }  // namespace qmm

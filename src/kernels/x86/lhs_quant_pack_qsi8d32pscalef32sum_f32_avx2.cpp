@@ -72,6 +72,7 @@ inline __m256i quantize_block(const float* x, float inv, uint32_t* sums_out) {
 // quantize steps of consecutive blocks overlap (~2x at m = 1).
 constexpr size_t kPiece = 64;
 
+template <size_t kChunk>  // 4 (..._sum) or 32 (..._sumrows), as the reference's
 void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   const size_t blocks = k / kBlock;
   const size_t panel = x86lhs::panel_bytes(mr, k);
@@ -93,8 +94,8 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
           uint32_t sums = 0;
           __m256i q = _mm256_setzero_si256();
           if (scale[b] == scale[b]) q = quantize_block(row + (b0 + b) * kBlock, inv[b], &sums);  // NaN scale: zero quants
-          if (mr == 1) {
-            _mm256_storeu_si256(reinterpret_cast<__m256i*>(blk), q);
+          if (mr == 1 || kChunk == kBlock) {
+            _mm256_storeu_si256(reinterpret_cast<__m256i*>(blk + 32 * r), q);
           } else {
             alignas(32) uint32_t chunk[8];
             _mm256_store_si256(reinterpret_cast<__m256i*>(chunk), q);
@@ -111,7 +112,10 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
 }  // namespace
 
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 = {
-    "lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run,
+    "lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run<4>,
     &lhs_quant_pack_qsi8d32pscalef32sum_f32_ref};
+const LhsPacker lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2 = {
+    "lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run<kBlock>,
+    &lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref};
 
 }  // namespace qmm

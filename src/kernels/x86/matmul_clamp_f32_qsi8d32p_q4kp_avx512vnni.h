@@ -15,5 +15,6 @@ namespace qmm {
 
 extern const Ukernel matmul_clamp_f32_qsi8d32p8x4_q4kp16x4_8x16_avx512vnni_dpbusd;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q4kp16x4_1x16_avx512vnni_dpbusd;
+extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q4kp16x4_1x16_avx512vnni_dpbusdymm;
 
 }  // namespace qmm

@@ -11,6 +11,12 @@ namespace {
 using V = avx512::Zmm;
 using K = x86q::Kernels<V, x86q::VnniQ6K<V>, 8, 1, x86q::VnniQ6K<V, false>>;
 
+// The GEMV over ymm, reading the same 16-column panels (avx512_util.h's Ymm16).
+void gemv_ymm(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
+              float hi) {
+  x86q::gemv<avx512::Ymm16, x86q::VnniQ6K<avx512::Ymm16>>(n, k, lhs, rhs, dst, lo, hi);
+}
+
 }  // namespace
 
 const Ukernel matmul_clamp_f32_qsi8d32p8x4_q6kp16x4_8x16_avx512vnni_dpbusd = {
@@ -19,5 +25,8 @@ const Ukernel matmul_clamp_f32_qsi8d32p8x4_q6kp16x4_8x16_avx512vnni_dpbusd = {
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp16x4_1x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qsi8d32p1x4_q6kp16x4_1x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::q6_k, true,
     K::gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_q6kp_q6k, K::gemv};
+const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp16x4_1x16_avx512vnni_dpbusdymm = {
+    "matmul_clamp_f32_qsi8d32p1x4_q6kp16x4_1x16_avx512vnni_dpbusdymm", Isa::avx512vnni, WeightType::q6_k, true,
+    K::gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_q6kp_q6k, gemv_ymm};
 
 }  // namespace qmm

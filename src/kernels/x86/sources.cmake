@@ -50,3 +50,7 @@ qmm_isa_sources(qmm FLAGS ${QMM_AVX512_FLAGS} SOURCES
   kernels/x86/matmul_clamp_f32_qai8dxp_qsi4cxp_avx512vnni.cpp
   kernels/x86/matmul_clamp_f32_f32p_f16p_avx512.cpp
   kernels/x86/matmul_clamp_f32_f32p_f32p_avx512.cpp)
+
+# --- AMX-INT8 (tile products; the epilogue is AVX-512) ---
+qmm_isa_sources(qmm FLAGS -mamx-tile -mamx-int8 ${QMM_AVX512_FLAGS} SOURCES
+  kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_amx.cpp)

@@ -45,7 +45,7 @@ inline typename V::I shift16(typename V::I x) {
 // 16-bit shifts move no bit across a byte into bit 4 (the mask keeps only that bit).
 template <class V, int P>
 inline void q5k_levels(const uint8_t* sb, size_t v, typename V::I& lo, typename V::I& hi) {
-  constexpr size_t nr = V::kLanes;
+  constexpr size_t nr = kPanel<V>;
   const typename V::I m4 = V::set1_i8(0x0f), b4 = V::set1_i8(0x10);
   const typename V::I qs = V::load(sb + P * 32 * nr + 4 * nr * v), qh = V::load(sb + 128 * nr + 4 * nr * v);
   lo = V::or_and(qs, m4, V::and_(shift16<V, 4 - 2 * P>(qh), b4));
@@ -60,7 +60,7 @@ inline void q5k_levels(const uint8_t* sb, size_t v, typename V::I& lo, typename 
 // the qh shifts are immediates.
 template <class V>
 struct Q5K {
-  static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 180;
+  static constexpr size_t kNr = kPanel<V>, kStepBlocks = 8, kRhsBlock = kNr * 180;
   using I = typename V::I;
   using F = typename V::F;
 
@@ -68,8 +68,8 @@ struct Q5K {
   static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R]) {
     F d[C], dmin8[C];
     for (size_t c = 0; c < C; ++c) {
-      d[c] = V::load_f16(w + c * stride + 176 * kNr);
-      dmin8[c] = V::mul(V::load_f16(w + c * stride + 178 * kNr), V::set1(0.125f));
+      d[c] = V::load_f16(at<V, 2>(w, stride, c, 176 * kNr));
+      dmin8[c] = V::mul(V::load_f16(at<V, 2>(w, stride, c, 178 * kNr)), V::set1(0.125f));
     }
     float nb[kMinFactors<RL>];
     super_block_min_factors<RL>(a, nb);
@@ -91,7 +91,7 @@ struct Q5K {
 #pragma GCC unroll 1
     for (size_t v = 0; v < 8; ++v) {
       I lo[C], hi[C];
-      for (size_t c = 0; c < C; ++c) q5k_levels<V, P>(w + c * stride, v, lo[c], hi[c]);
+      for (size_t c = 0; c < C; ++c) q5k_levels<V, P>(at<V, 4>(w, stride, c, 0), v, lo[c], hi[c]);
       for (size_t r = 0; r < R; ++r) {
         const I av0 = V::broadcast4(a0 + 4 * RL * v + 4 * r), av1 = V::broadcast4(a1 + 4 * RL * v + 4 * r);
         for (size_t c = 0; c < C; ++c) {
@@ -174,7 +174,7 @@ inline void q6k_super_block_zero_points(const uint8_t* a, int32_t z[16 * RL]) {
 // qh group h (16-bit shifts: nothing crosses a byte into bits 4-5).
 template <class V, size_t T>
 inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
-  constexpr size_t nr = V::kLanes;
+  constexpr size_t nr = kPanel<V>;
   const typename V::I ql = V::load(sb + (2 * h + T % 2) * 32 * nr + 4 * nr * v);
   const typename V::I qh = V::load(sb + (128 + 32 * h) * nr + 4 * nr * v);
   const typename V::I low = T >= 2 ? V::srli16_4(ql) : ql;
@@ -194,7 +194,7 @@ inline typename V::I q6k_levels(const uint8_t* sb, size_t h, size_t v) {
 // needed by the last row tile, cost the compute-bound tiles ~25 % (4096 x 4096, m = 64).
 template <class V, bool kSpreadPrefetch = true>
 struct VnniQ6K {
-  static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 210;
+  static constexpr size_t kNr = kPanel<V>, kStepBlocks = 8, kRhsBlock = kNr * 210;
   static constexpr bool kPrefetchesInStep = kSpreadPrefetch;
   using I = typename V::I;
   using F = typename V::F;
@@ -214,7 +214,7 @@ struct VnniQ6K {
       block<3, R, C, RL>(w, stride, a, h, z, t, pf);
     }
     for (size_t c = 0; c < C; ++c) {
-      const F d = V::load_f16(w + c * stride + 208 * kNr);
+      const F d = V::load_f16(at<V, 2>(w, stride, c, 208 * kNr));
       for (size_t r = 0; r < R; ++r) acc[c][r] = V::fmadd(t[c][r], d, acc[c][r]);
     }
   }
@@ -226,7 +226,7 @@ struct VnniQ6K {
                     size_t pf) {
     const size_t j = 4 * h + T;
     if (pf != 0) {
-      for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, j);
+      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), j);
     }
     const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
     F sum[C][R];
@@ -251,14 +251,14 @@ struct VnniQ6K {
     }
     for (size_t v = 4 * H; v < 4 * H + 4; ++v) {
       I u[C];
-      for (size_t c = 0; c < C; ++c) u[c] = q6k_levels<V, T>(w + c * stride, h, v);
+      for (size_t c = 0; c < C; ++c) u[c] = q6k_levels<V, T>(at<V, 4>(w, stride, c, 0), h, v);
       for (size_t r = 0; r < R; ++r) {
         const I av = V::broadcast4(aj + 4 * RL * v + 4 * r);
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], u[c], av);
       }
     }
     F sc[C];
-    for (size_t c = 0; c < C; ++c) sc[c] = V::to_f32(V::load_i8_i32(w + c * stride + (192 + 2 * j + H) * kNr));
+    for (size_t c = 0; c < C; ++c) sc[c] = V::to_f32(V::load_i8_i32(at<V, 1>(w, stride, c, (192 + 2 * j + H) * kNr)));
     for (size_t r = 0; r < R; ++r) {
       for (size_t c = 0; c < C; ++c) {
         const F x = V::to_f32(s[c][r]);
@@ -287,7 +287,7 @@ struct Iq4nlTable {
 // the high ones) looked up in `table` (a broadcast Iq4nlTable).
 template <class V>
 inline void iq4nl_values(typename V::I table, const uint8_t* w, size_t v, typename V::I& lo, typename V::I& hi) {
-  const typename V::I m4 = V::set1_i8(0x0f), wv = V::load(w + 4 * V::kLanes * v);
+  const typename V::I m4 = V::set1_i8(0x0f), wv = V::load(w + 4 * kPanel<V> * v);
   lo = V::shuffle_i8(table, V::and_(wv, m4));
   hi = V::shuffle_i8(table, V::and_(V::srli16_4(wv), m4));
 }
@@ -296,7 +296,7 @@ inline void iq4nl_values(typename V::I table, const uint8_t* w, size_t v, typena
 // start at −128·Σa (the LHS's int16 pair times 16), as VnniQ8's.
 template <class V>
 struct VnniIq4nl {
-  static constexpr size_t kRhsBlock = V::kLanes * 18, kScaleOffset = 16 * V::kLanes;
+  static constexpr size_t kRhsBlock = kPanel<V> * 18, kScaleOffset = 16 * kPanel<V>;
   template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
     const typename V::I table = V::broadcast16(Iq4nlTable<128>::bytes);
@@ -307,7 +307,7 @@ struct VnniIq4nl {
 #pragma GCC unroll 1
     for (size_t v = 0; v < 4; ++v) {
       typename V::I lo[C], hi[C];
-      for (size_t c = 0; c < C; ++c) iq4nl_values<V>(table, w + c * stride, v, lo[c], hi[c]);
+      for (size_t c = 0; c < C; ++c) iq4nl_values<V>(table, at<V, 4>(w, stride, c, 0), v, lo[c], hi[c]);
       for (size_t r = 0; r < R; ++r) {
         const typename V::I alo = V::broadcast4(a + 4 * RL * v + 4 * r), ahi = V::broadcast4(a + 4 * RL * (v + 4) + 4 * r);
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(V::dpbusd(s[c][r], lo[c], alo), hi[c], ahi);
@@ -322,7 +322,7 @@ struct VnniIq4nl {
 template <class V, class K, size_t R, size_t C = 1, class KGemm = K>
 struct Kernels {
   static TileParams gemm_params(size_t) { return {R, V::kLanes, 4, 2, R, V::kLanes}; }
-  static TileParams gemv_params(size_t) { return {1, V::kLanes, 4, 2, 1, V::kLanes}; }
+  static TileParams gemv_params(size_t) { return {1, kPanel<V>, 4, 2, 1, kPanel<V>}; }
   static void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride,
                    float lo, float hi) {
     x86q::gemm<V, KGemm, R, C>(m, n, k, lhs, rhs, dst, stride, lo, hi);

@@ -27,6 +27,32 @@
 namespace qmm::x86q {
 namespace {
 
+// The packed layout a vector type reads: panels of kPanel<V> columns (V::kPanel where V says,
+// else V::kLanes), each column one 32-bit lane per 4-byte chunk and one f16 / byte lane per
+// scale. A V narrower than its layout (avx512::Ymm16: ymm over the 16-column zmm panels)
+// splits each panel into kSplit<V> sub-panels of V::kLanes columns, and the blocks' column
+// index c counts sub-panels: sub-panel c is panel c / kSplit of the tile, lanes
+// (c % kSplit)·kLanes on, so a section with B bytes per lane starts B·kLanes bytes further in.
+template <class V>
+constexpr size_t panel_lanes() {
+  if constexpr (requires { V::kPanel; }) {
+    return V::kPanel;
+  } else {
+    return V::kLanes;
+  }
+}
+template <class V>
+constexpr size_t kPanel = panel_lanes<V>();
+template <class V>
+constexpr size_t kSplit = kPanel<V> / V::kLanes;
+
+// Section offset `off` (bytes, in the kPanel-column layout) of sub-panel c of the panels at w,
+// `stride` bytes apart, for a section of B bytes per lane.
+template <class V, size_t B>
+inline const uint8_t* at(const uint8_t* w, size_t stride, size_t c, size_t off) {
+  return w + c / kSplit<V> * stride + off + c % kSplit<V> * V::kLanes * B;
+}
+
 // Prefetches the `bytes` bytes at p into L2, a line at a time.
 template <size_t bytes>
 inline void prefetch_l2(const uint8_t* p) {
@@ -35,11 +61,16 @@ inline void prefetch_l2(const uint8_t* p) {
 
 // Part `part` of `parts` of the lines of the `bytes` bytes at p, prefetched into L2: a step
 // kernel that prefetches itself (below) spreads a super-block's lines over its sub-blocks.
+// Every part is the same number of lines, so the last one may run up to parts - 1 lines past
+// the block (a prefetch never faults): with a run-time `part`, a bounds test per line made
+// this loop 40 % of the Q4_K GEMV's instructions; a constant count unrolls to one prefetch
+// per line.
 template <size_t bytes, size_t parts>
 inline void prefetch_l2_part(const uint8_t* p, size_t part) {
   constexpr size_t lines = (bytes + 63) / 64, per_part = (lines + parts - 1) / parts;
-  for (size_t l = part * per_part; l < (part + 1) * per_part && l < lines; ++l)
-    _mm_prefetch(reinterpret_cast<const char*>(p + 64 * l), _MM_HINT_T1);
+  const uint8_t* q = p + 64 * per_part * part;
+#pragma GCC unroll 16
+  for (size_t l = 0; l < per_part; ++l) _mm_prefetch(reinterpret_cast<const char*>(q + 64 * l), _MM_HINT_T1);
 }
 
 // A step kernel K may take the prefetch distance itself (kPrefetchesInStep: its step has a
@@ -77,7 +108,7 @@ inline void accumulate(const uint8_t* w, size_t stride, const uint8_t* a, typena
     typename V::I s[C][R];
     K::template dot<R, C, RL>(w, stride, a, s);
     for (size_t c = 0; c < C; ++c) {
-      const typename V::F sw = V::load_f16(w + c * stride + K::kScaleOffset);
+      const typename V::F sw = V::load_f16(at<V, 2>(w, stride, c, K::kScaleOffset));
       for (size_t r = 0; r < R; ++r) acc[c][r] = V::add_scaled(acc[c][r], s[c][r], sw, V::broadcast_f32(a + 32 * RL + 4 * r));
     }
   }
@@ -90,6 +121,7 @@ inline void accumulate(const uint8_t* w, size_t stride, const uint8_t* a, typena
 template <class V, class K, size_t R, size_t C, size_t RL = R>
 inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, const uint8_t* lp, const uint8_t* rp,
                       size_t rhs_panel, size_t pf, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
+  static_assert(kSplit<V> == 1, "the GEMM tiles read whole panels");
   constexpr size_t nr = V::kLanes;
   typename V::F acc[C][R];
   for (size_t c = 0; c < C; ++c)
@@ -171,10 +203,10 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 // panels or 2 zmm ones (4 zmm panels read 5-8 points slower from DRAM, 1 or 2 threads, on the
 // Xeon of docs/performance.md).
 template <class V>
-constexpr size_t kGemvGroup = 32 / V::kLanes;
+constexpr size_t kGemvGroup = 32 / V::kLanes;  // (sub-)panels of V::kLanes columns
 
-// P column panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b of each
-// panel is prefetched at +pf.
+// P column (sub-)panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b
+// of each panel is prefetched at +pf.
 template <class V, class K, size_t P>
 inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks,
                         typename V::F acc[P][1]) {
@@ -185,7 +217,7 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
     if constexpr (prefetches_in_step<K>()) {
       accumulate<V, K, 1, P>(w, rhs_panel, a, acc, pf);
     } else {
-      for (size_t p = 0; p < P; ++p) prefetch_l2<K::kRhsBlock>(w + p * rhs_panel + pf);
+      for (size_t p = 0; p < P; p += kSplit<V>) prefetch_l2<K::kRhsBlock>(at<V, 0>(w, rhs_panel, p, pf));
       accumulate<V, K, 1, P>(w, rhs_panel, a, acc);
     }
   }
@@ -194,22 +226,25 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
 // dst[0, n) = clamp(x · Wᵀ) for one row.
 template <class V, class K>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  constexpr size_t nr = V::kLanes, group = kGemvGroup<V> * nr;
+  constexpr size_t nr = V::kLanes, group = kGemvGroup<V> * nr, panels = group / kPanel<V>, np = kPanel<V>;
   const size_t blocks = k / (kBlock * step_blocks<K>()), rhs_panel = blocks * K::kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
   const size_t groups = n / group;
   for (size_t g = 0; g < groups; ++g) {
-    const size_t pf = g + 1 < groups ? kGemvGroup<V> * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
+    const size_t pf = g + 1 < groups ? panels * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
     typename V::F acc[kGemvGroup<V>][1];
-    gemv_panels<V, K, kGemvGroup<V>>(rp + g * kGemvGroup<V> * rhs_panel, rhs_panel, pf, lp, blocks, acc);
+    gemv_panels<V, K, kGemvGroup<V>>(rp + g * panels * rhs_panel, rhs_panel, pf, lp, blocks, acc);
     for (size_t p = 0; p < kGemvGroup<V>; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
   }
-  for (size_t j0 = groups * group; j0 < n; j0 += nr) {
-    typename V::F acc[1][1];
-    gemv_panels<V, K, 1>(rp + j0 / nr * rhs_panel, rhs_panel, 0, lp, blocks, acc);
-    V::store_clamped(dst + j0, acc[0][0], n - j0 < nr ? n - j0 : nr, vlo, vhi);
+  for (size_t j0 = groups * group; j0 < n; j0 += np) {
+    typename V::F acc[kSplit<V>][1];
+    gemv_panels<V, K, kSplit<V>>(rp + j0 / np * rhs_panel, rhs_panel, 0, lp, blocks, acc);
+    for (size_t p = 0; p < kSplit<V> && j0 + p * nr < n; ++p) {
+      const size_t j = j0 + p * nr;
+      V::store_clamped(dst + j, acc[p][0], n - j < nr ? n - j : nr, vlo, vhi);
+    }
   }
 }
 
@@ -249,7 +284,7 @@ inline void super_block_min_factors(const uint8_t* a, float* nb) {
 // (the LHS's int16 pair times 1) and vpdpbusd adds u·a for the low and high nibbles.
 template <class V>
 struct VnniQ4 {
-  static constexpr size_t kRhsBlock = V::kLanes * 18, kScaleOffset = 16 * V::kLanes;
+  static constexpr size_t kRhsBlock = kPanel<V> * 18, kScaleOffset = 16 * kPanel<V>;
   template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
     const typename V::I m4 = V::set1_i8(0x0f);
@@ -261,7 +296,7 @@ struct VnniQ4 {
     for (size_t v = 0; v < 4; ++v) {
       typename V::I lo[C], hi[C];
       for (size_t c = 0; c < C; ++c) {
-        const typename V::I wv = V::load(w + c * stride + 4 * V::kLanes * v);
+        const typename V::I wv = V::load(at<V, 4>(w, stride, c, 4 * kPanel<V> * v));
         lo[c] = V::and_(wv, m4);
         hi[c] = V::and_(V::srli16_4(wv), m4);
       }
@@ -281,14 +316,14 @@ struct VnniQ4 {
 // pair, vpmaddwd by 1).
 template <class V>
 struct VnniQ4K {
-  static constexpr size_t kNr = V::kLanes, kStepBlocks = 8, kRhsBlock = kNr * 148;
+  static constexpr size_t kNr = kPanel<V>, kStepBlocks = 8, kRhsBlock = kNr * 148;
   static constexpr bool kPrefetchesInStep = true;
   template <size_t R, size_t C, size_t RL = R>
   static void step(const uint8_t* w, size_t stride, const uint8_t* a, typename V::F acc[C][R], size_t pf) {
     typename V::F d[C], dmin8[C];
     for (size_t c = 0; c < C; ++c) {
-      d[c] = V::load_f16(w + c * stride + 144 * kNr);
-      dmin8[c] = V::mul(V::load_f16(w + c * stride + 146 * kNr), V::set1(0.125f));
+      d[c] = V::load_f16(at<V, 2>(w, stride, c, 144 * kNr));
+      dmin8[c] = V::mul(V::load_f16(at<V, 2>(w, stride, c, 146 * kNr)), V::set1(0.125f));
     }
     float nb[kMinFactors<RL>];
     super_block_min_factors<RL>(a, nb);
@@ -305,7 +340,7 @@ struct VnniQ4K {
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
                         const typename V::F dmin8[C], const float* nb, typename V::F acc[C][R], size_t pf) {
     if (pf != 0) {  // an eighth of the next group's super-block per sub-block
-      for (size_t c = 0; c < C; ++c) prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
+      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 2 * pair + kHigh);
     }
     const typename V::I m4 = V::set1_i8(0x0f);
     typename V::I s[C][R];
@@ -314,7 +349,7 @@ struct VnniQ4K {
     for (size_t v = 0; v < 8; ++v) {
       typename V::I u[C];
       for (size_t c = 0; c < C; ++c) {
-        const typename V::I wv = V::load(w + c * stride + pair * 32 * kNr + 4 * kNr * v);
+        const typename V::I wv = V::load(at<V, 4>(w, stride, c, pair * 32 * kNr + 4 * kNr * v));
         u[c] = V::and_(kHigh ? V::srli16_4(wv) : wv, m4);
       }
       for (size_t r = 0; r < R; ++r) {
@@ -332,7 +367,7 @@ struct VnniQ4K {
                      const typename V::F dmin8[C], const float* nb, typename V::I s[C][R], typename V::F acc[C][R]) {
     typename V::F sc[C], mn[C];
     for (size_t c = 0; c < C; ++c) {
-      const uint8_t* sm = w + c * stride + 128 * kNr + 2 * kNr * j;
+      const uint8_t* sm = at<V, 1>(w, stride, c, 128 * kNr + 2 * kNr * j);
       sc[c] = V::mul(V::load_u8_f32(sm), d[c]);
       mn[c] = V::mul(V::load_u8_f32(sm + kNr), dmin8[c]);
     }
@@ -352,7 +387,7 @@ struct VnniQ4K {
 // Q8_0, weights stored u = w + 128: the sums start at −128·Σa (the int16 pair times 16).
 template <class V>
 struct VnniQ8 {
-  static constexpr size_t kRhsBlock = V::kLanes * 34, kScaleOffset = 32 * V::kLanes;
+  static constexpr size_t kRhsBlock = kPanel<V> * 34, kScaleOffset = 32 * kPanel<V>;
   template <size_t R, size_t C, size_t RL = R>
   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]) {
     for (size_t r = 0; r < R; ++r) {
@@ -362,7 +397,7 @@ struct VnniQ8 {
 #pragma GCC unroll 1
     for (size_t v = 0; v < 8; ++v) {
       typename V::I wv[C];
-      for (size_t c = 0; c < C; ++c) wv[c] = V::load(w + c * stride + 4 * V::kLanes * v);
+      for (size_t c = 0; c < C; ++c) wv[c] = V::load(at<V, 4>(w, stride, c, 4 * kPanel<V> * v));
       for (size_t r = 0; r < R; ++r) {
         const typename V::I av = V::broadcast4(a + 4 * RL * v + 4 * r);
         for (size_t c = 0; c < C; ++c) s[c][r] = V::dpbusd(s[c][r], wv[c], av);

@@ -54,6 +54,12 @@ class LoadingBackend : public serve::Backend {
     if (!b) return serve::Load{0, 0, 0, 0, true};
     return b->load();
   }
+  std::vector<int32_t> tokenize(const std::string& text, bool add_special) const override {
+    return ready().tokenize(text, add_special);
+  }
+  std::string token_piece(int32_t id) const override { return ready().token_piece(id); }
+  std::string detokenize(const std::vector<int32_t>& ids) const override { return ready().detokenize(ids); }
+  size_t embedding_size() const override { return ready().embedding_size(); }
   std::string slots() const override { return loaded()->slots(); }
   std::string slot_action(const std::string& id, const std::string& action, const std::string& body) override {
     return loaded()->slot_action(id, action, body);
@@ -68,6 +74,7 @@ class LoadingBackend : public serve::Backend {
     std::lock_guard lock(mu_);
     return b_;
   }
+  const serve::EngineBackend& ready() const { return *loaded(); }
   serve::EngineBackend* loaded() const {
     serve::EngineBackend* b = get();
     if (!b) throw serve::ApiError(503, "Loading model", {}, "loading");
@@ -82,12 +89,13 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", slot_save_path;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean", slot_save_path;
   long long port = 8080, cache_ram = -2;  // -2: not given
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
   Args args("serve",
             "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
-            "server-sent events with \"stream\": true), GET /v1/models, GET /health. Concurrent requests are\n"
+            "server-sent events with \"stream\": true), POST /v1/embeddings, GET /v1/models, GET /health,\n"
+            "llama-server's POST /tokenize and /detokenize, and a chat page at GET /. Concurrent requests are\n"
             "decoded together, one batched forward pass per step. SIGINT / SIGTERM stop it.",
             argc - 1, argv + 1);
   mf.add_to(args);
@@ -104,7 +112,10 @@ int cmd_serve(int argc, char** argv) {
                "the memory available; 0 = off)")
       .str("--slot-save-path", &slot_save_path, "DIR", "directory of POST /slots/{id}?action=save|restore files (default: those actions are off)")
       .str("--cors", &cors, "ORIGINS",
-           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
+           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
+      .str("--pooling", &pooling, "mean|last|cls",
+           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
+      .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions");
   kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
@@ -116,6 +127,8 @@ int cmd_serve(int argc, char** argv) {
     throw UsageError("--slot-save-path '" + slot_save_path + "' is not a directory");
   }
   if (queue == 0) queue = 2 * slots;
+  const std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
+  if (!pool) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
   serve::limit_malloc_retention();
 
   // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
@@ -184,6 +197,7 @@ int cmd_serve(int argc, char** argv) {
     gopt.kv = kv.types();
     gopt.cache_bytes = cache_ram >= 0 ? static_cast<size_t>(cache_ram) << 20 : std::min<size_t>(size_t{8192} << 20, available_memory() / 4);
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat));
+    backend->set_pooling(*pool);
     backend->set_slot_save_path(slot_save_path);
     if (!backend->cache_off_reason().empty()) {
       std::fprintf(stderr, "qmm serve: %s\n", backend->cache_off_reason().c_str());

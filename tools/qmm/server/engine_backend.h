@@ -27,6 +27,12 @@ class EngineBackend : public Backend {
 
   std::shared_ptr<Job> submit(Request r) override;
   Load load() const override;
+  std::vector<int32_t> tokenize(const std::string& text, bool add_special) const override;
+  std::string token_piece(int32_t id) const override;
+  std::string detokenize(const std::vector<int32_t>& ids) const override;
+  size_t embedding_size() const override { return n_embd_; }
+  // How /v1/embeddings pools the hidden states (qmm serve --pooling; mean by default).
+  void set_pooling(llm::Pooling p) { pooling_ = p; }
   std::string slots() const override;  // slots.cpp
   std::string slot_action(const std::string& id, const std::string& action, const std::string& body) override;
   // Where POST /slots/{id}?action=save|restore writes and reads ("": those actions are a 501).
@@ -50,6 +56,9 @@ class EngineBackend : public Backend {
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
   mutable std::mutex long_mu_;        // one long prompt built at a time
   size_t max_token_bytes_ = 1;        // the longest token text
+  size_t n_embd_;
+  llm::Pooling pooling_ = llm::Pooling::mean;
+  void check_ids(const std::vector<int32_t>& ids, const char* param) const;  // 400 outside the vocabulary
   std::unique_ptr<llm::GeneratorThread> gen_;
   std::string slot_save_path_;
   std::string cache_off_;

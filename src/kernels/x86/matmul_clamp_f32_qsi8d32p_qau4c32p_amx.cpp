@@ -1,0 +1,203 @@
+#include "kernels/x86/matmul_clamp_f32_qsi8d32p_qau4c32p_amx.h"
+
+#include <immintrin.h>
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/ref/rhs_pack_nxk_kquants.h"
+#include "kernels/x86/avx512_util.h"
+#include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
+#include "kernels/x86/rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0.h"
+#include "kernels/x86/rhs_pack_nxk_qau8c32pscalef16_qsi8c32.h"
+
+namespace qmm {
+namespace {
+
+constexpr size_t kTile = 16;                                // output rows and columns of a tile
+constexpr size_t kLhsBlock = kTile * x86lhs::kBlockBytes;   // A tile (512 bytes), 16 f32 scales, 16 sums
+
+// GCC's tile loads are asm statements that do not tell the compiler they read memory (its
+// tile stores do): a barrier keeps the vector stores that build a B tile before its load.
+inline void compiler_barrier() { __asm__ volatile("" ::: "memory"); }
+
+struct alignas(64) TileConfig {
+  uint8_t palette = 1, start_row = 0, reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+// Tiles 0, 1: the int32 sums (16 x 16) of two blocks in flight; 2, 3: their A tiles (16 rows
+// x 32 int8 of activations); 4, 5: their B tiles (8 K chunks x 16 columns x 4 int8 of weights).
+void configure_tiles() {
+  TileConfig c;
+  for (int t : {0, 1}) c.rows[t] = 16, c.colsb[t] = 64;
+  for (int t : {2, 3}) c.rows[t] = 16, c.colsb[t] = 32;
+  for (int t : {4, 5}) c.rows[t] = 8, c.colsb[t] = 64;
+  compiler_barrier();
+  _tile_loadconfig(&c);
+}
+
+using V = avx512::Zmm;
+
+// A weight type K supplies, per step of kSub 32-blocks (kRhsStep bytes of a 16-column panel):
+//   b_tiles(w, bt)   the step's kSub B tiles (8 rows x 64 bytes each) at bt, 512 bytes apart;
+//   kUnsignedB       whether they hold unsigned levels (tdpbsud) or signed weights (tdpbssd);
+//   epilogue(sums, rp, b, a, acc)   32-block b's int32 sums (16 x 16) into acc, its LHS block a.
+
+// acc[r] += float(Σ[r]) · (s_w · s_a[r]): avx512::Zmm::add_scaled, as the VNNI kernels.
+[[gnu::always_inline]] inline void scale_rows(const int32_t* sums, V::F sw, const uint8_t* a, __m512 acc[kTile]) {
+  for (size_t r = 0; r < kTile; ++r)
+    acc[r] = V::add_scaled(acc[r], _mm512_load_si512(sums + kTile * r), sw, V::broadcast_f32(a + 32 * kTile + 4 * r));
+}
+
+// Q4_0 (qau4c32p, nr 16): a block is 4 zmm of nibbles (column n's 32-bit lane of zmm v holds K
+// chunk v in its low and chunk v + 4 in its high nibbles, u = w + 8), then 16 f16 scales.
+struct Q4 {
+  static constexpr size_t kSub = 1, kRhsStep = kTile * 18;
+  static constexpr bool kUnsignedB = false;
+  static void b_tiles(const uint8_t* w, uint8_t* b) {
+    const __m512i m4 = _mm512_set1_epi8(0x0f), eight = _mm512_set1_epi8(8);
+    for (size_t v = 0; v < 4; ++v) {
+      const __m512i x = _mm512_loadu_si512(w + 64 * v);
+      _mm512_store_si512(b + 64 * v, _mm512_sub_epi8(_mm512_and_si512(x, m4), eight));
+      _mm512_store_si512(b + 64 * (v + 4), _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(x, 4), m4), eight));
+    }
+  }
+  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile]) {
+    scale_rows(sums, V::load_f16(rp + b * kRhsStep + 16 * kTile), a, acc);
+  }
+};
+
+// Q8_0 (qau8c32p, nr 16): a block is 8 zmm, K chunk v in zmm v (u = w + 128), then 16 f16 scales.
+struct Q8 {
+  static constexpr size_t kSub = 1, kRhsStep = kTile * 34;
+  static constexpr bool kUnsignedB = false;
+  static void b_tiles(const uint8_t* w, uint8_t* b) {
+    const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+    for (size_t v = 0; v < 8; ++v) _mm512_store_si512(b + 64 * v, _mm512_xor_si512(_mm512_loadu_si512(w + 64 * v), bias));
+  }
+  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile]) {
+    scale_rows(sums, V::load_f16(rp + b * kRhsStep + 32 * kTile), a, acc);
+  }
+};
+
+// Q4_K (q4kp, nr 16, x86_qloops.h's VnniQ4K): a super-block is 4 groups of 8 zmm (K chunk v of
+// sub-blocks 2p and 2p + 1 in the low and high nibbles of zmm v of group p: the levels 0..15,
+// unsigned), then per sub-block 16 scale and 16 min bytes, then d and dmin (f16 x 16 each).
+// Sub-block j: acc += Σ·((d·sc_j)·s_a) + (dmin/8·m_j)·(s_a·(−8·Σa)), VnniQ4K::finish's order.
+struct Q4K {
+  static constexpr size_t kSub = 8, kRhsStep = kTile * 148;
+  static constexpr bool kUnsignedB = true;
+  static void b_tiles(const uint8_t* w, uint8_t* b) {
+    const __m512i m4 = _mm512_set1_epi8(0x0f);
+    for (size_t p = 0; p < 4; ++p) {
+      for (size_t v = 0; v < 8; ++v) {
+        const __m512i x = _mm512_loadu_si512(w + 32 * kTile * p + 64 * v);
+        _mm512_store_si512(b + 512 * (2 * p) + 64 * v, _mm512_and_si512(x, m4));
+        _mm512_store_si512(b + 512 * (2 * p + 1) + 64 * v, _mm512_and_si512(_mm512_srli_epi16(x, 4), m4));
+      }
+    }
+  }
+  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile]) {
+    const uint8_t* w = rp + b / kSub * kRhsStep;
+    const uint8_t* sm = w + 128 * kTile + 2 * kTile * (b % kSub);
+    const V::F sc = V::mul(V::load_u8_f32(sm), V::load_f16(w + 144 * kTile));
+    const V::F mn = V::mul(V::load_u8_f32(sm + kTile), V::mul(V::load_f16(w + 146 * kTile), V::set1(0.125f)));
+    alignas(64) float nb[kTile];  // s_a·(−8·Σa) per row, as x86q::min_factors
+    const __m512i pairs = _mm512_loadu_si512(a + 36 * kTile);
+    _mm512_store_ps(nb, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))),
+                                      _mm512_loadu_ps(a + 32 * kTile)));
+    for (size_t r = 0; r < kTile; ++r) {
+      const V::F summed = V::add_scaled(acc[r], _mm512_load_si512(sums + kTile * r), sc, V::broadcast_f32(a + 32 * kTile + 4 * r));
+      acc[r] = V::fmadd(mn, _mm512_set1_ps(nb[r]), summed);
+    }
+  }
+};
+
+// Blocks [b0, b1) of one 16 x 16 tile into acc, their B tiles ready in bt (512 bytes each,
+// from block b0 on). Software-pipelined over two C tiles: block b + 1's tile product is issued
+// before block b's sums are stored, and a block's sums are scaled only after the next block's
+// are stored, so the tile unit, the tile stores and the epilogue overlap.
+// Tile numbers are immediates, hence one lambda per C tile.
+template <class K>
+[[gnu::always_inline]] inline void tile_blocks(size_t b0, size_t b1, const uint8_t* lp, const uint8_t* rp,
+                                               const uint8_t* bt, __m512 acc[kTile]) {
+  alignas(64) int32_t s0[kTile * kTile], s1[kTile * kTile];
+  auto a = [&](size_t b) { return lp + b * kLhsBlock; };
+  auto w = [&](size_t b) { return bt + (b - b0) * 512; };
+  auto dp0 = [] { if constexpr (K::kUnsignedB) _tile_dpbsud(0, 2, 4); else _tile_dpbssd(0, 2, 4); };
+  auto dp1 = [] { if constexpr (K::kUnsignedB) _tile_dpbsud(1, 3, 5); else _tile_dpbssd(1, 3, 5); };
+  auto issue0 = [&](size_t b) { _tile_zero(0); _tile_loadd(2, a(b), 32); _tile_loadd(4, w(b), 64); dp0(); };
+  auto issue1 = [&](size_t b) { _tile_zero(1); _tile_loadd(3, a(b), 32); _tile_loadd(5, w(b), 64); dp1(); };
+  auto scale = [&](size_t b, const int32_t* s) { K::epilogue(s, rp, b, a(b), acc); };
+  issue0(b0);
+  for (size_t b = b0; b < b1; b += 2) {
+    const bool pair = b + 1 < b1;
+    if (pair) issue1(b + 1);
+    _tile_stored(0, s0, 64);
+    if (b > b0) scale(b - 1, s1);
+    if (b + 2 < b1) issue0(b + 2);
+    if (pair) _tile_stored(1, s1, 64);
+    scale(b, s0);
+  }
+  if ((b1 - b0) % 2 == 0) scale(b1 - 1, s1);
+}
+
+// K goes in chunks of kChunk blocks: a column panel's B tiles of a chunk are made once (16 KiB,
+// in L1) and serve every row tile; the row tiles' sums wait in dst between chunks (F32 stored
+// and reloaded exactly: the same bits as one pass), clamped after the last chunk.
+constexpr size_t kChunk = 32;  // a multiple of every K::kSub
+
+template <class K>
+void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
+  const size_t blocks = k / kBlock;
+  const size_t lhs_panel = x86lhs::panel_bytes(kTile, k), rhs_panel = blocks / K::kSub * K::kRhsStep;
+  const auto* lp = static_cast<const uint8_t*>(lhs);
+  const auto* rp = static_cast<const uint8_t*>(rhs);
+  const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+  const __m512 none_lo = _mm512_set1_ps(-INFINITY), none_hi = _mm512_set1_ps(INFINITY);
+  alignas(64) uint8_t bt[kChunk * 512];
+  configure_tiles();
+  for (size_t j0 = 0; j0 < n; j0 += kTile) {
+    const size_t cols = n - j0 < kTile ? n - j0 : kTile;
+    const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1u);
+    const uint8_t* rpj = rp + j0 / kTile * rhs_panel;
+    for (size_t c0 = 0; c0 < blocks; c0 += kChunk) {
+      const size_t c1 = blocks - c0 < kChunk ? blocks : c0 + kChunk;
+      for (size_t b = c0; b < c1; b += K::kSub) K::b_tiles(rpj + b / K::kSub * K::kRhsStep, bt + (b - c0) * 512);
+      compiler_barrier();
+      const bool last = c1 == blocks;
+      for (size_t i0 = 0; i0 < m; i0 += kTile) {
+        const size_t rows = m - i0 < kTile ? m - i0 : kTile;
+        __m512 acc[kTile];
+        for (size_t r = 0; r < kTile; ++r)
+          acc[r] = c0 == 0 || r >= rows ? _mm512_setzero_ps()
+                                        : _mm512_maskz_loadu_ps(mask, avx512::row_ptr(dst, stride, i0 + r) + j0);
+        tile_blocks<K>(c0, c1, lp + i0 / kTile * lhs_panel, rpj, bt, acc);
+        for (size_t r = 0; r < rows; ++r)
+          avx512::store_clamped(avx512::row_ptr(dst, stride, i0 + r) + j0, acc[r], cols, last ? vlo : none_lo,
+                                last ? vhi : none_hi);
+      }
+    }
+  }
+  _tile_release();
+}
+
+TileParams q4_params(size_t) { return {kTile, kTile, 4, 2, kTile, kTile}; }
+TileParams q8_params(size_t) { return {kTile, kTile, 4, 1, kTile, kTile}; }
+TileParams q4k_params(size_t) { return {kTile, kTile, 4, 2, kTile, kTile}; }
+
+}  // namespace
+
+const Ukernel matmul_clamp_f32_qsi8d32p16x32_qau4c32p16x4_16x16_amx_tdpbssd = {
+    "matmul_clamp_f32_qsi8d32p16x32_qau4c32p16x4_16x16_amx_tdpbssd", Isa::amx, WeightType::q4_0, false, q4_params,
+    &lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4>};
+const Ukernel matmul_clamp_f32_qsi8d32p16x32_qau8c32p16x4_16x16_amx_tdpbssd = {
+    "matmul_clamp_f32_qsi8d32p16x32_qau8c32p16x4_16x16_amx_tdpbssd", Isa::amx, WeightType::q8_0, false, q8_params,
+    &lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8>};
+const Ukernel matmul_clamp_f32_qsi8d32p16x32_q4kp16x4_16x16_amx_tdpbsud = {
+    "matmul_clamp_f32_qsi8d32p16x32_q4kp16x4_16x16_amx_tdpbsud", Isa::amx, WeightType::q4_k, false, q4k_params,
+    &lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K>};
+
+}  // namespace qmm
