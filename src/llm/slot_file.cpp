@@ -1,6 +1,8 @@
 #include "llm/slot_file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -78,10 +80,16 @@ size_t save_slot_file(const std::string& path, const Model& m, const State& s, s
 
 std::vector<int32_t> load_slot_file(const std::string& path, const Model& m, State& s, size_t seq, size_t* bytes) {
   check_arg(s.kv_copyable(), "slots of a sliding-window model cannot be restored (their ring caches keep only the window)");
-  std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) bad(path, std::string("cannot open it: ") + std::strerror(errno));
+  // O_NONBLOCK: a FIFO put in its place must not hang the open (it is refused below).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) bad(path, std::string("cannot open it: ") + std::strerror(errno));
+  std::unique_ptr<FILE, int (*)(FILE*)> f(::fdopen(fd, "rb"), &std::fclose);
+  if (!f) {
+    ::close(fd);
+    bad(path, std::string("cannot open it: ") + std::strerror(errno));
+  }
   struct stat st {};
-  if (fstat(fileno(f.get()), &st) != 0 || !S_ISREG(st.st_mode)) bad(path, "not a regular file");
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) bad(path, "not a regular file");
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   Header h{};
   if (size < sizeof h || std::fread(&h, sizeof h, 1, f.get()) != 1) bad(path, "too short to be a slot file");

@@ -4,6 +4,7 @@
 // with and without the cache for every KV type, the budget is never exceeded, eviction is least
 // recently used (leaves first), and slot files read back are checked as hostile input.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -317,6 +318,16 @@ TEST(SlotFile, HostileFilesAreCleanErrors) {
   Generator b(L.model, L.tok, L.ctx, options({}, 0));
   EXPECT_THROW(b.restore_slot(0, dir + "pc_missing.slot"), Error);
   EXPECT_THROW(b.restore_slot(0, dir), Error);  // a directory
+  const std::string fifo = dir + "pc_fifo.slot";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    b.restore_slot(0, fifo);  // (no writer: a blocking open would wait forever)
+    ADD_FAILURE() << "a FIFO was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(fifo);
   EXPECT_THROW(b.save_slot(0, bad), Error);     // an empty slot
 }
 
