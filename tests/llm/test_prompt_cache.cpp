@@ -128,6 +128,47 @@ TEST(PromptCache, NeverServesAPrefixThatDiffersInAnyToken) {
   }
 }
 
+// Four slots, conversations sharing a system prompt arriving while others decode (prefills in
+// chunks beside decoding rows, cache blocks restored into whichever slot is free): every answer
+// is the one a generator without a cache gives it alone.
+TEST(PromptCache, BatchedConversationsGetTheirOwnAnswers) {
+  Loaded& L = tiny_k();
+  const auto sys = tokens(150, 1);
+  std::vector<std::vector<int32_t>> prompts;
+  for (uint32_t i = 0; i < 10; ++i) prompts.push_back(i % 3 == 2 ? tokens(90 + i, 50 + i) : cat(sys, tokens(5 + 7 * i, 20 + i)));
+  std::vector<std::vector<int32_t>> alone;
+  for (const auto& p : prompts) {
+    Generator plain(L.model, L.tok, L.ctx, options({}, 0));
+    alone.push_back(generate(plain, p, 6 + prompts.size() % 5).tokens);
+  }
+  Generator g(L.model, L.tok, L.ctx, options({}, 64 << 20, 4));
+  std::vector<Out> outs(prompts.size());
+  size_t next = 0;
+  auto submit = [&](size_t i) {
+    Request r;
+    r.prompt = prompts[i];
+    r.params.sampling.temperature = 0;
+    r.params.max_tokens = 6 + prompts.size() % 5;
+    r.params.ignore_eos = true;
+    r.on_token = [&outs, i](const Piece& p) {
+      if (p.token >= 0) outs[i].tokens.push_back(p.token);
+      return true;
+    };
+    r.on_done = [&outs, i](const Result& res) { outs[i].res = res; };
+    g.submit(std::move(r));
+  };
+  submit(next++);
+  while (g.step()) {
+    if (next < prompts.size()) submit(next++);  // one more each step, beside those decoding
+  }
+  size_t from_cache = 0;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    EXPECT_EQ(outs[i].tokens, alone[i]) << i;
+    from_cache += outs[i].res.cached_tokens;
+  }
+  EXPECT_GT(from_cache, 0u);
+}
+
 // Every key collides: lookups must still compare the tokens and the parent block.
 uint64_t collide(uint64_t, const int32_t*, size_t) { return 42; }
 
