@@ -82,10 +82,14 @@ std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937
 
 // A generator with one slot, and the seconds from submit to the first token of a prompt.
 struct Conversations {
+  double (*clock)();  // wall or process CPU seconds
+  double per = 1;     // CPU time is divided by the threads
   llm::Generator gen;
   size_t cached = 0;  // of the last prompt
-  Conversations(const LoadedModel& lm, size_t n_ctx, size_t cache_bytes)
-      : gen(*lm.model, *lm.tok, *lm.ctx, [&] {
+  Conversations(const LoadedModel& lm, size_t n_ctx, size_t cache_bytes, bool cpu_time)
+      : clock(cpu_time ? process_cpu_seconds : now_seconds),
+        per(cpu_time ? static_cast<double>(lm.threads) : 1.0),
+        gen(*lm.model, *lm.tok, *lm.ctx, [&] {
           llm::GeneratorOptions o{1, n_ctx, 512, 1};
           o.cache_bytes = cache_bytes;
           return o;
@@ -97,20 +101,20 @@ struct Conversations {
     r.params.ignore_eos = true;
     r.params.max_tokens = 1;
     double t_first = 0;
-    r.on_token = [&t_first](const llm::Piece&) {
-      t_first = now_seconds();
+    r.on_token = [&t_first, this](const llm::Piece&) {
+      if (t_first == 0) t_first = clock();
       return true;
     };
     r.on_done = [this](const llm::Result& res) { cached = res.cached_tokens; };
-    const double t0 = now_seconds();
+    const double t0 = clock();
     gen.submit(std::move(r));
     gen.run();
-    return t_first - t0;
+    return (t_first - t0) / per;
   }
 };
 
 int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sys_len, size_t user_len, size_t reps,
-                       size_t cache_mib) {
+                       size_t cache_mib, bool cpu_time) {
   std::mt19937 rng(42);
   const std::vector<int32_t> sys = random_tokens(lm, sys_len, rng);
   auto conversation = [&] {
@@ -119,7 +123,7 @@ int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sy
     return p;
   };
   const size_t n_ctx = sys_len + user_len + 8;
-  Conversations off(lm, n_ctx, 0), on(lm, n_ctx, cache_mib << 20);
+  Conversations off(lm, n_ctx, 0, cpu_time), on(lm, n_ctx, cache_mib << 20, cpu_time);
   if (!on.gen.cache_off_reason().empty()) throw Error(Status::unsupported, on.gen.cache_off_reason());
   on.ttft(conversation());  // the first conversation with this system prompt
   std::vector<double> t_off, t_on, ratio;
@@ -136,8 +140,9 @@ int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sy
     ratio.push_back(a / b);
   }
   std::printf("bench serve: %s, %zu thread%s, prompt cache: a new conversation's %zu-token system prompt + %zu-token message, "
-              "%zu repetition%s (medians)\n",
-              path.c_str(), lm.threads, lm.threads == 1 ? "" : "s", sys_len, user_len, reps, reps == 1 ? "" : "s");
+              "%zu repetition%s (medians)%s\n",
+              path.c_str(), lm.threads, lm.threads == 1 ? "" : "s", sys_len, user_len, reps, reps == 1 ? "" : "s",
+              cpu_time ? ", CPU time" : "");
   std::printf("%22s %14s %16s\n", "time to first token", "cached tokens", "x without cache");
   std::printf("%22s %11.1f ms %14zu %15.2fx\n", "without prompt cache", median(t_off) * 1e3, size_t{0}, 1.0);
   std::printf("%22s %11.1f ms %14zu %15.2fx\n", "with prompt cache", median(t_on) * 1e3, cached, median(ratio));
@@ -177,7 +182,7 @@ int bench_serve(int argc, char** argv) {
     throw UsageError("--system-prompt and --user-tokens must be at most 100000, --cache-ram at most 2^30");
   }
   const LoadedModel lm = LoadedModel::load(mf);
-  if (sys_len > 0) return bench_prompt_cache(lm, mf.path, sys_len, user_len, reps, cache_mib);
+  if (sys_len > 0) return bench_prompt_cache(lm, mf.path, sys_len, user_len, reps, cache_mib, cpu_time);
   const size_t weight_bytes = lm.model->stats().packed_bytes;
 
   // Warm-up (first touch of the caches and scratch), then the repetitions, configurations interleaved.
