@@ -3,7 +3,8 @@
 // a versioned header names the model (a fingerprint of its shape, its RoPE for this context
 // size and some of its weights) and the cache types; the file's size must be exactly what the
 // header says, every token must be in the vocabulary, and anything else is a one-line
-// Error(invalid_argument) with the sequence left empty.
+// Error(invalid_argument) before the sequence is touched (Generator::restore_slot empties the
+// slot first, so a failed restore leaves it empty).
 #pragma once
 #include <cstddef>
 #include <cstdint>
