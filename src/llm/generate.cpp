@@ -153,10 +153,10 @@ void Generator::start(Slot& s, Request r, double t_submit) {
   // Reuse the cached prefix, but prefill at least the last prompt token (its logits are needed),
   // and all of it when a sliding window's ring no longer holds the positions before the prefix's end.
   // An embedding needs every position's hidden state: nothing is reused.
-  const bool embedding = r.embed != Pooling::none;
-  size_t keep = state_.truncate(slot, embedding ? 0 : std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1));
+  const bool reuse = r.embed == Pooling::none && r.cache_prompt;
+  size_t keep = state_.truncate(slot, reuse ? std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1) : 0);
   // A longer prefix cached by any earlier request is copied in.
-  if (cache_ && !embedding) keep = cache_->restore(state_, slot, r.prompt, keep, r.prompt.size() - 1);
+  if (cache_ && reuse) keep = cache_->restore(state_, slot, r.prompt, keep, r.prompt.size() - 1);
   s.cached.assign(r.prompt.begin(), r.prompt.begin() + static_cast<std::ptrdiff_t>(keep));
   prompt_total_ += r.prompt.size();
   cached_total_ += keep;

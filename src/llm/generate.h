@@ -102,6 +102,7 @@ struct Request {
   std::vector<int32_t> prompt;       // at least one token, fewer than n_ctx
   GenerateParams params;
   int slot = -1;                     // -1: any free slot (longest cached prefix), else this slot
+  bool cache_prompt = true;          // false: prefill the whole prompt (no prefix of the slot or the prompt cache)
   std::function<bool(const Piece&)> on_token;     // optional; false cancels the request
   std::function<void(const Result&)> on_done;     // optional; called exactly once
   // An embedding instead of a generation (embed.h): the whole prompt is prefilled (no cached

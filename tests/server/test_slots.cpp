@@ -230,5 +230,30 @@ TEST_F(Slots, ABusySlotIsAConflict) {
   EXPECT_TRUE(seen);
 }
 
+// llama-server's request fields: id_slot runs a request in that slot, cache_prompt false
+// prefills the whole prompt (neither the slot's nor the prompt cache's prefix is used).
+TEST_F(Slots, IdSlotAndCachePrompt) {
+  Served s(2, 16 << 20);
+  const auto prompt = ids(150, 7);
+  auto with = [&](json extra) {
+    json j = json::parse(body(prompt));
+    j.update(extra);
+    return request(s.port(), "POST", "/v1/completions", j.dump());
+  };
+  const Reply first = with({{"id_slot", 1}});
+  ASSERT_EQ(first.status, 200) << first.body;
+  const json slots = request(s.port(), "GET", "/slots").json();
+  EXPECT_EQ(slots[0]["n_cached"], 0);
+  EXPECT_EQ(slots[1]["n_cached"], 161);
+  const Reply again = with({{"id_slot", 0}});  // another slot: the prompt cache's blocks
+  EXPECT_EQ(again.json()["usage"]["prompt_tokens_details"]["cached_tokens"], 128);
+  const Reply fresh = with({{"cache_prompt", false}});
+  EXPECT_EQ(fresh.json()["usage"]["prompt_tokens_details"]["cached_tokens"], 0);
+  EXPECT_EQ(fresh.json()["choices"][0]["text"], first.json()["choices"][0]["text"]);
+  const Reply bad = with({{"id_slot", 2}});
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.json()["error"]["param"], "id_slot");
+}
+
 }  // namespace
 }  // namespace qmm::serve

@@ -128,7 +128,13 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
       throw ApiError(503, "all slots are busy and the queue is full; retry later");
     }
   }
+  if (r.id_slot >= static_cast<int>(opt_.n_slots)) {
+    throw ApiError(400, "'id_slot' " + std::to_string(r.id_slot) + " does not exist (this server has slots 0.." +
+                            std::to_string(opt_.n_slots - 1) + ")", "id_slot");
+  }
   llm::Request g;
+  g.slot = r.id_slot;
+  g.cache_prompt = r.cache_prompt;
   g.prompt = prompt_tokens(r);
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;

@@ -160,7 +160,7 @@ constexpr Unimplemented kUnimplemented[] = {
     {"samplers", R"(["edkypmxt", ["dry","top_k","typ_p","top_p","min_p","xtc","temperature"]])"},
     {"n_keep", "[0,-1]"},               {"min_keep", "[0]"},
     {"penalize_nl", "[false]"},         {"lora", "[[]]"},
-    {"id_slot", "[-1]"},                {"post_sampling_probs", "[false]"},
+    {"post_sampling_probs", "[false]"},
     {"return_tokens", "[false]"},       {"n_indent", "[0]"},
     {"t_max_predict_ms", "[0]"},        {"image_data", "[[]]"},
 };
@@ -282,6 +282,8 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   r.stop = parse_stop(j);
   r.stream = boolean(j, "stream", "stream");
   r.ignore_eos = boolean(j, "ignore_eos", "ignore_eos");
+  if (const std::optional<int64_t> s = integer(j, "id_slot", -1)) r.id_slot = static_cast<int>(std::min<int64_t>(*s, 1 << 20));
+  if (field(j, "cache_prompt")) r.cache_prompt = boolean(j, "cache_prompt", "cache_prompt");
   if (const json* so = field(j, "stream_options")) {
     if (!so->is_object()) bad("stream_options", "'stream_options' must be an object");
     r.include_usage = boolean(*so, "include_usage", "stream_options.include_usage");
