@@ -109,6 +109,27 @@ TEST(PromptCache, GreedyOutputIsTheSameWithAndWithoutTheCacheForEveryKvType) {
   }
 }
 
+// Sliding-window layers whose cache is not a ring that wraps (the context fits window + batch):
+// the cache works there too, and the answers are the same.
+TEST(PromptCache, WindowedLayersWithoutAWrappingRing) {
+  Loaded L(synth("tiny-gemma3"));
+  const auto sys = tokens(200, 1);
+  for (KvTypes kv : {KvTypes{}, KvTypes{KvType::q8_0, KvType::q8_0}}) {
+    GeneratorOptions o = options(kv, 64 << 20);
+    o.n_batch = 512;  // the ring holds window + batch - 1 >= n_ctx positions
+    Generator cached(L.model, L.tok, L.ctx, o);
+    ASSERT_TRUE(cached.cache_off_reason().empty());
+    o.cache_bytes = 0;
+    Generator plain(L.model, L.tok, L.ctx, o);
+    generate(cached, cat(sys, tokens(30, 2)));
+    generate(cached, tokens(100, 9));
+    const auto next = cat(sys, tokens(40, 3));
+    const Out with = generate(cached, next, 16);
+    EXPECT_EQ(with.res.cached_tokens, 192u);
+    EXPECT_EQ(with.tokens, generate(plain, next, 16).tokens);
+  }
+}
+
 // A request whose prompt differs from a cached conversation in one token gets only the blocks
 // before that token, whichever it is, and the output it would get without any cache.
 TEST(PromptCache, NeverServesAPrefixThatDiffersInAnyToken) {
