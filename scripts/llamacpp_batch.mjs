@@ -17,8 +17,15 @@ const out = (line) => process.stdout.write(line + "\n");
 
 for (const [mi, m] of request.models.entries()) {
   try {
-    const model = await llama.loadModel({modelPath: m.path});
-    for (const [si, s] of (m.strings ?? []).entries()) out(`T ${mi} ${si} ${model.tokenize(s, true).join(" ")}`);
+    const model = await llama.loadModel({modelPath: m.path, vocabOnly: m.vocab_only ?? false});
+    const t = model.tokens;
+    out(`V ${mi} ${t.bos ?? -1} ${t.shouldPrependBosToken ? 1 : 0} ${t.eos ?? -1}`);
+    for (const [si, s] of (m.strings ?? []).entries()) {
+      const ids = model.tokenize(s, true);
+      out(`T ${mi} ${si} ${ids.join(" ")}`);
+      if (m.detokenize) out(`D ${mi} ${si} ${Buffer.from(model.detokenize(ids, false), "utf8").toString("hex")}`);
+    }
+    if (m.eog) out(`Q ${mi} ${m.eog.filter((id) => model.isEogToken(id)).join(" ")}`);
     const prompts = m.prompts ?? [];
     if (prompts.length === 0) {
       await model.dispose();
@@ -32,7 +39,7 @@ for (const [mi, m] of request.models.entries()) {
       const ctx = await model.createContext({contextSize: m.ctx ?? 256, threads: 1, flashAttention: false,
                                              experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32"});
       const seq = ctx.getSequence();
-      const prompt_tokens = [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt, true)];
+      const prompt_tokens = Array.isArray(prompt) ? prompt : [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt, true)];
       out(`P ${mi} ${pi} ${prompt_tokens.join(" ")}`);
       const tokens = [];
       const meta = {probabilities: (m.top ?? 0) > 0};

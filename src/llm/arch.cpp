@@ -7,11 +7,12 @@ namespace qmm::llm {
 namespace {
 
 constexpr std::array kArchs = {
-    ArchSpec{.name = "llama", .rope_freqs = true},
-    ArchSpec{.name = "mistral", .rope_freqs = true},
-    ArchSpec{.name = "qwen2", .rope = Rope::neox},
-    ArchSpec{.name = "qwen3", .rope = Rope::neox, .qk_norm = true},
-    ArchSpec{.name = "phi3", .rope = Rope::neox, .fused = true, .long_rope = true},
+    ArchSpec{.name = "llama", .rope_freqs = true, .wo_bias = true, .ffn_scales = true, .ffn_biases = true},
+    ArchSpec{.name = "mistral", .rope_freqs = true, .wo_bias = true, .ffn_scales = true, .ffn_biases = true},
+    ArchSpec{.name = "qwen2", .rope = Rope::neox, .wo_bias = true, .output_bias = true},
+    ArchSpec{.name = "qwen3", .rope = Rope::neox, .qk_norm = true, .wo_bias = true, .ffn_scales = true, .cls_output = true},
+    ArchSpec{.name = "phi3", .rope = Rope::neox, .fused = true, .long_rope = true, .wo_bias = true, .output_bias = true},
+    ArchSpec{.name = "gemma", .rope = Rope::neox, .act = Activation::geglu, .embed_scale = true},
     ArchSpec{.name = "gemma2", .rope = Rope::neox, .act = Activation::geglu, .embed_scale = true, .post_norms = true,
              .swa_pattern = 2, .default_window = 4096, .softcap = true, .big_layers = 46},
     ArchSpec{.name = "gemma3", .rope = Rope::neox, .act = Activation::geglu, .embed_scale = true, .qk_norm = true,

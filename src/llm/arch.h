@@ -20,7 +20,10 @@ enum class Activation : uint8_t {
 
 // Every family: Q/K/V as separate attn_q/k/v or one fused attn_qkv (as the file has them, per
 // layer), with optional biases (attn_{q,k,v}.bias or attn_qkv.bias) added after the projection,
-// as llama.cpp's create_tensor_qkv takes them. A file with any other tensor is refused.
+// as llama.cpp's create_tensor_qkv takes them; optional per-tensor scales (one number, ".scale")
+// multiplying the Q/K/V, attention output and output projections, as llama.cpp applies them in
+// every family. llama.cpp also loads per-tensor input scales (".input_scale") and uses them in
+// none of these families: they are accepted and not read. A file with any other tensor is refused.
 struct ArchSpec {
   const char* name;             // general.architecture
   Rope rope = Rope::normal;
@@ -37,6 +40,13 @@ struct ArchSpec {
   uint32_t default_window = 0;  // the window when the file names none
   bool softcap = false;         // attn_logit_softcapping / final_logit_softcapping (Gemma 2)
   uint32_t big_layers = 0;      // a model of this many layers scales queries by 1/√(n_embd/n_head), not 1/√head_dim (Gemma 27B)
+  // Optional tensors by llama.cpp's graph of the family:
+  bool wo_bias = false;         // attn_output.bias
+  bool ffn_scales = false;      // ffn_{gate,up,down}.scale multiply the FFN projections; without this flag llama.cpp
+                                // loads them and leaves them unused, and so does qmm
+  bool ffn_biases = false;      // ffn_{gate,up,down}.bias
+  bool output_bias = false;     // output.bias
+  bool cls_output = false;      // cls.output.weight: a reranking head llama.cpp loads and generation never uses
 };
 
 // The entry for general.architecture `name`, or nullptr.

@@ -61,6 +61,23 @@ inline void norm_rows(ThreadPool& pool, float* out, const float* x, const float*
   });
 }
 
+// row = row · a.scale + a.bias, or (row + a.bias) · a.scale (per column; either may be empty).
+inline void apply(const Affine& a, float* row, size_t n) {
+  if (a.bias_first && !a.bias.empty()) add(row, a.bias.data(), n);
+  if (!a.scale.empty()) {
+    for (size_t j = 0; j < n; ++j) row[j] *= a.scale[j];
+  }
+  if (!a.bias_first && !a.bias.empty()) add(row, a.bias.data(), n);
+}
+
+// The same for m rows of n columns, `stride` floats apart.
+void apply_rows(ThreadPool& pool, const Affine& a, float* rows, size_t m, size_t n, size_t stride) {
+  if (a.empty()) return;
+  parallel_range(pool, m, 4, [&](size_t b, size_t e) {
+    for (size_t i = b; i < e; ++i) apply(a, rows + i * stride, n);
+  });
+}
+
 // dst[m, w.n()] = src[m, w.k()] · Wᵀ (row strides in floats). `next`: the weights multiplied
 // next (their start is prefetched by idle threads in between).
 inline void linear(const PackedWeights& w, size_t m, const float* src, size_t src_stride, float* dst, size_t dst_stride,
@@ -265,7 +282,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     parallel_range(pool, m, 4, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         float* row = qkv + i * qkv_dim;
-        if (!L.qkv_bias.empty()) add(row, L.qkv_bias.data(), qkv_dim);
+        apply(L.qkv_out, row, qkv_dim);
         if (!L.q_norm.empty()) {
           head_norms(row, c.n_head, hd, L.q_norm.data(), c.norm_eps);
           head_norms(row + q_dim, c.n_head_kv, hd, L.k_norm.data(), c.norm_eps);
@@ -360,6 +377,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     }
     // Output projection (then its RMSNorm for Gemma) and residual: x += xb · Woᵀ
     linear(L.wo, m, xb, q_dim, xb2, dim, ctx, &L.gate_up.parts[0]);
+    apply_rows(pool, L.wo_out, xb2, m, dim, dim);
     if (!L.post_attn_norm.empty()) norm_rows(pool, xb2, xb2, L.post_attn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb2 + b, e - b); });
 
@@ -368,6 +386,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
 
     // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
     linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
+    apply_rows(pool, L.gate_up_out, hb, m, 2 * ff, 2 * ff);
     parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
       for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
         const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
@@ -379,6 +398,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
 
     // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
     linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
+    apply_rows(pool, L.down_out, xb, m, dim, dim);
     if (!L.post_ffn_norm.empty()) norm_rows(pool, xb, xb, L.post_ffn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
@@ -388,6 +408,7 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
   }
   if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx, nullptr);
+  apply_rows(pool, model.output_out(), s.logits_.data(), n_out, c.n_vocab, c.n_vocab);
   if (c.final_softcap > 0) {  // Gemma 2
     parallel_range(pool, n_out * c.n_vocab, 1 << 15, [&](size_t b, size_t e) { softcap_logits(s.logits_.data() + b, e - b, c.final_softcap); });
   }

@@ -385,6 +385,11 @@ size_t GeneratorThread::waiting() const {
   return waiting_ + inbox_.size();
 }
 
+GeneratorThread::Stats GeneratorThread::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
 void GeneratorThread::loop() {
   std::deque<Request> inbox;
   std::vector<uint64_t> cancels;
@@ -418,10 +423,14 @@ void GeneratorThread::loop() {
     inbox.clear();
     for (uint64_t id : cancels) gen_.cancel(id);
     cancels.clear();
-    gen_.step();
+    const bool stepped = gen_.step();
+    size_t kv = 0;
+    for (size_t i = 0; i < gen_.options().n_slots; ++i) kv += gen_.cached(static_cast<int>(i)).size();
     std::lock_guard<std::mutex> lock(mu_);
+    if (stepped) ++stats_.steps;
     active_ = gen_.active();
     waiting_ = gen_.queued();
+    stats_.kv_tokens = kv;
     counters_ = gen_.counters();
   }
 }

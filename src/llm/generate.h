@@ -222,6 +222,13 @@ class GeneratorThread {
   void cancel(uint64_t id);  // any time; a no-op for a finished or unknown id
   size_t active() const;     // requests running (as of the last step)
   size_t waiting() const;    // requests waiting for a slot
+  // The engine as of its last step (metrics): cache positions holding tokens, over every
+  // slot, and forward passes so far.
+  struct Stats {
+    size_t kv_tokens = 0;
+    uint64_t steps = 0;
+  };
+  Stats stats() const;
   GeneratorCounters counters() const;  // as of the last step
   // Runs f on the engine thread between two steps and waits for it; what f throws is rethrown
   // here (Error(unsupported) when the engine has stopped).
@@ -243,6 +250,7 @@ class GeneratorThread {
   std::condition_variable done_cv_;
   GeneratorCounters counters_;
   size_t active_ = 0, waiting_ = 0;
+  Stats stats_;
   uint64_t next_id_ = 1;
   bool stop_ = false;
   std::thread thread_;

@@ -355,14 +355,21 @@ Config read_config(const gguf::File& f) {
   if (spec.swa_pattern) {  // (llama.cpp's keys: the window, the pattern of local layers, their RoPE base)
     const std::optional<uint64_t> w = f.find_u64(a + "attention.sliding_window");
     c.n_swa = w ? static_cast<size_t>(std::min<uint64_t>(*w, uint64_t{1} << 31)) : spec.default_window;
-    const std::optional<uint64_t> p = f.find_u64(a + "attention.sliding_window_pattern");
-    c.swa_pattern = p ? static_cast<size_t>(std::min<uint64_t>(*p, uint64_t{1} << 31)) : spec.swa_pattern;
+    const std::string pattern = a + "attention.sliding_window_pattern";
+    if (f.has(pattern) && f.type_of(pattern) == gguf::ValueType::array) {  // one flag per layer, 1: local (llama.cpp's newer form)
+      if (f.array_size(pattern) != c.n_layer) bad(pattern + " must have one entry per layer");
+      for (int32_t v : f.get_i32_array(pattern)) c.swa_layers.push_back(v != 0);
+    } else {
+      const std::optional<uint64_t> p = f.find_u64(pattern);
+      c.swa_pattern = p ? static_cast<size_t>(std::min<uint64_t>(*p, uint64_t{1} << 31)) : spec.swa_pattern;
+    }
     c.rope_freq_base_swa = positive(a + "rope.freq_base_swa", spec.swa_rope_base > 0 ? spec.swa_rope_base : c.rope_freq_base);
   }
   const bool big = spec.big_layers && c.n_layer == spec.big_layers;  // (llama.cpp: Gemma 27B)
   c.attn_scale = 1.0f / std::sqrt(static_cast<float>(big ? c.n_embd / c.n_head : c.head_dim));
   if (spec.softcap) c.attn_softcap = positive(a + "attn_logit_softcapping", 50.0);
-  if (spec.softcap || (spec.post_norms && f.has(a + "final_logit_softcapping"))) {
+  // Gemma 2 always caps the logits; Gemma 3 when the file gives a cap other than 0 (as llama.cpp).
+  if (spec.softcap || (spec.post_norms && f.find_f64(a + "final_logit_softcapping").value_or(0) != 0)) {
     c.final_softcap = positive(a + "final_logit_softcapping", 30.0);
   }
   if (spec.embed_scale) c.embed_scale = std::sqrt(static_cast<float>(c.n_embd));
@@ -372,11 +379,13 @@ Config read_config(const gguf::File& f) {
   return c;
 }
 
-// A tensor the model reads: its name, its shape, and whether the file may leave it out.
+// A tensor the model reads: its name, its shape, and whether the file may leave it out; or one
+// llama.cpp loads and never uses, which is accepted and not read (`unused`, any shape).
 struct Expected {
   std::string name;
   std::vector<uint64_t> shape;
   bool optional = false;
+  bool unused = false;
 };
 
 // The tensors of layer l (names after "blk.N.") by what the family has and, for Q/K/V, how the
@@ -386,18 +395,28 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
   const uint64_t embd = c.n_embd, q = c.q_dim(), kv = c.kv_dim(), ff = c.n_ff, hd = c.head_dim;
   const std::string b = "blk." + std::to_string(l) + ".";
   std::vector<Expected> t;
-  auto add = [&](const char* name, std::vector<uint64_t> shape, bool optional = false) {
+  auto add = [&](const std::string& name, std::vector<uint64_t> shape, bool optional = false) {
     t.push_back({b + name, std::move(shape), optional});
+  };
+  // Per projection: its per-tensor scale (applied by every family's graph, or for the FFN only
+  // where the family's is), its input scale (never used), its bias where the family has one.
+  auto extras = [&](const char* w, bool scale_used, uint64_t bias) {
+    add(std::string(w) + ".scale", {1}, true);
+    t.back().unused = !scale_used;
+    t.push_back({b + w + ".input_scale", {}, true, true});
+    if (bias) add(std::string(w) + ".bias", {bias}, true);
   };
   add("attn_norm.weight", {embd});
   const bool fused_qkv = f.find_tensor(b + "attn_qkv.weight") != nullptr;
   if (fused_qkv) {
     add("attn_qkv.weight", {embd, q + 2 * kv});
     add("attn_qkv.bias", {q + 2 * kv}, true);
+    extras("attn_qkv", true, 0);
   } else {
     add("attn_q.weight", {embd, q});
     add("attn_k.weight", {embd, kv});
     add("attn_v.weight", {embd, kv});
+    for (const char* w : {"attn_q", "attn_k", "attn_v"}) extras(w, true, 0);
   }
   if (!fused_qkv || !f.find_tensor(b + "attn_qkv.bias")) {
     add("attn_q.bias", {q}, true);
@@ -409,15 +428,20 @@ std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t
     add("attn_k_norm.weight", {hd});
   }
   add("attn_output.weight", {q, embd});
+  extras("attn_output", true, a.wo_bias ? embd : 0);
   if (a.post_norms) add("post_attention_norm.weight", {embd});
   add("ffn_norm.weight", {embd});
   if (a.fused) {
     add("ffn_up.weight", {embd, 2 * ff});
+    extras("ffn_up", a.ffn_scales, a.ffn_biases ? 2 * ff : 0);
   } else {
     add("ffn_gate.weight", {embd, ff});
     add("ffn_up.weight", {embd, ff});
+    extras("ffn_gate", a.ffn_scales, a.ffn_biases ? ff : 0);
+    extras("ffn_up", a.ffn_scales, a.ffn_biases ? ff : 0);
   }
   add("ffn_down.weight", {ff, embd});
+  extras("ffn_down", a.ffn_scales, a.ffn_biases ? embd : 0);
   if (a.post_norms) add("post_ffw_norm.weight", {embd});
   return t;
 }
@@ -429,7 +453,10 @@ bool long_rope(const Config& c) { return c.spec->long_rope || (c.spec->rope_freq
 std::vector<Expected> global_tensors(const Config& c) {
   std::vector<Expected> t = {{"token_embd.weight", {c.n_embd, c.n_vocab}},
                              {"output_norm.weight", {c.n_embd}},
-                             {"output.weight", {c.n_embd, c.n_vocab}, true}};
+                             {"output.weight", {c.n_embd, c.n_vocab}, true},
+                             {"output.scale", {1}, true}};
+  if (c.spec->output_bias) t.push_back({"output.bias", {c.n_vocab}, true});
+  if (c.spec->cls_output) t.push_back({"cls.output.weight", {}, true, true});
   if (long_rope(c)) {
     t.push_back({"rope_factors_short.weight", {c.n_rot / 2}, true});
     t.push_back({"rope_factors_long.weight", {c.n_rot / 2}, true});
@@ -469,7 +496,7 @@ void check_tensors(const gguf::File& f, const Config& c) {
   auto need = [&](const Expected& e) {
     expected.insert(e.name);
     const gguf::TensorInfo* t = f.find_tensor(e.name);
-    if (!t && e.optional) return;
+    if ((!t && e.optional) || e.unused) return;
     if (!t && e.name.ends_with(".attn_q.weight")) {
       fail(Status::io, f.path() + ": tensor '" + e.name + "' missing (nor is Q/K/V fused in '" +
                            e.name.substr(0, e.name.size() - 8) + "qkv.weight')");
@@ -497,19 +524,34 @@ void check_tensors(const gguf::File& f, const Config& c) {
   }
 }
 
-// The Q/K/V biases of layer prefix b as one [q | k | v] vector (a part the file leaves out is
-// zero), or empty when the layer has none.
-std::vector<float> qkv_bias(Loader& ld, const gguf::File& f, const std::string& b, size_t q, size_t kv) {
-  if (f.find_tensor(b + "attn_qkv.bias")) return ld.vec(b + "attn_qkv.bias", q + 2 * kv);
-  std::vector<float> out;
-  bool any = false;
-  for (const auto& [name, n] : {std::pair{"attn_q.bias", q}, {"attn_k.bias", kv}, {"attn_v.bias", kv}}) {
-    const bool has = f.find_tensor(b + name) != nullptr;
-    const std::vector<float> part = has ? ld.vec(b + name, n) : std::vector<float>(n, 0.0f);
-    out.insert(out.end(), part.begin(), part.end());
-    any |= has;
+// The scales and biases of projections side by side (name prefix, output columns), per column:
+// a part's ".scale" (one number; 1 where absent) over its columns when `scales`, its ".bias"
+// (0 where absent) when `biases`; each empty when no part has one.
+Affine affine(Loader& ld, const gguf::File& f, const std::vector<std::pair<std::string, size_t>>& parts, bool scales,
+              bool biases) {
+  Affine a;
+  bool any_scale = false, any_bias = false;
+  for (const auto& [w, n] : parts) {
+    const bool s = scales && f.find_tensor(w + ".scale"), bi = biases && f.find_tensor(w + ".bias");
+    a.scale.insert(a.scale.end(), n, s ? ld.vec(w + ".scale", 1)[0] : 1.0f);
+    const std::vector<float> bias = bi ? ld.vec(w + ".bias", n) : std::vector<float>(n, 0.0f);
+    a.bias.insert(a.bias.end(), bias.begin(), bias.end());
+    any_scale |= s;
+    any_bias |= bi;
   }
-  return any ? out : std::vector<float>{};
+  if (!any_scale) a.scale.clear();
+  if (!any_bias) a.bias.clear();
+  return a;
+}
+
+// Q/K/V's: the scales of the weights as the file stores them, the biases fused or per part.
+Affine qkv_affine(Loader& ld, const gguf::File& f, const std::string& b, size_t q, size_t kv) {
+  const bool fused = f.find_tensor(b + "attn_qkv.weight") != nullptr;
+  const std::vector<std::pair<std::string, size_t>> fused_part = {{b + "attn_qkv", q + 2 * kv}};
+  const std::vector<std::pair<std::string, size_t>> parts = {{b + "attn_q", q}, {b + "attn_k", kv}, {b + "attn_v", kv}};
+  Affine a = affine(ld, f, fused ? fused_part : parts, true, false);
+  a.bias = affine(ld, f, f.find_tensor(b + "attn_qkv.bias") ? fused_part : parts, false, true).bias;
+  return a;
 }
 
 }  // namespace
@@ -569,17 +611,25 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     L.qkv = f.find_tensor(b + "attn_qkv.weight")
                 ? ld.matrices({t("attn_qkv.weight")}, {q_dim + 2 * kv_dim}, c.n_embd)
                 : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
-    L.qkv_bias = qkv_bias(ld, f, b, q_dim, kv_dim);
+    L.qkv_out = qkv_affine(ld, f, b, q_dim, kv_dim);
     if (spec.qk_norm) {
       L.q_norm = ld.vec(b + "attn_q_norm.weight", c.head_dim);
       L.k_norm = ld.vec(b + "attn_k_norm.weight", c.head_dim);
     }
     L.wo = ld.matrix(*t("attn_output.weight"), c.n_embd, q_dim);
+    L.wo_out = affine(ld, f, {{b + "attn_output", c.n_embd}}, true, spec.wo_bias);
     if (spec.post_norms) L.post_attn_norm = ld.vec(b + "post_attention_norm.weight", c.n_embd);
     L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
     L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
                            : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
+    const std::vector<std::pair<std::string, size_t>> gate_up =
+        spec.fused ? std::vector<std::pair<std::string, size_t>>{{b + "ffn_up", 2 * c.n_ff}}
+                   : std::vector<std::pair<std::string, size_t>>{{b + "ffn_gate", c.n_ff}, {b + "ffn_up", c.n_ff}};
+    L.gate_up_out = affine(ld, f, gate_up, spec.ffn_scales, spec.ffn_biases);
+    L.gate_up_out.bias_first = true;
     L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
+    L.down_out = affine(ld, f, {{b + "ffn_down", c.n_embd}}, spec.ffn_scales, spec.ffn_biases);
+    L.down_out.bias_first = true;
     if (spec.post_norms) L.post_ffn_norm = ld.vec(b + "post_ffw_norm.weight", c.n_embd);
   }
   ld.drop_scratch();
@@ -590,6 +640,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     if (opt.trace) opt.trace("  output.weight absent: the output projection is tied to token_embd.weight");
     m.output_ = ld.matrix(*m.tok_embd_, c.n_vocab, c.n_embd);
   }
+  m.output_out_ = affine(ld, f, {{"output", c.n_vocab}}, true, spec.output_bias);
 
   // RoPE: angle per position of pair i = base^(-2i/n_rot) · scale, divided by the frequency
   // factor of the pair where the model has them: Llama 3's rope_freqs, or LongRoPE's short
@@ -606,9 +657,9 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
     for (size_t i = 0; i < c.n_rot / 2; ++i) {
       const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
       out[i] = static_cast<float>(theta * scale / factor[i]);
-      if (!(factor[i] > 0) || !std::isfinite(factor[i]) || !std::isfinite(out[i])) {
+      if (factor[i] == 0 || !std::isfinite(factor[i]) || !std::isfinite(out[i])) {  // (a negative one turns the pair the other way, as in llama.cpp)
         fail(Status::io, path + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(factor[i]) +
-                             " must be a finite positive number");
+                             " must be a finite non-zero number");
       }
     }
     return out;
@@ -630,7 +681,7 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   if (opt.trace) {
     std::string line = "  architecture " + c.arch + ": " + (spec.rope == Rope::neox ? "NeoX" : "normal") + " RoPE, " +
                        (spec.act == Activation::geglu ? "GeGLU" : "SwiGLU");
-    if (!m.layers_.empty() && !m.layers_[0].qkv_bias.empty()) line += ", Q/K/V biases";
+    if (!m.layers_.empty() && !m.layers_[0].qkv_out.bias.empty()) line += ", Q/K/V biases";
     if (!m.rope_freqs_long_.empty()) line += ", LongRoPE (long factors beyond " + std::to_string(c.n_ctx_orig) + " positions)";
     if (c.rope_attn_factor != 1.0f) line += ", RoPE attention factor " + std::to_string(c.rope_attn_factor);
     if (spec.qk_norm) line += ", q/k norms";

@@ -46,6 +46,7 @@ struct Config {
   float rope_attn_factor = 1.0f; // rope.scaling.attn_factor: the rotated dimensions of queries and keys are scaled by it
   size_t n_swa = 0;              // the local layers' attention window (0: every layer attends to all positions)
   size_t swa_pattern = 0;        // attention.sliding_window_pattern, else the family's: layer l is local unless l % pattern == pattern - 1 (0: every layer)
+  std::vector<uint8_t> swa_layers;  // the pattern as one flag per layer (1: local), when the file gives it so
   float rope_freq_base_swa = 0;  // rope.freq_base_swa, else the family's: the local layers' RoPE base
   float attn_scale = 0;          // queries · keys are scaled by this (1/√head_dim for most)
   float attn_softcap = 0;        // scores -> cap · tanh(scores / cap) (0: none)
@@ -54,7 +55,10 @@ struct Config {
   size_t kv_dim() const { return n_head_kv * head_dim; }
   size_t q_dim() const { return n_head * head_dim; }
   // Layer l attends to the last n_swa positions only (Gemma's local layers).
-  bool is_local(size_t l) const { return n_swa > 0 && (swa_pattern == 0 || l % swa_pattern != swa_pattern - 1); }
+  bool is_local(size_t l) const {
+    if (!swa_layers.empty()) return n_swa > 0 && swa_layers[l];
+    return n_swa > 0 && (swa_pattern == 0 || l % swa_pattern != swa_pattern - 1);
+  }
 };
 
 // Optional hooks and choices of a load.
@@ -96,15 +100,27 @@ struct Fused {
   }
 };
 
+// What follows a projection, per output column: y = y · scale + bias (the weights' per-tensor
+// ".scale" spread over their columns, then their ".bias"), or (y + bias) · scale where llama.cpp's
+// graph adds the bias first (its FFN); either may be empty when the file has none.
+struct Affine {
+  std::vector<float> scale, bias;
+  bool bias_first = false;
+  bool empty() const { return scale.empty() && bias.empty(); }
+};
+
 struct Layer {
   std::vector<float> attn_norm, ffn_norm;  // RMSNorm gains [n_embd]
   Fused qkv;                               // [Wq; Wk; Wv]: n_embd -> q_dim + 2·kv_dim
-  std::vector<float> qkv_bias;             // [q | k | v] biases, or empty
+  Affine qkv_out;                          // [q | k | v] scales and biases
   std::vector<float> q_norm, k_norm;       // per-head RMSNorm gains [head_dim], or empty
   PackedWeights wo;                        // attention output projection: q_dim -> n_embd
+  Affine wo_out;
   std::vector<float> post_attn_norm;       // RMSNorm of the attention output [n_embd], or empty
   Fused gate_up;                           // [Wgate; Wup]: n_embd -> 2·n_ff
+  Affine gate_up_out;                      // [gate | up], before the activation
   PackedWeights w_down;                    // FFN down projection
+  Affine down_out;
   std::vector<float> post_ffn_norm;        // RMSNorm of the FFN output [n_embd], or empty
 };
 
@@ -118,6 +134,7 @@ class Model {
   const std::vector<Layer>& layers() const { return layers_; }
   const std::vector<float>& output_norm() const { return output_norm_; }
   const PackedWeights& output() const { return output_; }
+  const Affine& output_out() const { return output_out_; }  // output.scale, output.bias
   // Per rotated pair i (0..n_rot/2-1): the angle per position, base^(-2i/n_rot) · scale / factor_i
   // (the local layers' own base where the family has one), for a context of n_ctx positions per
   // sequence: LongRoPE's long factors when n_ctx rounded up to a multiple of 256 (as llama.cpp
@@ -152,6 +169,7 @@ class Model {
   std::vector<Layer> layers_;
   std::vector<float> output_norm_;
   PackedWeights output_;
+  Affine output_out_;
   std::vector<float> rope_freqs_, rope_freqs_local_, rope_freqs_long_;
   TuneReport tuning_;
 };

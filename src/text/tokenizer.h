@@ -4,8 +4,8 @@
 //    characters are merged pairwise, best vocabulary score first (ties: leftmost), like
 //    llama.cpp's SPM tokenizer; characters outside the vocabulary fall back to <0xXX> tokens.
 //  - Byte-level BPE (`model = gpt2`): bytes are mapped to printable code points (GPT-2's
-//    byte↔unicode table), the text is split by the pre-tokenizer (GPT-2's, Llama-3's or
-//    Qwen 2's regex, by tokenizer.ggml.pre, matched by hand over exact Unicode categories from
+//    byte↔unicode table), the text is split by the pre-tokenizer (GPT-2's, Llama-3's, Qwen 2's
+//    or GPT-4o's regex, by tokenizer.ggml.pre, matched by hand over exact Unicode categories from
 //    libutf8proc), and each piece is merged by merge rank.
 // Control, user-defined and unknown tokens written in the text (e.g. "<|im_end|>") are
 // recognised as themselves before the rest is tokenized, like llama.cpp's parse_special (the
@@ -34,10 +34,10 @@ enum class TokenType : int32_t { normal = 1, unknown = 2, control = 3, user_defi
 class Tokenizer {
  public:
   enum class Kind { spm, bpe };
-  // BPE pre-tokenizer (tokenizer.ggml.pre): GPT-2's regex, Llama 3's, Qwen 2's, or llama.cpp's
-  // "default" (a missing key): punctuation runs, then GPT-2's regex, then digit runs, then
-  // groups of three ASCII digits, each splitting the pieces of the one before.
-  enum class Pre { gpt2, llama3, qwen2, standard };
+  // BPE pre-tokenizer (tokenizer.ggml.pre): GPT-2's regex, Llama 3's, Qwen 2's, GPT-4o's (o200k;
+  // llama.cpp's gpt-4o, llama4, ...), or llama.cpp's "default" (a missing key): punctuation runs, then GPT-2's
+  // regex, then digit runs, then groups of three ASCII digits, each splitting the pieces of the one before.
+  enum class Pre { gpt2, llama3, qwen2, gpt4o, standard };
 
   static Tokenizer from_gguf(const gguf::File& f);
   Tokenizer(Tokenizer&&) = default;
@@ -68,6 +68,7 @@ class Tokenizer {
   bool is_end_of_generation(int32_t token) const;  // EOS, EOT, end-of-turn tokens
   const std::string& text(int32_t token) const { return tokens_.at(static_cast<size_t>(token)); }
   int32_t find(std::string_view text) const;        // -1 if absent
+  TokenType type(int32_t token) const;              // as the file gives it, control by llama.cpp's rules
   std::string description() const;                 // "SentencePiece (llama), 512 tokens, ..." for traces
 
  private:
@@ -83,7 +84,6 @@ class Tokenizer {
   void encode_spm(std::string_view text, std::vector<int32_t>& out) const;
   void encode_bpe(std::string_view text, std::vector<int32_t>& out) const;
   void bpe_word(const std::string& word, std::vector<int32_t>& out) const;
-  TokenType type(int32_t token) const;
 
   Kind kind_ = Kind::spm;
   Pre pre_ = Pre::llama3;

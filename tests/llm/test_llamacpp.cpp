@@ -23,10 +23,14 @@
 
 #include "llm/model.h"
 #include "llm/synth.h"
+#include "llamacpp_oracle.h"
 #include "text/tokenizer.h"
 
 namespace qmm::llm {
 namespace {
+
+using test::json_string;
+using test::read_ids;
 
 constexpr size_t kTokens = 32;
 constexpr size_t kTop = 4;
@@ -93,36 +97,6 @@ std::vector<Case> cases() {
   return c;
 }
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-std::string llamacpp_dir() {
-  if (const char* d = std::getenv("QMM_LLAMACPP_DIR"); d && *d) return d;
-  const char* home = std::getenv("HOME");
-  return std::string(home ? home : "") + "/.cache/qmm-llamacpp";
-}
-
-std::vector<int32_t> ids(std::istringstream& in) {
-  std::vector<int32_t> v;
-  for (int32_t id; in >> id;) v.push_back(id);
-  return v;
-}
-
 // llama.cpp's answers, by model index.
 struct Oracle {
   std::map<std::pair<size_t, size_t>, std::vector<int32_t>> strings, prompts, greedy;
@@ -142,9 +116,9 @@ Oracle parse(std::istream& in) {
       continue;
     }
     ls >> i;
-    if (kind == 'T') o.strings[{m, i}] = ids(ls);
-    if (kind == 'P') o.prompts[{m, i}] = ids(ls);
-    if (kind == 'G') o.greedy[{m, i}] = ids(ls);
+    if (kind == 'T') o.strings[{m, i}] = read_ids(ls);
+    if (kind == 'P') o.prompts[{m, i}] = read_ids(ls);
+    if (kind == 'G') o.greedy[{m, i}] = read_ids(ls);
     if (kind == 'L') {
       size_t step = 0;
       ls >> step;
@@ -170,16 +144,8 @@ std::vector<double> softmax(const float* logits, size_t n) {
 class LlamaCpp : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string dir = llamacpp_dir();
-    if (std::system("node --version > /dev/null 2>&1") != 0) {
-      skip_ = "node is not installed (apt-get install nodejs npm)";
-      return;
-    }
-    if (!std::filesystem::exists(dir + "/node_modules/node-llama-cpp")) {
-      skip_ = "node-llama-cpp is not installed in " + dir +
-              " (scripts/llamacpp_setup.sh installs it; the npm registry could not be reached)";
-      return;
-    }
+    skip_ = test::llamacpp_missing();
+    if (!skip_.empty()) return;
     work_ = std::filesystem::temp_directory_path() / ("qmm-llamacpp-" + std::to_string(::getpid()));
     std::filesystem::create_directories(work_);
     std::ofstream req(work_ / "request.json");
@@ -198,13 +164,8 @@ class LlamaCpp : public ::testing::Test {
     }
     req << "]}\n";
     req.close();
-    std::filesystem::copy_file(QMM_LLAMACPP_SCRIPT, dir + "/batch.mjs", std::filesystem::copy_options::overwrite_existing);
     const std::string out = (work_ / "answers.txt").string();
-    const std::string cmd = "node " + dir + "/batch.mjs " + (work_ / "request.json").string() + " > " + out;
-    if (std::system(cmd.c_str()) != 0) {
-      failure_ = "node failed: " + cmd;
-      return;
-    }
+    if (!test::run_llamacpp((work_ / "request.json").string(), out, failure_)) return;
     std::ifstream in(out);
     oracle_ = new Oracle(parse(in));
   }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string>
@@ -66,7 +67,7 @@ TEST(ModelLoad, UnknownArchitectureIsOneLineNamingItAndTheSupportedOnes) {
   test::ModelCopy m(test::stories260k_path());
   m.writer().set_string("general.architecture", "falcon");
   const std::string msg = load_error(m.write(temp("falcon.gguf")));
-  EXPECT_NE(msg.find("architecture 'falcon' is not supported (supported: llama, mistral, qwen2, qwen3, phi3, gemma2, gemma3)"),
+  EXPECT_NE(msg.find("architecture 'falcon' is not supported (supported: llama, mistral, qwen2, qwen3, phi3, gemma, gemma2, gemma3)"),
             std::string::npos) << msg;
   EXPECT_EQ(msg.find('\n'), std::string::npos);
 }
@@ -184,11 +185,17 @@ TEST(ModelLoad, TensorsTheArchitectureDoesNotReadAreRefusedByName) {
   EXPECT_TRUE(fails_with(one.write(temp("output_bias.gguf")),
                          "tensor 'output.bias' not read by the llama architecture (qmm would run a different model without it)"));
   test::ModelCopy many(test::stories260k_path());
-  for (int l = 0; l < 5; ++l) many.add_f32("blk." + std::to_string(l) + ".attn_output.bias", {64}, 0.0f);
-  many.add_f32("blk.0.attn_output.scale", {1}, 1.0f);
+  for (int l = 0; l < 5; ++l) many.add_f32("blk." + std::to_string(l) + ".attn_norm.bias", {64}, 0.0f);
+  many.add_f32("blk.0.post_attention_norm.weight", {64}, 1.0f);
   EXPECT_TRUE(fails_with(many.write(temp("biases.gguf")),
-                         "tensors 'blk.0.attn_output.bias', 'blk.1.attn_output.bias', 'blk.2.attn_output.bias', "
-                         "'blk.3.attn_output.bias' and 2 more not read by the llama architecture"));
+                         "tensors 'blk.0.attn_norm.bias', 'blk.1.attn_norm.bias', 'blk.2.attn_norm.bias', "
+                         "'blk.3.attn_norm.bias' and 2 more not read by the llama architecture"));
+  // Gemma's graph has no attention output bias (llama.cpp does not load one).
+  const std::string gemma = temp("gemma_src.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-gemma3"), WeightType::f32, 1, gemma, 1);
+  test::ModelCopy g(gemma);
+  g.add_f32("blk.0.attn_output.bias", {g.source().tensor("blk.0.attn_output.weight").shape[1]}, 0.0f);
+  EXPECT_TRUE(fails_with(g.write(temp("gemma_wo_bias.gguf")), "tensor 'blk.0.attn_output.bias' not read by the gemma3 architecture"));
   // rope_freqs: Llama 3's (llama.cpp reads it for llama only, qmm too), not Qwen's.
   const std::string qwen = temp("qwen_src.gguf");
   gguf::synth_model(*gguf::find_synth_shape("tiny-qwen2"), WeightType::f32, 1, qwen, 1);
@@ -301,16 +308,88 @@ TEST(ModelLoad, Phi3LongRopeFactorsAndAttentionFactor) {
   EXPECT_NE(logits(no_factors.write(temp("phi3_nofactors.gguf")), 256), at_256);
 }
 
-TEST(ModelLoad, RopeFactorsMustBeFinitePositive) {
+// A factor divides a pair's angle: zero, infinite or NaN would make it meaningless; a negative
+// one turns the pair the other way, as in llama.cpp (whose own test models have such factors).
+TEST(ModelLoad, RopeFactorsMustBeFiniteNonZero) {
   QMM_REQUIRE_STORIES260K();
-  for (float v : {0.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(), -2.0f}) {
+  for (float v : {0.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
     test::ModelCopy m(test::stories260k_path());
     m.add_f32("rope_freqs.weight", {4}, v);  // n_rot 8: 4 pairs
     EXPECT_TRUE(fails_with(m.write(temp("rope_freqs.gguf")), "rope_freqs.weight[0] = ")) << v;
   }
-  test::ModelCopy ok(test::stories260k_path());
-  ok.add_f32("rope_freqs.weight", {4}, 1.0f);
-  EXPECT_EQ(load_error(ok.write(temp("rope_ok.gguf"))), "");
+  for (float v : {1.0f, -2.0f}) {
+    test::ModelCopy ok(test::stories260k_path());
+    ok.add_f32("rope_freqs.weight", {4}, v);
+    EXPECT_EQ(load_error(ok.write(temp("rope_ok.gguf"))), "") << v;
+  }
+}
+
+// llama.cpp's optional per-tensor scales and biases, in its order: a projection's output is
+// multiplied by its ".scale" and then gets its ".bias" (Q/K/V, attention output), except in the
+// FFN, where the bias comes first: with the weights doubled instead of a scale of 2, the same
+// logits come out exactly (attn_output: bias c; ffn_down: bias 2c). Families whose graph leaves
+// a tensor unused (input scales everywhere, FFN scales in Qwen 2) load it and change nothing.
+TEST(ModelLoad, ScalesAndBiasesAreAppliedInLlamaCppsOrder) {
+  QMM_REQUIRE_STORIES260K();
+  Context ctx(1);
+  auto logits = [&](const std::string& path) {
+    const Model model = Model::load(path, {}, ctx.pool());
+    State s(model, 8, 8, ctx);
+    const int32_t tokens[3] = {1, 100, 200};
+    const float* l = forward(model, s, tokens, 3);
+    return std::vector<float>(l, l + model.config().n_vocab);
+  };
+  const std::string wo = "blk.1.attn_output.weight", down = "blk.2.ffn_down.weight";
+  test::ModelCopy scaled(test::stories260k_path());
+  const gguf::TensorInfo& two = scaled.source().tensor(wo);
+  const gguf::TensorInfo& dn = scaled.source().tensor(down);
+  ASSERT_EQ(two.type, gguf::kF32);
+  ASSERT_EQ(dn.type, gguf::kF32);
+  scaled.add_f32("blk.1.attn_output.scale", {1}, 2.0f);
+  scaled.add_f32("blk.1.attn_output.bias", {two.shape[1]}, 0.25f);
+  scaled.add_f32("blk.2.ffn_down.scale", {1}, 2.0f);
+  scaled.add_f32("blk.2.ffn_down.bias", {dn.shape[1]}, 0.25f);
+  scaled.add_f32("blk.2.ffn_down.input_scale", {1}, 5.0f);  // unused, as in llama.cpp
+  const std::vector<float> a = logits(scaled.write(temp("scaled.gguf")));
+  test::ModelCopy doubled(test::stories260k_path(), [&](const std::string& n) { return n == wo || n == down ? "" : n; });
+  std::vector<float> w[2];  // (the writer reads them when it writes)
+  for (size_t i = 0; i < 2; ++i) {
+    const gguf::TensorInfo& t = i == 0 ? two : dn;
+    w[i].resize(t.bytes / 4);
+    std::memcpy(w[i].data(), t.data, t.bytes);
+    for (float& x : w[i]) x *= 2;
+    doubled.writer().add_tensor(t.name, gguf::kF32, t.shape, w[i].data(), t.bytes);
+  }
+  doubled.add_f32("blk.1.attn_output.bias", {two.shape[1]}, 0.25f);
+  doubled.add_f32("blk.2.ffn_down.bias", {dn.shape[1]}, 0.5f);
+  EXPECT_EQ(a, logits(doubled.write(temp("doubled.gguf"))));
+  test::ModelCopy plain(test::stories260k_path());
+  EXPECT_NE(a, logits(plain.write(temp("plain.gguf"))));
+
+  const std::string qwen = temp("qwen_scales_src.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-qwen2"), WeightType::f32, 1, qwen, 1);
+  test::ModelCopy q(qwen);
+  q.add_f32("blk.0.ffn_down.scale", {1}, 3.0f);
+  q.add_f32("blk.0.attn_q.input_scale", {1}, 3.0f);
+  test::ModelCopy q_plain(qwen);
+  EXPECT_EQ(logits(q.write(temp("qwen_scales.gguf"))), logits(q_plain.write(temp("qwen_plain.gguf"))));
+}
+
+// llama.cpp's newer files give the sliding-window pattern as one flag per layer (1: local).
+TEST(ModelLoad, SlidingWindowPatternPerLayer) {
+  const std::string src = temp("gemma3_swa_src.gguf");
+  gguf::synth_model(*gguf::find_synth_shape("tiny-gemma3"), WeightType::f32, 1, src, 1);
+  const size_t n_layer = gguf::File::open(src).get_u64("gemma3.block_count");
+  test::ModelCopy m(src);
+  std::vector<int32_t> flags(n_layer, 0);
+  flags[0] = flags[2] = 1;
+  m.writer().set_i32_array("gemma3.attention.sliding_window_pattern", flags);
+  Context ctx(1);
+  const Model model = Model::load(m.write(temp("gemma3_swa.gguf")), {}, ctx.pool());
+  for (size_t l = 0; l < n_layer; ++l) EXPECT_EQ(model.config().is_local(l), flags[l] == 1) << l;
+  test::ModelCopy bad(src);
+  bad.writer().set_i32_array("gemma3.attention.sliding_window_pattern", {1, 0});
+  EXPECT_TRUE(fails_with(bad.write(temp("gemma3_swa_bad.gguf")), "sliding_window_pattern must have one entry per layer"));
 }
 
 TEST(ModelLoad, SpecialTokenIdsOutsideTheVocabularyAreErrors) {

@@ -2,8 +2,12 @@
 // whitespace, Unicode), byte-level BPE on a hand-made vocabulary, the Llama-3 / GPT-2
 // pre-tokenizers, and streaming UTF-8 decoding.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "gguf/gguf.h"
+#include "gguf/gguf_writer.h"
 #include "text/tokenizer.h"
 #include "test_models.h"
 
@@ -135,6 +139,33 @@ TEST(BpeTokenizer, MergesByRank) {
   EXPECT_EQ(t.encode("hellx", false), (std::vector<int32_t>{258, 'x'}));
 }
 
+// llama.cpp adds BOS for the Llama-3 pre-tokenizers when the file does not say (as the Llama 3
+// vocabulary rebuilt from its tokenizer.json, whose post-processor has no BOS template), and not
+// for the other BPE ones; the key, when present, decides.
+TEST(BpeTokenizer, AddBosDefaultsAsLlamaCpp) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("qmm-addbos-" + std::to_string(::getpid()) + ".gguf")).string();
+  auto load = [&](const char* pre, int key) {
+    gguf::Writer w;
+    w.set_string("general.architecture", "llama");
+    w.set_string("tokenizer.ggml.model", "gpt2");
+    w.set_string("tokenizer.ggml.pre", pre);
+    w.set_string_array("tokenizer.ggml.tokens", std::vector<std::string>{"a", "b", "<|begin_of_text|>"});
+    w.set_i32_array("tokenizer.ggml.token_type", {1, 1, 3});
+    w.set_string_array("tokenizer.ggml.merges", std::vector<std::string>{});
+    w.set_u32("tokenizer.ggml.bos_token_id", 2);
+    if (key >= 0) w.set_bool("tokenizer.ggml.add_bos_token", key == 1);
+    w.write(path);
+    return Tokenizer::from_gguf(gguf::File::open(path));
+  };
+  EXPECT_EQ(load("llama-bpe", -1).encode("a", true), (std::vector<int32_t>{2, 0}));
+  EXPECT_TRUE(load("llama3", -1).add_bos());
+  EXPECT_FALSE(load("llama-bpe", 0).add_bos());
+  EXPECT_FALSE(load("qwen2", -1).add_bos());
+  EXPECT_FALSE(load("gpt-2", -1).add_bos());
+  EXPECT_TRUE(load("qwen2", 1).add_bos());
+  std::filesystem::remove(path);
+}
+
 TEST(BpeTokenizer, ByteLevelRoundTrips) {
   for (Tokenizer::Pre pre : {Tokenizer::Pre::llama3, Tokenizer::Pre::gpt2}) {
     const Tokenizer t = small_bpe(pre);
@@ -201,6 +232,21 @@ TEST(PreTokenizer, ExactUnicodeCategories) {
   // A combining mark splits a word: "e" + U+0301 + "x" is three pieces under Llama-3's regex.
   using V = std::vector<std::string>;
   EXPECT_EQ(split("e\xCC\x81x", Tokenizer::Pre::llama3), (V{"e", "\xCC\x81x"}));
+}
+
+// GPT-4o as llama.cpp runs it: a word is an optional non-letter, "upper" letters (not a-z), then
+// "lower" ones (not A-Z); letters outside ASCII are both (so " ÉCOLE" is " É" and "COLE", as the
+// regex backtracks); contractions follow in either case.
+TEST(PreTokenizer, Gpt4o) {
+  const auto split = [](std::string_view t) { return pre_tokenize(t, Tokenizer::Pre::gpt4o); };
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(split("HelloWorld CamelCASE HELLOworld"), (V{"Hello", "World", " Camel", "CASE", " HELLOworld"}));
+  EXPECT_EQ(split("I'M don't you'RE"), (V{"I'M", " don't", " you'RE"}));
+  EXPECT_EQ(split("12345 !!!\n/x"), (V{"123", "45", " !!!\n/", "x"}));
+  EXPECT_EQ(split("caf\xC3\xA9 \xC3\x89" "COLE \xE6\x97\xA5\xE6\x9C\xAC"), (V{"caf\xC3\xA9", " \xC3\x89", "COLE", " \xE6\x97\xA5\xE6\x9C\xAC"}));
+  EXPECT_EQ(split("a  \n\n b"), (V{"a", "  \n\n", " b"}));
+  EXPECT_EQ(find_pre_tokenizer("gpt-4o"), Tokenizer::Pre::gpt4o);
+  EXPECT_EQ(find_pre_tokenizer("llama4"), Tokenizer::Pre::gpt4o);
 }
 
 TEST(PreTokenizer, Gpt2) {

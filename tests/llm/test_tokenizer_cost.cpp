@@ -2,7 +2,8 @@
 // pieces of the simple pass-by-pass merge (every occurrence of the best-ranked pair, left to
 // right, then the next rank), for any merge list; and tokenizing twice the text takes about
 // twice the time, not four times (CPU time, the least of a few interleaved repetitions, so that a
-// busy machine does not fail it). `qmm bench tokenizer` times 1 MiB hostile texts.
+// busy machine does not fail it), for the merging and for every pre-tokenizer. `qmm bench
+// tokenizer` times 1 MiB hostile texts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -165,6 +166,39 @@ TEST(TokenizerCost, SentencePieceIsNearLinear) {
   std::vector<std::string> letters;
   for (int i = 0; i < 2 * 65536; ++i) letters.emplace_back(1, static_cast<char>('a' + rng() % 26));
   expect_near_linear(tok, letters, 65536, "SentencePiece");
+}
+
+// Every pre-tokenizer is linear in the text, on the inputs that would make a backtracking regex
+// engine rescan: runs of capitals with a letter outside ASCII at the end (GPT-4o's U*L+ backs up
+// through the whole run), alternating cases, one long word, long runs of spaces and of digits.
+TEST(TokenizerCost, PreTokenizersAreLinear) {
+  const std::vector<std::pair<const char*, std::string>> units = {
+      {"capitals then a non-ASCII letter", std::string(200, 'A') + "\xC3\xA9"},
+      {"alternating case", "aB\xC3\x89x"},
+      {"one letter", "a"},
+      {"spaces and newlines", "  \n"},
+      {"digits", "7"},
+  };
+  for (Tokenizer::Pre pre : {Tokenizer::Pre::gpt2, Tokenizer::Pre::llama3, Tokenizer::Pre::qwen2, Tokenizer::Pre::gpt4o,
+                             Tokenizer::Pre::standard}) {
+    for (const auto& [what, unit] : units) {
+      std::string half;
+      while (half.size() < (256u << 10)) half += unit;
+      const std::string all = half + half;
+      double t1 = 1e9, t2 = 1e9;
+      for (int rep = 0; rep < 5; ++rep) {
+        double t0 = cpu_seconds();
+        EXPECT_FALSE(pre_tokenize(half, pre).empty());
+        t1 = std::min(t1, cpu_seconds() - t0);
+        t0 = cpu_seconds();
+        EXPECT_FALSE(pre_tokenize(all, pre).empty());
+        t2 = std::min(t2, cpu_seconds() - t0);
+      }
+      // (20 ms of slack for page faults of the buffers: a quadratic pass over 256 K characters
+      // would take many seconds)
+      EXPECT_LT(t2, 2.5 * t1 + 0.02) << "pre-tokenizer " << static_cast<int>(pre) << ", " << what << ": " << t1 << " s, then " << t2 << " s";
+    }
+  }
 }
 
 }  // namespace

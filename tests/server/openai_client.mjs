@@ -1,8 +1,9 @@
 // qmm serve driven by the official `openai` npm client, unchanged: models, chat and text
 // completions, streamed and not (greedy, so both must give the same text), logprobs of both,
 // embeddings (the client's default base64 and float), the client's
-// error classes for 400 / 401 / 404, a stream the client aborts (its slot is freed), and a
-// clean exit on SIGTERM. Usage: node openai_client.mjs NPM_DIR QMM_BINARY MODEL.gguf
+// error classes for 400 / 401 / 404, a stream the client aborts (its slot is freed), the
+// served name (--alias) and /metrics, and SIGTERM's drain: a stream in flight is answered whole,
+// then the server exits 0. Usage: node openai_client.mjs NPM_DIR QMM_BINARY MODEL.gguf
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -16,7 +17,7 @@ const KEY = 'test-key';
 // Starts the server on a free port of 127.0.0.1 and waits for its "on http://..." line.
 function startServer() {
   const proc = spawn(qmm, ['serve', '-m', model, '--port', '0', '--chat-template', 'chatml', '--api-key', KEY,
-                           '-np', '4', '-c', '2048', '-t', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+                           '-np', '4', '-c', '2048', '-t', '1', '--alias', 'storyteller', '--metrics'], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('qmm serve did not start in 30 s: ' + out)), 30000);
@@ -65,14 +66,15 @@ const messages = [
 await step('models.list', async () => {
   const list = await client.models.list();
   assert.equal(list.data.length, 1);
-  assert.equal(list.data[0].id, 'stories260K');
-  assert.equal((await client.models.retrieve('stories260K')).id, 'stories260K');
+  assert.equal(list.data[0].id, 'storyteller');
+  assert.equal((await client.models.retrieve('storyteller')).id, 'storyteller');
 });
 
 let chatText;
 await step('chat.completions.create', async () => {
   const r = await client.chat.completions.create({ model: 'stories260K', messages, max_tokens: 24, temperature: 0 });
   assert.equal(r.object, 'chat.completion');
+  assert.equal(r.model, 'storyteller');  // any model asked is served by the loaded one, named by its alias
   assert.match(r.id, /^chatcmpl-/);
   assert.equal(r.choices[0].message.role, 'assistant');
   chatText = r.choices[0].message.content;
@@ -191,8 +193,30 @@ await step('an aborted stream frees its slot', async () => {
   assert.ok(h.requests_cancelled >= 1, JSON.stringify(h));
 });
 
-await step('SIGTERM stops the server cleanly', async () => {
-  proc.kill('SIGTERM');
+await step('metrics count the requests', async () => {
+  const r = await fetch(`${base}/metrics`, { headers: { Authorization: `Bearer ${KEY}` } });
+  assert.equal(r.status, 200);
+  const text = await r.text();
+  const value = (name) => Number(text.match(new RegExp(`^${name} (\\S+)$`, 'm'))?.[1]);
+  assert.ok(value('llamacpp:tokens_predicted_total') >= 24 * 3, text);
+  assert.ok(value('qmm:http_requests_total\\{code="401"\\}') >= 1, text);
+  assert.equal(value('llamacpp:requests_processing'), 0);
+});
+
+await step('SIGTERM drains: the stream in flight is answered whole, then exit 0', async () => {
+  const stream = await client.completions.create({ model: 'm', prompt: 'Once', max_tokens: 500, ignore_eos: true,
+                                                   temperature: 0, stream: true, stream_options: { include_usage: true } });
+  let text = '';
+  let finish;
+  let usage;
+  for await (const c of stream) {
+    if (!text) proc.kill('SIGTERM');
+    text += c.choices[0]?.text ?? '';
+    finish = c.choices[0]?.finish_reason ?? finish;
+    usage = c.usage ?? usage;
+  }
+  assert.equal(finish, 'length');
+  assert.equal(usage.completion_tokens, 500);
   const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), 10000));
   const r = await Promise.race([exited, timeout]);
   assert.notEqual(r, 'timeout', 'qmm serve did not exit within 10 s of SIGTERM');

@@ -22,7 +22,8 @@ namespace qmm::serve::test {
 
 class TestServer {
  public:
-  TestServer(Backend& backend, ServerOptions opt) : server_(backend, with_free_port(std::move(opt))) {
+  TestServer(Backend& backend, ServerOptions opt, ServeMetrics* metrics = nullptr)
+      : server_(backend, with_free_port(std::move(opt)), metrics) {
     port_ = server_.bind();
     thread_ = std::thread([this] { server_.run(); });
   }
@@ -31,6 +32,7 @@ class TestServer {
     thread_.join();
   }
   int port() const { return port_; }
+  HttpServer& http() { return server_; }
 
  private:
   static ServerOptions with_free_port(ServerOptions o) {

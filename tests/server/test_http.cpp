@@ -131,7 +131,9 @@ TEST(ServeHttp, ChatAndCompletion) {
   const test::Reply p = request(s.port(), "POST", "/v1/completions", R"({"prompt":"x","max_tokens":2,"model":"mine"})");
   ASSERT_EQ(p.status, 200) << p.body;
   EXPECT_EQ(p.json()["object"], "text_completion");
-  EXPECT_EQ(p.json()["model"], "mine");  // llama.cpp's leniency: any model name is served by the loaded one
+  // llama-server's single-model behaviour: any model name is served by the loaded one, and the
+  // answer names that one (the --alias).
+  EXPECT_EQ(p.json()["model"], "scripted");
   EXPECT_EQ(p.json()["choices"][0]["text"], "w0 w1");
 }
 

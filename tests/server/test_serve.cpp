@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <atomic>
 #include <barrier>
+#include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "llm/model.h"
+#include "llm/synth.h"
 #include "text/tokenizer.h"
 #include "qmm/server/engine_backend.h"
 #include "server_test_util.h"
@@ -36,13 +38,12 @@ constexpr bool kAsan = false;
 constexpr bool kAsan = false;
 #endif
 
-struct Stories {
+struct Stories {  // (or another model)
   Context ctx{1};
   llm::Model model;
   llm::Tokenizer tok;
-  Stories()
-      : model(llm::Model::load(qmm::test::stories260k_path(), {}, ctx.pool())),
-        tok(llm::Tokenizer::from_gguf(model.file())) {}
+  explicit Stories(const std::string& path = qmm::test::stories260k_path())
+      : model(llm::Model::load(path, {}, ctx.pool())), tok(llm::Tokenizer::from_gguf(model.file())) {}
 };
 
 Stories& stories() {
@@ -51,17 +52,18 @@ Stories& stories() {
 }
 
 // A plain-text chat format (the tests of real templates are the chat template's own).
-llm::ChatFormat plain_chat(const std::string& source = "{% for m in messages %}{{ m.role }}: {{ m.content }}\n"
-                                                       "{% endfor %}assistant:") {
-  return llm::ChatFormat::from_template(stories().tok, source, "test");
+const char* plain_chat_source() { return "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:"; }
+llm::ChatFormat plain_chat(const std::string& source = plain_chat_source(),
+                           const llm::Tokenizer& tok = stories().tok) {
+  return llm::ChatFormat::from_template(tok, source, "test");
 }
 
 // One server over stories260K: the backend (engine thread) and the HTTP side.
 struct Served {
   EngineBackend backend;
   test::TestServer server;
-  Served(size_t slots, size_t n_ctx, size_t queue, size_t threads = 32)
-      : backend(stories().model, stories().tok, stories().ctx, {slots, n_ctx, 64, queue}, plain_chat()),
+  Served(size_t slots, size_t n_ctx, size_t queue, size_t threads = 32, Stories& m = stories())
+      : backend(m.model, m.tok, m.ctx, {slots, n_ctx, 64, queue}, plain_chat(plain_chat_source(), m.tok)),
         server(backend, [threads] {
           ServerOptions o;
           o.model_id = "stories260K";
@@ -454,12 +456,80 @@ TEST_F(ServeEngine, BoundedLoad) {
   }
 }
 
-// Issue 22's hostile load beside a normal client: 32 clients sending their headers a byte at a
-// time (coming back when cut), 200 silent connections, 20 pathological prompts (a 1 MB word:
-// refused by its size against the context, before tokenizing) and 20 chats of 256 KB at once.
-// The normal client's requests take at most twice their unloaded time (+ 50 ms for a shared
-// machine), and RSS grows by a bounded amount (large requests are handled two at a time, long
-// prompts built one at a time: 20 chats of 256 KB at once would take ~400 MB otherwise).
+// Issue 22's hostile load on a server: 32 clients sending their headers a byte at a time
+// (coming back when cut), 200 silent connections, 20 pathological prompts (a 1 MB word:
+// refused by its size against the context, before tokenizing) and 20 chats of 256 KB at once,
+// while the process's RSS is sampled every 10 ms. The large requests are written from two
+// shared buffers on raw sockets: the clients' own memory (this process's too) stays out of it.
+class HostileClients {
+ public:
+  explicit HostileClients(int port) : rss_peak_(rss_bytes()) {
+    threads_.emplace_back([this, port] {  // slow and silent clients
+      std::vector<int> slow(32), idle(200);
+      for (int& fd : slow) fd = test::connect_to(port);
+      for (int& fd : idle) fd = test::connect_to(port);
+      const std::string head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+      for (size_t b = 0; !stop_; ++b) {
+        for (int& fd : slow) {
+          if (::send(fd, &head[b % head.size()], 1, MSG_NOSIGNAL) != 1) {  // cut at its deadline: come back
+            ::close(fd);
+            fd = test::connect_to(port);
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      for (int fd : slow) ::close(fd);
+      for (int fd : idle) ::close(fd);
+    });
+    threads_.emplace_back([this] {
+      while (!stop_) {
+        rss_peak_ = std::max<size_t>(rss_peak_, rss_bytes());
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    });
+    auto raw_post = [](const char* path, const std::string& b) {
+      return std::string("POST ") + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n" +
+             "Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b;
+    };
+    big_completion_ = raw_post("/v1/completions", completion(std::string(1000000, 'a'), 4));
+    big_chat_ = raw_post("/v1/chat/completions",
+                         json{{"messages", {{{"role", "user"}, {"content", std::string(256 << 10, 'b')}}}}, {"max_tokens", 4}}.dump());
+    for (int i = 0; i < 40; ++i) {
+      threads_.emplace_back([this, i, port] {
+        const int fd = test::connect_to(port);
+        if (test::send_all(fd, i < 20 ? big_completion_ : big_chat_)) {
+          const std::string r = test::receive(fd, std::chrono::seconds(10));
+          refused_ += r.rfind("HTTP/1.1 400", 0) == 0 && r.find("context_length_exceeded") != std::string::npos;
+        }
+        ::close(fd);
+      });
+    }
+  }
+  // Ends the load; the number of large requests refused as too long for the context.
+  int stop() {
+    stop_ = true;
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    return refused_;
+  }
+  ~HostileClients() {
+    if (!threads_.empty()) stop();
+  }
+  size_t rss_peak() const { return rss_peak_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<size_t> rss_peak_;
+  std::atomic<int> refused_{0};
+  std::string big_completion_, big_chat_;
+  std::vector<std::thread> threads_;
+};
+
+// The hostile load beside a normal client: its requests take at most twice their unloaded
+// time (+ 50 ms for a shared machine), and RSS grows by a bounded amount (large requests are
+// handled two at a time, long prompts built one at a time: 20 chats of 256 KB at once would
+// take ~400 MB otherwise). stories260K's steady state (~14 MiB) is too small for the issue's
+// 1.5x: the next test checks that on a larger model.
 TEST_F(ServeEngine, HostileLoad) {
   limit_malloc_retention();  // as qmm serve does
   Served s(4, 512, 8);
@@ -478,66 +548,51 @@ TEST_F(ServeEngine, HostileLoad) {
   median_seconds();  // warm-up
   const double unloaded = median_seconds();
   const size_t rss_steady = rss_bytes();
-
-  std::atomic<bool> stop{false};
-  std::atomic<size_t> rss_peak{rss_steady};
-  std::vector<std::thread> load;
-  load.emplace_back([&] {  // slow and silent clients
-    std::vector<int> slow(32), idle(200);
-    for (int& fd : slow) fd = test::connect_to(s.port());
-    for (int& fd : idle) fd = test::connect_to(s.port());
-    const std::string head = "POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Slow: ";
-    for (size_t b = 0; !stop; ++b) {
-      for (int& fd : slow) {
-        if (::send(fd, &head[b % head.size()], 1, MSG_NOSIGNAL) != 1) {  // cut at its deadline: come back
-          ::close(fd);
-          fd = test::connect_to(s.port());
-        }
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (int fd : slow) ::close(fd);
-    for (int fd : idle) ::close(fd);
-  });
-  load.emplace_back([&] {
-    while (!stop) {
-      rss_peak = std::max<size_t>(rss_peak, rss_bytes());
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
-  // The large requests are written from two shared buffers on raw sockets: the clients' own
-  // memory (this process's too) stays out of the RSS measured.
-  auto raw_post = [](const char* path, const std::string& b) {
-    return std::string("POST ") + path + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n" +
-           "Content-Length: " + std::to_string(b.size()) + "\r\n\r\n" + b;
-  };
-  const std::string big_completion = raw_post("/v1/completions", completion(std::string(1000000, 'a'), 4));
-  const std::string big_chat = raw_post(
-      "/v1/chat/completions",
-      json{{"messages", {{{"role", "user"}, {"content", std::string(256 << 10, 'b')}}}}, {"max_tokens", 4}}.dump());
-  std::atomic<int> refused{0};
-  for (int i = 0; i < 40; ++i) {
-    load.emplace_back([&, i] {
-      const int fd = test::connect_to(s.port());
-      if (test::send_all(fd, i < 20 ? big_completion : big_chat)) {
-        const std::string r = test::receive(fd, std::chrono::seconds(10));
-        refused += r.rfind("HTTP/1.1 400", 0) == 0 && r.find("context_length_exceeded") != std::string::npos;
-      }
-      ::close(fd);
-    });
-  }
+  HostileClients hostile(s.port());
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   const double loaded = median_seconds();
-  stop = true;
-  for (std::thread& t : load) t.join();
+  EXPECT_EQ(hostile.stop(), 40);
   std::printf("hostile load: a 256-token completion %.1f ms alone, %.1f ms under load; RSS %.1f MiB steady, %.1f MiB at most\n",
               unloaded * 1e3, loaded * 1e3, static_cast<double>(rss_steady) / (1 << 20),
-              static_cast<double>(rss_peak.load()) / (1 << 20));
-  EXPECT_EQ(refused, 40);
+              static_cast<double>(hostile.rss_peak()) / (1 << 20));
   EXPECT_LT(loaded, 2 * unloaded + 0.05);
-  if (!kAsan) {  // (stories260K's steady state is small: the bound is on growth, not 1.5x)
-    EXPECT_LT(rss_peak.load(), rss_steady + (64u << 20)) << "RSS grows with the hostile clients";
+  if (!kAsan) {
+    EXPECT_LT(hostile.rss_peak(), rss_steady + (64u << 20)) << "RSS grows with the hostile clients";
   }
+}
+
+// The issue's bound, RSS within 1.5x its steady state under the hostile load, on a server whose
+// steady state is that of a small real model rather than stories260K's ~14 MiB: a synthetic
+// Llama of 32,000 tokens, width 512, 4 layers, F32 (~193 MiB steady; at most 1.14x seen). The
+// load's own growth (20-25 MiB on either model) does not depend on the model, so 1.5x holds
+// for any model of more than ~50 MiB, not for stories260K.
+TEST_F(ServeEngine, HostileLoadRssWithinOneAndAHalfTimesSteadyState) {
+  if (kAsan) GTEST_SKIP() << "ASan's quarantine holds freed memory: RSS says nothing there";
+  limit_malloc_retention();
+  gguf::SynthShape shape = *gguf::find_synth_shape("tiny");
+  shape.name = "rss";
+  shape.dim = 512, shape.layers = 4, shape.heads = 8, shape.kv_heads = 4, shape.head_dim = 64, shape.ffn = 1536;
+  shape.vocab = 32000, shape.context = 512;
+  const std::string path = (std::filesystem::temp_directory_path() / ("qmm-rss-" + std::to_string(::getpid()) + ".gguf")).string();
+  gguf::synth_model(shape, WeightType::f32, 1, path, 1);
+  {
+    Stories model(path);
+    Served s(4, 512, 8, 32, model);
+    const std::string body = completion(kPrompts[0], 8, false, R"("ignore_eos":true)");
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(request(s.port(), "POST", "/v1/completions", body).status, 200);  // warm-up
+    const size_t rss_steady = rss_bytes();
+    HostileClients hostile(s.port());
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(request(s.port(), "POST", "/v1/completions", body).status, 200);
+    // (Its 32,000-token vocabulary tokenizes the long chats more slowly than stories260K's: on a
+    // busy machine some are still waiting when their clients give up after 10 s.)
+    const int refused = hostile.stop();
+    EXPECT_GT(refused, 0);
+    std::printf("hostile load on a larger model: RSS %.1f MiB steady, %.1f MiB at most (%.2fx); %d of 40 large requests refused\n",
+                static_cast<double>(rss_steady) / (1 << 20), static_cast<double>(hostile.rss_peak()) / (1 << 20),
+                static_cast<double>(hostile.rss_peak()) / static_cast<double>(rss_steady), refused);
+    EXPECT_LT(static_cast<double>(hostile.rss_peak()), 1.5 * static_cast<double>(rss_steady));
+  }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // qmm serve: an OpenAI-compatible HTTP server (server/http_server.h) over one loaded model,
 // its concurrent requests decoded together (server/engine_backend.h). Binds to 127.0.0.1
-// unless --host says otherwise; SIGINT / SIGTERM stop it cleanly.
+// unless --host says otherwise. SIGINT / SIGTERM drain it (readiness 503, new requests 503,
+// in-flight ones finish within --shutdown-timeout, then exit 0); a second signal exits at once.
 #include <pthread.h>
 #include <signal.h>
 
@@ -64,7 +65,7 @@ class LoadingBackend : public serve::Backend {
   std::string slot_action(const std::string& id, const std::string& action, const std::string& body) override {
     return loaded()->slot_action(id, action, body);
   }
-  void shutdown() {  // running requests end (their clients get an error); later ones get 503
+  void shutdown() {  // running requests end (finish_reason "abort"); later ones get 503
     std::lock_guard lock(mu_);
     if (b_) b_->shutdown();
   }
@@ -89,14 +90,17 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean", slot_save_path;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean", alias, slot_save_path;
   long long port = 8080, cache_ram = -2;  // -2: not given
-  size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
+  size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256, threads_http = 0, idle_timeout = 5, shutdown_timeout = 30;
+  bool metrics = false;
   Args args("serve",
             "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
-            "server-sent events with \"stream\": true), POST /v1/embeddings, GET /v1/models, GET /health,\n"
-            "llama-server's POST /tokenize and /detokenize, and a chat page at GET /. Concurrent requests are\n"
-            "decoded together, one batched forward pass per step. SIGINT / SIGTERM stop it.",
+            "server-sent events with \"stream\": true), POST /v1/embeddings, GET /v1/models, GET /health\n"
+            "(readiness), GET /live, GET /metrics (with --metrics), llama-server's POST /tokenize and /detokenize,\n"
+            "and a chat page at GET /. Concurrent requests are decoded together, one batched forward pass per\n"
+            "step. SIGINT / SIGTERM drain it: /health and new requests answer 503, requests in flight finish\n"
+            "(at most --shutdown-timeout), then it exits 0; a second signal exits at once.",
             argc - 1, argv + 1);
   mf.add_to(args);
   args.str("--host", &host, "ADDR", "address to listen on (default 127.0.0.1: this machine only)")
@@ -105,7 +109,7 @@ int cmd_serve(int argc, char** argv) {
       .count("-c,--ctx-size", &n_ctx, "KV cache positions shared by the slots, each n_ctx / np (default 0: the model's trained context, lowered to what fits in memory)")
       .size("-b,--batch-size", &n_batch, "prompt tokens prefilled per step beside the decoding slots (default 256)")
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
-      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
+      .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health and /live)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
       .integer("--cache-ram", &cache_ram,
                "MiB of host RAM for the prompt cache shared by all requests (default 8192 as llama-server, lowered to a quarter of "
@@ -115,7 +119,13 @@ int cmd_serve(int argc, char** argv) {
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
       .str("--pooling", &pooling, "mean|last|cls",
            "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
-      .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions");
+      .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions")
+      .str("-a,--alias", &alias, "NAME", "the model's name in /v1/models and in answers (default: the file's name)")
+      .flag("--metrics", &metrics, "serve Prometheus metrics at GET /metrics (llama-server's flag; off by default)")
+      .size("--threads-http", &threads_http, "HTTP workers: requests read and answered at once (default 2 x (np + queue) + 8)")
+      .size("-to,--timeout", &idle_timeout, "seconds an idle keep-alive connection is kept open (default 5)")
+      .count("--shutdown-timeout", &shutdown_timeout,
+             "seconds requests in flight may take to finish after SIGTERM / SIGINT; then they end with finish_reason \"abort\" (default 30)");
   kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
@@ -127,11 +137,14 @@ int cmd_serve(int argc, char** argv) {
     throw UsageError("--slot-save-path '" + slot_save_path + "' is not a directory");
   }
   if (queue == 0) queue = 2 * slots;
+  if (threads_http > 1024) throw UsageError("--threads-http must be in 1..1024");
+  if (idle_timeout > 86400) throw UsageError("-to/--timeout must be in 1..86400 seconds");
+  if (shutdown_timeout > 86400) throw UsageError("--shutdown-timeout must be in 0..86400 seconds");
   const std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
   if (!pool) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
   serve::limit_malloc_retention();
 
-  // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
+  // SIGINT / SIGTERM are taken by one thread (sigtimedwait), so no other thread is interrupted.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -148,34 +161,69 @@ int cmd_serve(int argc, char** argv) {
   opt.port = static_cast<int>(port);
   opt.api_key = api_key;
   opt.cors = cors == "none" ? "" : cors;
-  opt.model_id = std::filesystem::path(mf.path).stem().string();
-  opt.threads = std::min<size_t>(256, 2 * (slots + queue) + 8);  // HTTP workers (idle connections hold none)
+  opt.model_id = alias.empty() ? std::filesystem::path(mf.path).stem().string() : alias;
+  // HTTP workers (idle connections hold none)
+  opt.threads = threads_http ? threads_http : std::min<size_t>(256, 2 * (slots + queue) + 8);
+  opt.idle_timeout = std::chrono::seconds(idle_timeout);
+  std::unique_ptr<serve::ServeMetrics> counted = metrics ? std::make_unique<serve::ServeMetrics>() : nullptr;
   LoadingBackend front;
-  serve::HttpServer server(front, opt);
+  serve::HttpServer server(front, opt, counted.get());
   const int bound = server.bind();
 
-  std::atomic<bool> signalled{false}, quitting{false}, run_ended{false};
+  std::atomic<bool> signalled{false}, quitting{false}, run_ended{false}, finished{false};
   auto stop_server = [&] {  // a stop() before run() has started serving would be lost
     while (!server.running() && !run_ended) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     server.stop();
   };
+  // The next SIGINT / SIGTERM within `wait` (0: none came).
+  auto next_signal = [&stop_signals](std::chrono::milliseconds wait) {
+    const timespec ts{static_cast<time_t>(wait.count() / 1000), static_cast<long>(wait.count() % 1000) * 1000000};
+    const int sig = sigtimedwait(&stop_signals, nullptr, &ts);
+    return sig > 0 ? sig : 0;
+  };
+  auto exit_now = [](int sig) {  // a second signal: no more waiting
+    std::fprintf(stderr, "qmm serve: a second %s, exiting now\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    std::_Exit(128 + sig);
+  };
   std::thread waiter([&] {
     int sig = 0;
-    sigwait(&stop_signals, &sig);
+    while (!sig) {
+      if (run_ended || quitting) return;  // run() ended by itself, or the model did not load
+      sig = next_signal(std::chrono::milliseconds(100));
+    }
     signalled = true;
-    if (!quitting) std::fprintf(stderr, "qmm serve: %s, stopping\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-    front.shutdown();  // running requests end (their clients get an error), then the listener
-    stop_server();
+    // The drain: readiness and new requests 503, requests in flight go on until done or the
+    // timeout; what is left then ends with finish_reason "abort" (the backend's shutdown).
+    server.drain();
+    std::fprintf(stderr, "qmm serve: %s, draining: %zu requests in flight (at most %zu s; a second signal exits at once)\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM", server.in_flight(), shutdown_timeout);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(shutdown_timeout);
+    while (server.in_flight() > 0 && std::chrono::steady_clock::now() < deadline) {
+      if (const int again = next_signal(std::chrono::milliseconds(20))) exit_now(again);
+    }
+    if (const size_t left = server.in_flight()) {
+      std::fprintf(stderr, "qmm serve: --shutdown-timeout reached: %zu requests end with finish_reason \"abort\"\n", left);
+    }
+    // The stop may take a while (an engine step to end, workers finishing their writes to
+    // slow clients): on its own thread, so that a second signal still exits at once.
+    std::thread stopper([&] {
+      front.shutdown();
+      stop_server();  // the workers finish writing what they answer, then the listener closes
+    });
+    while (!finished) {
+      if (const int again = next_signal(std::chrono::milliseconds(100))) exit_now(again);
+    }
+    stopper.join();
   });
   std::thread http([&] {
     server.run();
     run_ended = true;
-    if (!signalled) pthread_kill(waiter.native_handle(), SIGTERM);  // run() ended by itself: release the waiter
   });
   auto stop_threads = [&] {  // the model did not load: the error is the message
     quitting = true;
     stop_server();
     http.join();
+    finished = true;
     waiter.join();
   };
 
@@ -196,7 +244,7 @@ int cmd_serve(int argc, char** argv) {
     gopt.max_queue = queue;
     gopt.kv = kv.types();
     gopt.cache_bytes = cache_ram >= 0 ? static_cast<size_t>(cache_ram) << 20 : std::min<size_t>(size_t{8192} << 20, available_memory() / 4);
-    backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat));
+    backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat), counted.get());
     backend->set_pooling(*pool);
     backend->set_slot_save_path(slot_save_path);
     if (!backend->cache_off_reason().empty()) {
@@ -206,14 +254,17 @@ int cmd_serve(int argc, char** argv) {
     }
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
-    std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
-                url_host.c_str(), bound, slots, gopt.n_ctx, lm->threads);
-    std::fflush(stdout);
+    if (!signalled) {  // (a signal during the load has stopped the listener already)
+      std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),
+                  url_host.c_str(), bound, slots, gopt.n_ctx, lm->threads);
+      std::fflush(stdout);
+    }
   } catch (...) {
     stop_threads();
     throw;
   }
   http.join();
+  finished = true;
   waiter.join();
   front.set(nullptr);
   return 0;

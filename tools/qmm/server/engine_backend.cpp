@@ -1,6 +1,7 @@
 #include "engine_backend.h"
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include "core/error.h"
@@ -13,10 +14,12 @@ constexpr size_t kLongText = 64 << 10;  // prompts from here on are built one at
 }  // namespace
 
 EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx,
-                             const llm::GeneratorOptions& opt, std::optional<llm::ChatFormat> chat)
+                             const llm::GeneratorOptions& opt, std::optional<llm::ChatFormat> chat,
+                             ServeMetrics* metrics)
     : tok_(tok),
       opt_(opt),
       chat_(std::move(chat)),
+      metrics_(metrics),
       n_embd_(model.config().n_embd),
       gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
   gen_->call([this](llm::Generator& g) { cache_off_ = g.cache_off_reason(); });
@@ -119,6 +122,7 @@ std::string EngineBackend::detokenize(const std::vector<int32_t>& ids) const {
 }
 
 std::shared_ptr<Job> EngineBackend::submit(Request r) {
+  const auto arrived = std::chrono::steady_clock::now();
   // Admission before the prompt is built: a request the queue would refuse costs no rendering
   // or tokenizing.
   {
@@ -143,9 +147,16 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   auto job = std::make_shared<Job>(std::move(r));
   // The callbacks run on the engine thread: they only hand text over (Job is thread-safe).
   std::weak_ptr<Job> weak = job;
-  g.on_token = [weak, &tok = tok_, offset = size_t{0}](const llm::Piece& piece) mutable {
+  g.on_token = [weak, &tok = tok_, offset = size_t{0}, m = metrics_,
+                last = std::optional<std::chrono::steady_clock::time_point>(), arrived](const llm::Piece& piece) mutable {
     const std::shared_ptr<Job> j = weak.lock();
     if (!j || j->cancelled()) return false;
+    if (m && piece.token >= 0) {  // (token -1: text left over at the end, not a token)
+      const auto now = std::chrono::steady_clock::now();
+      const std::chrono::duration<double> since = now - last.value_or(arrived);
+      (last ? m->inter_token_latency : m->time_to_first_token).observe(since.count());
+      last = now;
+    }
     std::vector<TokenLogprob> lp;
     if (piece.logprobs) {  // the token and its alternatives as text
       TokenLogprob t{{tok.piece(piece.logprobs->chosen.token), piece.logprobs->chosen.logprob}, {}, offset};
@@ -159,16 +170,26 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   g.on_embedding = [weak](std::vector<float> v) {
     if (const std::shared_ptr<Job> j = weak.lock()) j->emit_embedding(std::move(v));
   };
-  g.on_done = [weak, &cancelled = cancelled_](const llm::Result& res) {
+  g.on_done = [weak, &cancelled = cancelled_, m = metrics_](const llm::Result& res) {
     const std::shared_ptr<Job> j = weak.lock();
     if (res.reason == llm::FinishReason::cancelled && (!j || j->cancelled())) ++cancelled;
+    if (m) {
+      m->prompt_tokens.add(static_cast<double>(res.prompt_tokens - std::min(res.cached_tokens, res.prompt_tokens)));
+      m->cached_prompt_tokens.add(static_cast<double>(res.cached_tokens));
+      m->prompt_seconds.add(res.prefill_s);
+      m->predicted_tokens.add(static_cast<double>(res.generated));
+      m->predicted_seconds.add(res.decode_s);
+      m->finished(llm::finish_reason_name(res.reason));
+    }
     if (!j) return;
     const Usage u{res.prompt_tokens, res.generated, res.cached_tokens};
     switch (res.reason) {
       case llm::FinishReason::stop: j->finish(Finish::stop, u); break;
       case llm::FinishReason::length: j->finish(Finish::length, u); break;
       case llm::FinishReason::error: j->fail(res.error); break;
-      case llm::FinishReason::cancelled: j->fail("the request was cancelled (the server is stopping)"); break;
+      // Not by its client (then nobody reads this): the server stopped it. The answer ends
+      // cleanly, with the text so far.
+      case llm::FinishReason::cancelled: j->finish(Finish::abort, u); break;
     }
   };
   if (g.prompt.size() >= opt_.n_ctx) {
@@ -198,8 +219,14 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
 
 Load EngineBackend::load() const {
   std::lock_guard lock(mu_);
-  if (!gen_) return {opt_.n_slots, 0, 0, cancelled_};
-  Load l{opt_.n_slots, gen_->active(), gen_->waiting(), cancelled_};
+  Load l{opt_.n_slots, 0, 0, cancelled_};
+  l.kv_capacity = opt_.n_slots * opt_.n_ctx;
+  if (!gen_) return l;
+  l.active = gen_->active();
+  l.queued = gen_->waiting();
+  const llm::GeneratorThread::Stats st = gen_->stats();
+  l.kv_tokens = st.kv_tokens;
+  l.decode_steps = st.steps;
   const llm::GeneratorCounters c = gen_->counters();
   l.prompt_tokens = c.prompt_tokens;
   l.cached_prompt_tokens = c.cached_tokens;

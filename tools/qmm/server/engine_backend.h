@@ -20,9 +20,10 @@ namespace qmm::serve {
 class EngineBackend : public Backend {
  public:
   // model, tok and ctx must outlive the backend. Chat requests are rendered by `chat` (the
-  // format `qmm chat` uses); without one they are a 400 that names --chat-template.
+  // format `qmm chat` uses); without one they are a 400 that names --chat-template. With
+  // `metrics` (it must outlive the backend) each request's tokens, latencies and end are counted.
   EngineBackend(const llm::Model& model, const llm::Tokenizer& tok, Context& ctx, const llm::GeneratorOptions& opt,
-                std::optional<llm::ChatFormat> chat);
+                std::optional<llm::ChatFormat> chat, ServeMetrics* metrics = nullptr);
   ~EngineBackend() override;
 
   std::shared_ptr<Job> submit(Request r) override;
@@ -39,7 +40,8 @@ class EngineBackend : public Backend {
   void set_slot_save_path(std::string dir);
   // Why the prompt cache asked for is off ("" when it is on or was not asked for).
   std::string cache_off_reason() const { return cache_off_; }
-  // Ends every queued and running request (their clients get an error) and refuses new ones.
+  // Ends every queued and running request and refuses new ones: each gets finish_reason
+  // "abort" with the text it has so far.
   void shutdown();
 
   // The prompt tokens of a request, as submit() builds them (tests).
@@ -52,6 +54,7 @@ class EngineBackend : public Backend {
   const llm::Tokenizer& tok_;
   llm::GeneratorOptions opt_;
   std::optional<llm::ChatFormat> chat_;
+  ServeMetrics* metrics_;
   std::atomic<size_t> cancelled_{0};  // by their clients
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
   mutable std::mutex long_mu_;        // one long prompt built at a time

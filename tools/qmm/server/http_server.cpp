@@ -67,10 +67,11 @@ void limit_malloc_retention() {
   mallopt(M_MMAP_THRESHOLD, 256 << 10);
 }
 
-HttpServer::HttpServer(Backend& backend, ServerOptions opt)
+HttpServer::HttpServer(Backend& backend, ServerOptions opt, ServeMetrics* metrics)
     : backend_(backend),
       opt_(std::move(opt)),
       svr_(std::make_unique<ConnectionServer>(limits(opt_))),
+      metrics_(metrics),
       created_(std::time(nullptr)) {
   svr_->set_payload_max_length(opt_.max_body_bytes);
   svr_->set_socket_options([this](int sock) {
@@ -79,9 +80,39 @@ HttpServer::HttpServer(Backend& backend, ServerOptions opt)
     listen_fd_ = sock;
   });
   routes();
+  if (metrics_) register_gauges();
 }
 
-HttpServer::~HttpServer() = default;
+// The engine's state, read at each scrape. llama-server's names where it has the metric; an
+// autoscaler's queue depth is llamacpp:requests_deferred.
+void HttpServer::register_gauges() {
+  Registry& r = metrics_->registry;
+  Backend& b = backend_;
+  r.gauge_fn("llamacpp:requests_processing", "Requests holding a slot (being prefilled or decoded).",
+             [&b] { return static_cast<double>(b.load().active); });
+  r.gauge_fn("llamacpp:requests_deferred", "Requests waiting for a slot: the queue depth.",
+             [&b] { return static_cast<double>(b.load().queued); });
+  r.gauge_fn("llamacpp:kv_cache_usage_ratio", "KV-cache positions in use over all of them (every slot), 0..1.", [&b] {
+    const Load l = b.load();
+    return l.kv_capacity ? static_cast<double>(l.kv_tokens) / static_cast<double>(l.kv_capacity) : 0.0;
+  });
+  r.gauge_fn("llamacpp:kv_cache_tokens", "KV-cache positions in use (every slot).", [&b] { return static_cast<double>(b.load().kv_tokens); });
+  r.gauge_fn("qmm:prompt_cache_bytes", "Bytes the prompt cache across requests holds (--cache-ram; never above its budget).",
+             [&b] { return static_cast<double>(b.load().prompt_cache_bytes); });
+  r.gauge_fn("qmm:prompt_cache_budget_bytes", "The prompt cache's budget in bytes (0: no prompt cache).",
+             [&b] { return static_cast<double>(b.load().prompt_cache_budget); });
+  r.counter_fn("llamacpp:n_decode_total", "Forward passes of the engine (each decodes every running request).",
+               [&b] { return static_cast<double>(b.load().decode_steps); });
+  r.gauge_fn("qmm:slots", "Requests that can be decoded together (-np).", [&b] { return static_cast<double>(b.load().slots); });
+  r.gauge_fn("qmm:draining", "1 while the server drains (SIGTERM): /health is 503, new requests are refused.",
+             [this] { return draining_ ? 1.0 : 0.0; });
+}
+
+void HttpServer::drain() { draining_ = true; }
+
+// The connection server first: its workers, joined there, may still end a stream, whose
+// releaser counts in_flight_ down.
+HttpServer::~HttpServer() { svr_.reset(); }
 
 bool HttpServer::authorized(const httplib::Request& req) const {
   if (opt_.api_key.empty()) return true;
@@ -151,6 +182,7 @@ void HttpServer::routes() {
   const auto health = get(false, [this](const Request&, Response& res, const std::string&) {
     const Load l = backend_.load();
     if (l.loading) throw ApiError(503, "Loading model", {}, "loading");  // llama-server's answer
+    if (draining_) throw ApiError(503, "the server is shutting down", {}, "shutting_down");
     res.set_content(nlohmann::json{{"status", "ok"},
                                    {"slots_idle", l.slots - l.active},
                                    {"slots_processing", l.active},
@@ -158,6 +190,14 @@ void HttpServer::routes() {
                                    {"requests_cancelled", l.cancelled}}
                         .dump(),
                     kJson);
+  });
+  // Liveness: the process answers (while loading and draining too); readiness is /health.
+  const auto live = get(false, [](const Request&, Response& res, const std::string&) {
+    res.set_content(R"({"status":"ok"})", kJson);
+  });
+  const auto metrics = get(true, [this](const Request&, Response& res, const std::string&) {
+    if (!metrics_) throw ApiError(501, "metrics are off: start qmm serve with --metrics", {}, "metrics_disabled");
+    res.set_content(metrics_->registry.render(), kMetricsContentType);
   });
   const auto models = get(true, [this](const Request&, Response& res, const std::string&) {
     res.set_content(models_body(opt_.model_id, created_), kJson);
@@ -184,6 +224,8 @@ void HttpServer::routes() {
   };
 
   for (const char* p : {"/health", "/v1/health"}) svr_->Get(p, health).Post(p, not_allowed("GET"));
+  svr_->Get("/live", live).Post("/live", not_allowed("GET"));
+  svr_->Get("/metrics", metrics).Post("/metrics", not_allowed("GET"));
   svr_->Get("/v1/models", models).Post("/v1/models", not_allowed("GET"));
   svr_->Get("/v1/models/(.+)", model);
   svr_->Get("/slots", slots).Post("/slots", not_allowed("GET"));
@@ -230,6 +272,13 @@ void HttpServer::routes() {
     return httplib::Server::HandlerResponse::Handled;
   });
 
+  // Every answer, once its status is final: counted, and a 503 (loading, draining, a full queue)
+  // says when to retry.
+  svr_->set_post_routing_handler([this](const Request&, Response& res) {
+    if (res.status == 503 && !res.has_header("Retry-After")) res.set_header("Retry-After", "1");
+    if (metrics_) metrics_->answered(res.status);
+  });
+
   // httplib's own errors (no route, body too large, bad request) get a JSON body too.
   svr_->set_error_handler([this](const Request& req, Response& res) {
     if (res.body.empty()) reply_error(res, http_error(req, res.status, opt_.max_body_bytes));
@@ -266,11 +315,26 @@ std::string HttpServer::read_body(const httplib::Request& req, httplib::Response
   return body;
 }
 
+HttpServer::InFlight HttpServer::admit() {
+  // The count is raised before draining_ is read, so a drain that sees 0 has no request
+  // slipping past it.
+  ++in_flight_;
+  InFlight in(&in_flight_);
+  if (draining_) {
+    ConnectionServer::close_after_response();  // a gateway reconnects, to another replica
+    throw ApiError(503, "the server is shutting down; retry", {}, "shutting_down");
+  }
+  return in;
+}
+
 void HttpServer::generate(const httplib::Request&, httplib::Response& res, const std::string& body, Endpoint ep) {
+  InFlight leave = admit();  // (a stream: until its releaser runs)
   Request r = parse_request(body, ep);
   const bool streaming = r.stream;
-  ResponseHead head{ep, (ep == Endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++),
-                    r.model.empty() ? opt_.model_id : r.model, std::time(nullptr)};
+  // Any "model" is served by the loaded one, and answers name it (llama-server's single-model
+  // behaviour: the --alias, else the file's name).
+  ResponseHead head{ep, (ep == Endpoint::chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++), opt_.model_id,
+                    std::time(nullptr)};
   // One job per prompt (a completion's "prompt" may hold several: one choice each).
   std::vector<std::shared_ptr<Job>> jobs;
   auto cancel_all = [&jobs] {
@@ -282,7 +346,10 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
     cancel_all();  // a batch is answered whole or not at all
     throw;
   }
-  if (streaming) return stream(std::move(jobs), head, res);
+  if (streaming) {
+    leave.n = nullptr;  // the stream's releaser leaves
+    return stream(std::move(jobs), head, res);
+  }
 
   std::vector<Choice> choices(jobs.size());
   if (jobs.front()->request().logprobs >= 0) {
@@ -366,10 +433,11 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
   };
   // The releaser runs when the stream ends; unless it ended well the client is gone (or the
   // server stops): cancel the jobs, which frees their slots at the engine's next step.
-  res.set_chunked_content_provider("text/event-stream", std::move(provider), [jobs](bool success) {
+  res.set_chunked_content_provider("text/event-stream", std::move(provider), [this, jobs](bool success) {
     if (!success) {
       for (const std::shared_ptr<Job>& j : jobs) j->cancel();
     }
+    --in_flight_;
   });
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "job.h"
+#include "metrics.h"
 
 namespace httplib {
 class ContentReader;
@@ -28,6 +29,8 @@ struct Load {
   size_t slots = 0, active = 0, queued = 0;
   size_t cancelled = 0;  // requests ended early because their client went away (since start)
   bool loading = false;  // the model is still loading: /health answers 503, as llama-server
+  size_t kv_tokens = 0, kv_capacity = 0;  // KV-cache positions in use, and all of them (every slot)
+  uint64_t decode_steps = 0;              // the engine's forward passes so far
   // Counters since start (for /metrics): prompt tokens of the requests started, and of those
   // the ones not prefilled (a slot's or the prompt cache's); the prompt cache's bytes.
   size_t prompt_tokens = 0, cached_prompt_tokens = 0;
@@ -62,11 +65,11 @@ class Backend {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                 // 0: any free port (bind() returns it)
-  std::string api_key;             // non-empty: every route but /health needs "Authorization: Bearer KEY" or "X-Api-Key: KEY"
+  std::string api_key;             // non-empty: every route but /health and /live needs "Authorization: Bearer KEY" or "X-Api-Key: KEY"
   // CORS, as llama-server: "*" allows every origin (its Origin is echoed), a comma-separated
   // list only those, "" none. Preflight OPTIONS requests are answered without the key.
   std::string cors = "*";
-  std::string model_id = "qmm";    // what /v1/models lists and responses name
+  std::string model_id = "qmm";    // what /v1/models lists and every response names (--alias)
   size_t max_body_bytes = 1 << 20;
   size_t threads = 32;             // HTTP workers: requests read and answered at once (see connections.h)
   size_t max_connections = 512;    // open connections, idle ones included; more get a 503
@@ -83,7 +86,11 @@ void limit_malloc_retention();
 
 class HttpServer {
  public:
-  HttpServer(Backend& backend, ServerOptions opt);
+  // With `metrics` (it must outlive the server) GET /metrics answers them and every answer is
+  // counted by status; without, /metrics is llama-server's 501 (start with --metrics). The
+  // server adds gauges that read itself and `backend` at each scrape: render `metrics` only
+  // through this server's /metrics, and give each server its own ServeMetrics.
+  HttpServer(Backend& backend, ServerOptions opt, ServeMetrics* metrics = nullptr);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
@@ -92,9 +99,14 @@ class HttpServer {
   void run();    // serves until stop()
   void stop();   // from any thread; in-flight streams are cut, their jobs cancelled
   bool running() const;  // run() is serving (a stop() before it would be lost)
+  // Graceful drain: from now on /health is 503 (readiness) and new generation requests are a
+  // 503 with Retry-After on a closing connection; those already in flight go on.
+  void drain();
+  size_t in_flight() const { return in_flight_.load(); }  // generation requests not yet answered whole
 
  private:
   void routes();
+  void register_gauges();
   // A handler of a route: the key checked (when needs_key), the body read, ApiError answered.
   using BodyHandler = std::function<void(const httplib::Request&, httplib::Response&, const std::string& body)>;
   using RawHandler = std::function<void(const httplib::Request&, httplib::Response&, const httplib::ContentReader&)>;
@@ -103,6 +115,18 @@ class HttpServer {
   // Waits for each job's end (cancelling them all when the client goes or one fails).
   std::vector<Event> wait_all(const std::vector<std::shared_ptr<Job>>& jobs);
   std::string read_body(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) const;
+  // A request for the model (generation, embeddings), in flight from admit() until answered
+  // whole: the drain waits for these. admit() refuses one (503) once the drain has begun.
+  struct InFlight {
+    std::atomic<size_t>* n;
+    explicit InFlight(std::atomic<size_t>* count) : n(count) {}
+    InFlight(InFlight&& o) noexcept : n(o.n) { o.n = nullptr; }
+    InFlight& operator=(InFlight&&) = delete;
+    ~InFlight() {
+      if (n) --*n;
+    }
+  };
+  InFlight admit();
   void generate(const httplib::Request& req, httplib::Response& res, const std::string& body, Endpoint ep);
   void stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHead& head, httplib::Response& res);
   bool authorized(const httplib::Request& req) const;
@@ -113,6 +137,9 @@ class HttpServer {
   std::unique_ptr<httplib::Server> svr_;
   std::atomic<uint64_t> next_id_{1};
   std::counting_semaphore<> large_requests_{2};  // requests with large bodies handled at once
+  ServeMetrics* metrics_;
+  std::atomic<bool> draining_{false};
+  std::atomic<size_t> in_flight_{0};
   int64_t created_;
   int listen_fd_ = -1;  // the listening socket (its backlog is raised after bind)
 };

@@ -235,6 +235,7 @@ const char* ApiError::type() const {
   switch (status) {
     case 401: return "authentication_error";
     case 404: return "not_found_error";
+    case 501: return "not_supported_error";
     case 503: return "unavailable_error";
     default: return status >= 500 ? "server_error" : "invalid_request_error";
   }
@@ -303,7 +304,14 @@ std::vector<Request> split_prompts(Request r) {
   return out;
 }
 
-const char* finish_name(Finish f) { return f == Finish::stop ? "stop" : "length"; }
+const char* finish_name(Finish f) {
+  switch (f) {
+    case Finish::stop: return "stop";
+    case Finish::length: return "length";
+    case Finish::abort: return "abort";
+  }
+  return "stop";
+}
 
 std::string error_body(const ApiError& e) {
   const auto null_or = [](const std::string& s) { return s.empty() ? ojson(nullptr) : ojson(s); };

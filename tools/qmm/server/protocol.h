@@ -81,7 +81,9 @@ std::vector<Request> split_prompts(Request r);
 // of OpenAI's or llama-server's that qmm does not implement (unless its value changes nothing).
 Request parse_request(std::string_view body, Endpoint endpoint);
 
-enum class Finish { stop, length };
+// abort: the server cut the request short (it was stopping and the drain's time ran out);
+// vLLM's name for it. The text so far is answered, with its usage.
+enum class Finish { stop, length, abort };
 const char* finish_name(Finish f);
 
 struct Usage {

@@ -77,6 +77,7 @@ void HttpServer::app_routes(const Guard& guarded) {
     res.set_content(detokenize_body(backend_.detokenize(parse_detokenize(body))), kJson);
   });
   const auto embeddings = guarded(true, [this](const Request&, Response& res, const std::string& body) {
+    const InFlight in = admit();
     EmbeddingRequest e = parse_embeddings(body);
     const size_t dim = backend_.embedding_size();
     if (dim == 0) throw ApiError(501, "this server computes no embeddings", {}, "not_implemented");
