@@ -6,9 +6,12 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "llm/model.h"
 #include "qmm/server/engine_backend.h"
+#include "qmm/server/metrics.h"
+#include "metrics_test_util.h"
 #include "server_test_util.h"
 #include "text/tokenizer.h"
 #include "../llm/test_models.h"
@@ -253,6 +256,33 @@ TEST_F(Slots, IdSlotAndCachePrompt) {
   const Reply bad = with({{"id_slot", 2}});
   EXPECT_EQ(bad.status, 400);
   EXPECT_EQ(bad.json()["error"]["param"], "id_slot");
+}
+
+// /metrics: the cached prompt tokens are the answers' usage, and the prompt cache's bytes stay
+// within its budget.
+TEST_F(Slots, MetricsCountThePromptCache) {
+  ServeMetrics m;
+  llm::GeneratorOptions o{1, 512, 48, 8};
+  o.cache_bytes = 16 << 20;
+  EngineBackend backend(stories().model, stories().tok, stories().ctx, o, std::nullopt, &m);
+  test::TestServer server(backend, ServerOptions{}, &m);
+  const auto sys = ids(200, 1);
+  size_t cached = 0;
+  for (const auto& prompt : {cat(sys, ids(20, 2)), ids(100, 9), cat(sys, ids(30, 3))}) {
+    const Reply r = request(server.port(), "POST", "/v1/completions", body(prompt));
+    ASSERT_EQ(r.status, 200) << r.body;
+    cached += r.json()["usage"]["prompt_tokens_details"]["cached_tokens"].get<size_t>();
+  }
+  EXPECT_EQ(cached, 192u);
+  const Reply r = request(server.port(), "GET", "/metrics");
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::map<std::string, double> v;
+  std::string bad;
+  ASSERT_TRUE(test::parse_metrics(r.body, v, &bad)) << bad;
+  EXPECT_EQ(v.at("qmm:prompt_tokens_cached_total"), 192);
+  EXPECT_GT(v.at("qmm:prompt_cache_bytes"), 0);
+  EXPECT_LE(v.at("qmm:prompt_cache_bytes"), v.at("qmm:prompt_cache_budget_bytes"));
+  EXPECT_EQ(v.at("qmm:prompt_cache_budget_bytes"), 16 << 20);
 }
 
 }  // namespace
