@@ -1,6 +1,8 @@
 // llama.cpp as the oracle of the tokenizer and model tests (tests/llm/test_llamacpp.cpp): one
 // node process for many models, so CI pays llama.cpp's start-up once. Reads a JSON request
-//   {"models": [{"path": "...", "strings": ["..."], "prompts": ["..."], "n": 32, "top": 8, "ctx": 256}]}
+//   {"models": [{"path": "...", "strings": ["..."], "prompts": ["..."], "n": 32, "top": 8, "ctx": 256, "kv": "f32"}]}
+// ("kv": "f32", the default: F32 attention and cache; "f16": llama.cpp's default flash attention
+// and F16 cache)
 // and prints one line per answer (ids are decimal, space-separated):
 //   T <model> <string> <ids>            tokenization of a string (special tokens parsed, no BOS)
 //   P <model> <prompt> <ids>            the prompt as evaluated (BOS first when add_bos_token)
@@ -34,10 +36,12 @@ for (const [mi, m] of request.models.entries()) {
     const bos = model.tokens.bos;
     const add_bos = model.fileInfo.metadata?.tokenizer?.ggml?.add_bos_token ?? true;
     for (const [pi, prompt] of prompts.entries()) {
-      // Attention in F32 as qmm's: without these llama.cpp's CPU flash attention rounds Q, K and V
-      // to F16 (whatever the cache type), which alone moved F32 models' probabilities by 3e-4.
-      const ctx = await model.createContext({contextSize: m.ctx ?? 256, threads: 1, flashAttention: false,
-                                             experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32"});
+      // Attention in F32 as qmm's F32 cache: without these llama.cpp's CPU flash attention rounds
+      // Q, K and V to F16 (whatever the cache type), which alone moved F32 models' probabilities by
+      // 3e-4. "kv": "f16" asks for llama.cpp's defaults instead: flash attention, an F16 K/V cache.
+      const ctx = await model.createContext(m.kv === "f16" ? {contextSize: m.ctx ?? 256, threads: 1, flashAttention: true}
+                                            : {contextSize: m.ctx ?? 256, threads: 1, flashAttention: false,
+                                               experimentalKvCacheKeyType: "F32", experimentalKvCacheValueType: "F32"});
       const seq = ctx.getSequence();
       const prompt_tokens = Array.isArray(prompt) ? prompt : [...(add_bos && bos != null ? [bos] : []), ...model.tokenize(prompt, true)];
       out(`P ${mi} ${pi} ${prompt_tokens.join(" ")}`);

@@ -1,4 +1,5 @@
-// Declarations of every variant in the kernel list (one header per kernel file pair).
+// Declarations of every variant in the kernel list (one header per kernel file pair); the
+// architecture's own are generated from its folder (cmake/QmmIsa.cmake, build/generated/).
 #pragma once
 #include "kernels/ref/matmul_clamp_f32_f32p_f16p_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_f32p_f32p_scalar.h"
@@ -8,8 +9,8 @@
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_kquants_scalar.h"
 #include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi8c32p_scalar.h"
 #if defined(__aarch64__)
-#include "kernels/arm/kernel_headers_arm.h"
+#include "kernels/kernel_headers_arm.h"
 #endif
 #if defined(__x86_64__)
-#include "kernels/x86/kernel_headers_x86.h"
+#include "kernels/kernel_headers_x86.h"
 #endif

@@ -1,7 +1,7 @@
 // The one kernel list (docs/design.md §3): every matmul variant this build contains, best first.
 // Dispatch (matmul/select), the tests and the benchmarks all iterate it. Adding a variant is its
-// file pair, its declaration in kernel_headers_<arch>.h, its line in kernel_list_<arch>.inc and
-// its source in <arch>/sources.cmake (docs/design.md §10 lists them).
+// file pair (named for its ISA) and its line in kernel_list_<arch>.inc; the build compiles,
+// declares and (x86 emulated tests) wraps every file of the folder (docs/design.md §10).
 #pragma once
 #include <span>
 #include <string_view>

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/error.h"
+#include "llm/attention/attend_kernel.h"
 #include "llm/model.h"
 #include "llm/ops.h"
 
@@ -108,6 +109,9 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
     check_arg(kv_fits(t, c.head_dim), std::string("a ") + kv_type_name(t) + " KV cache needs a head size that is a multiple of 32 (this model's is " +
                                           std::to_string(c.head_dim) + ")");
   }
+  // The attention kernel is chosen here, on the caller's thread: a bad QMM_ATTENTION is this
+  // constructor's error, not an exception inside a pool worker.
+  if (kv.k != KvType::f32 || kv.v != KvType::f32) attend_kernel();
   const size_t b = n_batch_, hd = c.head_dim, threads = static_cast<size_t>(ctx.threads());
   x_.resize(b * c.n_embd);
   xb_.resize(b * std::max(c.n_embd, c.q_dim()));

@@ -40,7 +40,8 @@ void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k,
 // largest score, l = Σ e^(s−m) and o = Σ e^(s−m)·v (exact two-pass softmax inside the chunk);
 // the result is the left fold of the chunks' partials in order under attend_combine, then o / l.
 // So a row gets the same bits whether its chunks run in one task or in many (split-KV decode),
-// whichever thread count, batch or ring layout.
+// whichever thread count, batch or ring layout. The scores of Q8_0/Q4_0 keys are int8 dot products
+// with the query rounded to int8; the kernels and their exact arithmetic: attention/attend_kernel.h.
 constexpr size_t kAttendChunk = 256;
 
 // One K/V head of the cache: attended position p (0 = the first attended) in row
@@ -53,8 +54,11 @@ struct KvHead {
   KvRing ring;
 };
 
+// Query rows an attention kernel scores together (a tile: each K and V row of the chunk is read
+// from L1 for all of them).
+constexpr size_t kAttendRows = 8;
 // Floats of scratch attend_chunk needs, and floats of one partial (m, l, o[head_dim]).
-inline size_t attend_chunk_scratch(size_t head_dim) { return 2 * kAttendChunk * head_dim + kAttendHeads * kAttendChunk; }
+inline size_t attend_chunk_scratch(size_t head_dim) { return 2 * kAttendChunk * head_dim + kAttendRows * kAttendHeads * kAttendChunk; }
 inline size_t attend_partial_size(size_t head_dim) { return head_dim + 2; }
 
 // The partials of chunk c (positions c·kAttendChunk..) for `rows` query rows of `heads` heads
@@ -68,8 +72,9 @@ void attend_combine(float* acc, const float* part, size_t count, size_t head_dim
 // out + r·out_stride + h·head_dim = o / l of partial (r, h).
 void attend_finish(const float* acc, size_t rows, size_t heads, size_t head_dim, float* out, size_t out_stride);
 
-// The attention a cache of types kv runs, for --trace: "attend_chunk (K f16, V f16: chunks of
-// 256 positions, split-KV for a lone decode row), x86-64-v3 clone", or attend_heads for F32.
+// The attention a cache of types kv runs, for --trace: "attend_avx512 (K f16, V f16: chunks of
+// 256 positions, split-KV for a lone decode row)" (the kernel attention/attend_kernel.h chose),
+// or attend_heads for F32.
 std::string attention_trace(KvTypes kv);
 
 // out = x / sqrt(mean(x²) + eps) · gain

@@ -1,8 +1,8 @@
 // The KV cache types (kv_type.h) and the chunked attention over them (attend_chunk): the
 // rotation is orthogonal, rows round-trip as ggml's blocks, the chunked attention equals the
-// definition over the dequantized rows for every type, ring layout, head count and row count,
-// and a row's bits do not depend on the rows computed beside it nor on how its chunks are
-// split over tasks. The forward pass with each type: bit-identical for any thread count, the
+// definition over the dequantized rows (and, for int8 keys, the int8-rounded queries) for every
+// type, ring layout, head count and row count, and a row's bits do not depend on the rows
+// computed beside it nor on how its chunks are split over tasks. The forward pass with each type: bit-identical for any thread count, the
 // sliding-window rings equal a full cache, and the cache bytes are those of the type.
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/fp16.h"
 #include "core/random.h"
+#include "llm/attention/attend_kernel.h"
 #include "llm/model.h"
 #include "llm/ops.h"
 #include "llm/synth.h"
@@ -117,6 +118,16 @@ TEST(ChunkedAttention, MatchesTheDefinitionForEveryType) {
           const size_t len = pos0 + rows;
           const Cache cache(kt, vt, hd, len + 1, 7);
           const auto q = random_floats(rows * heads * hd, 9);
+          // Int8 keys meet the query as attend_quantize_query rounds it (attend_kernel.h).
+          auto qd = q;
+          if (attend_int8_keys(kt)) {
+            std::vector<int8_t> qs(hd);
+            std::vector<float> d(hd / 32);
+            for (size_t i = 0; i < qd.size(); i += hd) {
+              attend_quantize_query(&q[i], hd, qs.data(), d.data());
+              for (size_t j = 0; j < hd; ++j) qd[i + j] = d[j / 32] * qs[j];
+            }
+          }
           const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
           for (float softcap : {0.0f, 1.5f}) {
             const auto got = chunked(q, heads, cache.head(start), hd, pos0, rows, scale, softcap);
@@ -128,7 +139,7 @@ TEST(ChunkedAttention, MatchesTheDefinitionForEveryType) {
                 for (size_t p = 0; p < n; ++p) {
                   const size_t at = (start + p) % cache.slots * hd;
                   double d = 0;
-                  for (size_t i = 0; i < hd; ++i) d += double{q[(r * heads + h) * hd + i]} * cache.kf[at + i];
+                  for (size_t i = 0; i < hd; ++i) d += double{qd[(r * heads + h) * hd + i]} * cache.kf[at + i];
                   s[p] = d * scale;
                   if (softcap > 0) s[p] = softcap * std::tanh(s[p] / softcap);
                   mx = std::max(mx, s[p]);

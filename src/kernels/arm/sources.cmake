@@ -1,4 +1,6 @@
-# Arm kernel sources, each ISA with its own flags (cmake/QmmIsa.cmake).
+# Arm kernel sources: every .cpp of this folder (cmake/QmmIsa.cmake's qmm_kernel_folder), each
+# compiled with the flags of the ISA its file name ends with (_sme2_<technique>, _neon_i8mm,
+# _neon_dotprod, _neon), so one binary runs on any AArch64 CPU and selects kernels at run time.
 
 # --- SME2 ---
 # Needs a compiler with the SME2 ACLE (clang >= 19 here; GCC >= 14 should do) and the SME ABI
@@ -34,64 +36,19 @@ __arm_new("za", "zt0") __arm_locally_streaming int probe(const int8_t* p) {
 int main() { int8_t buf[256] = {0}; return probe(buf); }
 ]] QMM_HAVE_SME2)
 unset(CMAKE_REQUIRED_FLAGS)
+set(QMM_SME2_SKIP "")
 if(QMM_HAVE_SME2)
   target_compile_definitions(qmm PRIVATE QMM_HAVE_SME2=1)
-  qmm_isa_sources(qmm FLAGS ${QMM_SME2_FLAGS} SOURCES
-    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_qsi8c32p4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_f32p1vlx1_f16p4vlx1_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_f32p1x1_f16p4vlx1_1x4vl_sme2_fmla.cpp
-    kernels/arm/matmul_clamp_f32_qai8dxp1vlx4_qsi4cxp4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qai8dxp1x8s2_qsi4cxp4vlx8s2_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_qai8dxp1vlx4_qsi8cxp4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qai8dxp1x4_qsi8cxp4vlx4_1x4vl_sme2_dot.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q6kp4vlx4_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_iq4nlp4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_iq4nlp4vlx4_1x4vl_sme2_sdot.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa.cpp
-    kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q5kp4vlx4_1x4vl_sme2_sdot.cpp)
 else()
   message(STATUS "qmm: ${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION} cannot build SME2 "
                  "(needs clang >= 19 or GCC >= 14 with the SME ABI routines): SME2 kernels left out")
+  set(QMM_SME2_SKIP "_sme2_[a-z]+$")
 endif()
-
-# --- NEON ---
-qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod+i8mm SOURCES
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q4kp8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q6kp8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_i8mm.cpp
-  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_i8mm.cpp)
-qmm_isa_sources(qmm FLAGS -march=armv8.2-a+dotprod SOURCES
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi4c32p8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi4c32p8x8_1x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x8_qsi8c32p8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x8_qsi8c32p8x8_1x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q4kp8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q4kp8x8_1x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q6kp8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q6kp8x8_1x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_iq4nlp8x8_1x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p4x4_q5kp8x8_4x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qsi8d32p1x4_q5kp8x8_1x8_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi4cxp4x8_4x4x32_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi4cxp4x8_1x4x32_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qai8dxp4x8_qsi8cxp4x8_4x4_neon_dotprod.cpp
-  kernels/arm/matmul_clamp_f32_qai8dxp1x8_qsi8cxp4x8_1x4_neon_dotprod.cpp)
-# Base Armv8-A (F16 weights widened with FCVTL, F32 FMLA): no extra flags.
-qmm_isa_sources(qmm FLAGS -march=armv8-a SOURCES
-  kernels/arm/matmul_clamp_f32_f32p8x1_f16p8x1_8x8_neon.cpp
-  kernels/arm/matmul_clamp_f32_f32p1x1_f16p8x1_1x8_neon.cpp
-  kernels/arm/matmul_clamp_f32_f32p8x1_f32p8x1_8x8_neon.cpp
-  kernels/arm/matmul_clamp_f32_f32p1x1_f32p8x1_1x8_neon.cpp
-  kernels/arm/lhs_quant_pack_qsi8d32pscalef16_f32_neon.cpp)
+set(QMM_I8MM_FLAGS -march=armv8.2-a+dotprod+i8mm)
+set(QMM_DOTPROD_FLAGS -march=armv8.2-a+dotprod)
+set(QMM_NEON_FLAGS -march=armv8-a)  # base Armv8-A (F16 weights widened with FCVTL, F32 FMLA)
+qmm_kernel_folder(qmm ${CMAKE_CURRENT_LIST_DIR} SKIP "${QMM_SME2_SKIP}" TOKENS
+  "_sme2_[a-z]+" QMM_SME2_FLAGS
+  _neon_i8mm QMM_I8MM_FLAGS
+  _neon_dotprod QMM_DOTPROD_FLAGS
+  _neon QMM_NEON_FLAGS)

@@ -1,0 +1,344 @@
+// The body of the vectorised attention kernels (attend_generic, attend_avx2, attend_avx512): one
+// template over an ISA policy that supplies the int8 Q·K of one block of 32, compiled in each
+// variant's file with that file's flags. The policy P provides
+//   P::Kb                       32 int8 key values in registers
+//   P::load_q8(qs), load_q4(qs) a Q8_0 / Q4_0 block's values (Q4_0: nibble − 8)
+//   P::dot(k, q, q_abs) -> v8   lane l = Σ_{i=4l..4l+3} q_i · k_i (exact), as floats
+//   P::half(p) -> float         the F16 at p
+//   P::load_rows(t, rows, stride, count, out, hd)   kv_load's rows as F32 (exact, any order)
+//   P::kF16Direct, P::load8_f16(p) -> v8   whether F16 rows are read in place, eight converted
+//   P::kQ8ValuesDirect, P::accumulate_q8<H>(...)   whether Q8_0 values are read in place (the sums
+//                               of accumulate_values over the rows as kv_load gives them)
+//   P::scores_rows<H>(...), P::accumulate_values<H>(...)   the F32/F16 scores and value sums:
+//                               scores_rows_v8 / accumulate_values_v8 below, or the variant's own
+//                               loops with one arithmetic for every key and position
+//   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below,
+//                               or the variant's own loop with the same arithmetic per lane
+// The contract and the arithmetic are attend_kernel.h's.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "core/blocks.h"
+#include "llm/attention/attend_kernel.h"
+#include "llm/attention/vec8.h"
+#include "llm/kv_type.h"
+
+namespace qmm::llm {
+namespace {
+
+// att[h·kAttendChunk + p] = scale · q_h·k_p for H heads of int8 queries (qs, q_abs = |qs| at
+// h·hd; scales qd at h·nb) against len Q8_0 / Q4_0 key rows (row p at k + p·stride). A pass
+// takes 8/H keys: each key block is loaded once for the H heads, the 8 lane sums reduced together
+// by hsum8; a key in the tail is reduced in hsum8's order, so its bits do not depend on where
+// its group starts (a ring's wrap). The key rows a few passes ahead are prefetched: in a decode
+// step they come from DRAM.
+template <class P, bool Q4, size_t H>
+[[gnu::always_inline]] inline void scores_int8(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride,
+                                               size_t hd, size_t len, float scale, float* att) {
+  constexpr size_t K = 8 / H, bytes = Q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+  const size_t nb = hd / kBlock;
+  auto key_block = [&](const uint8_t* row, size_t b, float* dk) {
+    const uint8_t* blk = row + b * bytes;
+    *dk = P::half(blk);
+    if constexpr (Q4) {
+      return P::load_q4(blk + 2);
+    } else {
+      return P::load_q8(blk + 2);
+    }
+  };
+  size_t p = 0;
+  for (; p + K <= len; p += K) {
+    const uint8_t* kp = k + p * stride;
+    for (size_t off = 0; off < K * stride; off += 64) __builtin_prefetch(kp + 4 * K * stride + off);
+    v8 a[8] = {};
+    for (size_t b = 0; b < nb; ++b) {
+      for (size_t j = 0; j < K; ++j) {
+        float dk;
+        const auto kb = key_block(kp + j * stride, b, &dk);
+        for (size_t h = 0; h < H; ++h) a[h * K + j] += P::dot(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock) * (dk * qd[h * nb + b]);
+      }
+    }
+    const v8 sums = hsum8(a) * scale;
+    for (size_t h = 0; h < H; ++h)
+      for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+  }
+  for (; p < len; ++p) {
+    for (size_t h = 0; h < H; ++h) {
+      v8 acc{};
+      for (size_t b = 0; b < nb; ++b) {
+        float dk;
+        const auto kb = key_block(k + p * stride, b, &dk);
+        acc += P::dot(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock) * (dk * qd[h * nb + b]);
+      }
+      att[h * kAttendChunk + p] = (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) * scale;
+    }
+  }
+}
+
+// Eight values of a cache row as floats: F32, or F16 converted in registers by the policy.
+template <class P>
+[[gnu::always_inline]] inline v8 load_elems(const float* p) {
+  return load8(p);
+}
+template <class P>
+[[gnu::always_inline]] inline v8 load_elems(const uint16_t* p) {
+  return P::load8_f16(p);
+}
+
+// att[h·kAttendChunk + p] = scale · q_h·k_p for H heads (q_h at q + h·hd) against len key rows
+// of F32 or F16 (row p at k + p·stride elements), hd % 8 == 0: scores() of vec8.h, with the
+// rows read through load_elems (the same bits as F32 rows holding the same values). A pass takes
+// 8/H keys, each K vector loaded once for the H heads; a tail key is reduced in hsum8's order.
+template <class P, size_t H, class T>
+[[gnu::always_inline]] inline void scores_rows_v8(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
+  constexpr size_t K = 8 / H;
+  size_t p = 0;
+  for (; p + K <= len; p += K) {
+    const T* kp = k + p * stride;
+    for (size_t off = 0; off < K * stride * sizeof(T); off += 64)
+      __builtin_prefetch(reinterpret_cast<const uint8_t*>(kp + 4 * K * stride) + off);
+    v8 a[8] = {};
+    for (size_t d = 0; d < hd; d += 8) {
+      v8 kv[K];
+      for (size_t j = 0; j < K; ++j) kv[j] = load_elems<P>(kp + j * stride + d);
+      for (size_t h = 0; h < H; ++h) {
+        const v8 qv = load8(q + h * hd + d);
+        for (size_t j = 0; j < K; ++j) a[h * K + j] += qv * kv[j];
+      }
+    }
+    const v8 sums = hsum8(a) * scale;
+    for (size_t h = 0; h < H; ++h)
+      for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+  }
+  for (; p < len; ++p) {
+    for (size_t h = 0; h < H; ++h) {
+      v8 acc{};
+      for (size_t d = 0; d < hd; d += 8) acc += load8(q + h * hd + d) * load_elems<P>(k + p * stride + d);
+      att[h * kAttendChunk + p] = (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) * scale;
+    }
+  }
+}
+
+// o_h[0..hd) += Σ_{p<len} att[h·kAttendChunk + p] · v_p for H heads (o_h at out + h·ps, v_p at
+// v + p·stride elements, F32 or F16): weighted_values' passes of 64/H columns (each V vector
+// loaded once for the H heads), continued from the sums already in out, so a run of positions
+// split into tiles or ring pieces gets the bits of one loop over them.
+template <class P, size_t H, class T>
+[[gnu::always_inline]] inline void accumulate_values_v8(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out,
+                                                        size_t ps) {
+  constexpr size_t W = 8 / H;
+  for (size_t d0 = 0; d0 < hd; d0 += 8 * W) {
+    auto pass = [&](auto w) __attribute__((always_inline)) {
+      v8 o[H][W] = {};
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < w; ++j) o[h][j] = load8(out + h * ps + d0 + 8 * j);
+      for (size_t p = 0; p < len; ++p) {
+        const T* vp = v + p * stride + d0;
+        v8 vv[W];
+        for (size_t j = 0; j < w; ++j) vv[j] = load_elems<P>(vp + 8 * j);
+        for (size_t h = 0; h < H; ++h) {
+          const float ah = att[h * kAttendChunk + p];
+          for (size_t j = 0; j < w; ++j) o[h][j] += ah * vv[j];
+        }
+      }
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < w; ++j) store8(out + h * ps + d0 + 8 * j, o[h][j]);
+    };
+    if (hd - d0 >= 8 * W) {
+      pass(std::integral_constant<size_t, W>{});
+    } else {
+      pass((hd - d0) / 8);
+    }
+  }
+}
+
+// fn(p, row, len) for the pieces of chunk positions [a, b) in a ring of `slots` rows whose
+// chunk starts at row0.
+template <class F>
+[[gnu::always_inline]] inline void for_pieces(size_t row0, size_t slots, size_t a, size_t b, F&& fn) {
+  for (size_t p = a; p < b;) {
+    const size_t row = (row0 + p) % slots, len = std::min(b - p, slots - row);
+    fn(p, row, len);
+    p += len;
+  }
+}
+
+// How a variant reads a chunk's rows: straight from the cache (F32; F16 where the policy
+// converts in registers; int8 keys) or staged as F32 in the scratch first.
+template <class P>
+[[gnu::always_inline]] inline bool read_direct(KvType t, size_t hd) {
+  return hd % 8 == 0 && (t == KvType::f32 || (t == KvType::f16 && P::kF16Direct));
+}
+// The same for the values of a call for `rows` rows: Q8_0 ones too for a lone row, where the
+// policy converts them in registers (for a tile of rows, converting each row once into the scratch
+// is cheaper; both give the same floats, so the same bits).
+template <class P>
+[[gnu::always_inline]] inline bool read_values_direct(KvType t, size_t hd, size_t rows) {
+  return read_direct<P>(t, hd) || (t == KvType::q8_0 && P::kQ8ValuesDirect && rows == 1);
+}
+
+// The chunk's work for H query heads (hd % 8 == 0) of the rows [r0, r0 + nr), tiled: the scores
+// of every row against kTileKeys keys, then the next keys (the tile of K rows stays in L1 while
+// the rows pass over it), the softmax numerators per row, then the values likewise. Each row's
+// arithmetic is the one of a lone row (the same loops, only interleaved), so a row's bits do not
+// depend on its neighbours. Partial (r, h) at part + (r·heads + h)·ps.
+constexpr size_t kTileKeys = 32;
+
+template <class P, size_t H>
+[[gnu::always_inline]] inline void tile_heads(const float* q, size_t q_stride, size_t heads, size_t h0, const KvHead& kv, size_t row0,
+                                              const float* kf, const float* vf, size_t hd, size_t c0, size_t n, size_t pos0, size_t r0,
+                                              size_t nr, size_t rows, float scale, float softcap, float* att, int8_t* qs, float* qd,
+                                              float* part) {
+  const size_t ps = attend_partial_size(hd), nb = hd / kBlock;
+  auto len_of = [&](size_t r) { return std::min(n, pos0 + r + 1 - c0); };  // rows here see the chunk's first position
+  auto att_of = [&](size_t r) { return att + (r - r0) * H * kAttendChunk; };
+  auto q_of = [&](size_t r) { return q + r * q_stride + h0 * hd; };
+  auto out_of = [&](size_t r) { return part + (r * heads + h0) * ps; };
+  const bool int8_keys = attend_int8_keys(kv.k_type), direct_k = read_direct<P>(kv.k_type, hd), direct_v = read_values_direct<P>(kv.v_type, hd, rows);
+  int8_t* q_abs = qs + kAttendRows * H * hd;
+  if (int8_keys) {
+    for (size_t r = r0; r < r0 + nr; ++r) {
+      int8_t* qr = qs + (r - r0) * H * hd;
+      for (size_t h = 0; h < H; ++h) attend_quantize_query(q_of(r) + h * hd, hd, qr + h * hd, qd + ((r - r0) * H + h) * nb);
+    }
+    for (size_t i = 0; i < nr * H * hd; ++i) q_abs[i] = static_cast<int8_t>(qs[i] < 0 ? -qs[i] : qs[i]);
+  }
+  // Scores, a tile of keys at a time (a lone row takes the chunk as one tile).
+  const size_t tile = nr == 1 ? kAttendChunk : kTileKeys;
+  for (size_t k0 = 0; k0 < n; k0 += tile) {
+    for (size_t r = r0; r < r0 + nr; ++r) {
+      const size_t end = std::min(len_of(r), k0 + tile);
+      if (end <= k0) continue;
+      if (int8_keys) {
+        const size_t i = (r - r0) * H;
+        for_pieces(row0, kv.ring.slots, k0, end, [&](size_t p, size_t row, size_t len) {
+          const uint8_t* k = kv.k + row * kv.k_stride;
+          if (kv.k_type == KvType::q4_0) {
+            P::template scores<true, H>(qs + i * hd, q_abs + i * hd, qd + i * nb, k, kv.k_stride, hd, len, scale, att_of(r) + p);
+          } else {
+            P::template scores<false, H>(qs + i * hd, q_abs + i * hd, qd + i * nb, k, kv.k_stride, hd, len, scale, att_of(r) + p);
+          }
+        });
+      } else if (direct_k) {
+        for_pieces(row0, kv.ring.slots, k0, end, [&](size_t p, size_t row, size_t len) {
+          const uint8_t* k = kv.k + row * kv.k_stride;
+          if (kv.k_type == KvType::f16) {
+            P::template scores_rows<H>(q_of(r), reinterpret_cast<const uint16_t*>(k), kv.k_stride / 2, hd, len, scale, att_of(r) + p);
+          } else {
+            P::template scores_rows<H>(q_of(r), reinterpret_cast<const float*>(k), kv.k_stride / 4, hd, len, scale, att_of(r) + p);
+          }
+        });
+      } else {
+        P::template scores_rows<H>(q_of(r), kf + k0 * hd, hd, hd, end - k0, scale, att_of(r) + k0);
+      }
+    }
+  }
+  // Softmax numerators: m = max, l = Σ e^(s − m); o starts at 0.
+  for (size_t r = r0; r < r0 + nr; ++r) {
+    for (size_t h = 0; h < H; ++h) {
+      float* a = att_of(r) + h * kAttendChunk;
+      float* out = out_of(r) + h * ps;
+      if (softcap > 0) cap_scores(a, len_of(r), softcap);
+      out[0] = max_of(a, len_of(r));
+      out[1] = exp_minus(a, len_of(r), out[0]);
+      std::fill(out + 2, out + ps, 0.0f);
+    }
+  }
+  // o = Σ e^(s − m) · v, a tile of values at a time.
+  for (size_t k0 = 0; k0 < n; k0 += tile) {
+    for (size_t r = r0; r < r0 + nr; ++r) {
+      const size_t end = std::min(len_of(r), k0 + tile);
+      if (end <= k0) continue;
+      if (!direct_v) {
+        P::template accumulate_values<H>(att_of(r) + k0, vf + k0 * hd, hd, hd, end - k0, out_of(r) + 2, ps);
+        continue;
+      }
+      for_pieces(row0, kv.ring.slots, k0, end, [&](size_t p, size_t row, size_t len) {
+        const uint8_t* v = kv.v + row * kv.v_stride;
+        if constexpr (P::kQ8ValuesDirect) {
+          if (kv.v_type == KvType::q8_0) {
+            P::template accumulate_q8<H>(att_of(r) + p, v, kv.v_stride, hd, len, out_of(r) + 2, ps);
+            return;
+          }
+        }
+        if (kv.v_type == KvType::f16) {
+          P::template accumulate_values<H>(att_of(r) + p, reinterpret_cast<const uint16_t*>(v), kv.v_stride / 2, hd, len, out_of(r) + 2, ps);
+        } else {
+          P::template accumulate_values<H>(att_of(r) + p, reinterpret_cast<const float*>(v), kv.v_stride / 4, hd, len, out_of(r) + 2, ps);
+        }
+      });
+    }
+  }
+}
+
+// One head of any head_dim (hd % 8 != 0; F32 / F16 keys only), one row at a time.
+[[gnu::always_inline]] inline void plain_head(const float* q, const float* kf, const float* vf, size_t hd, size_t len, float scale,
+                                              float softcap, float* att, float* out) {
+  for (size_t p = 0; p < len; ++p) att[p] = dot(q, kf + p * hd, hd) * scale;
+  if (softcap > 0) cap_scores(att, len, softcap);
+  out[0] = max_of(att, len);
+  out[1] = exp_minus(att, len, out[0]);
+  float* o = out + 2;
+  std::fill(o, o + hd, 0.0f);
+  for (size_t p = 0; p < len; ++p)
+    for (size_t d = 0; d < hd; ++d) o[d] += att[p] * vf[p * hd + d];
+}
+
+template <class P>
+[[gnu::always_inline]] inline void chunk_impl(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk,
+                                              size_t pos0, size_t rows, float scale, float softcap, float* scratch, float* part) {
+  const size_t c0 = chunk * kAttendChunk, end = pos0 + rows;  // end: the positions the last row attends to
+  const size_t n = c0 < end ? std::min(kAttendChunk, end - c0) : 0;
+  const bool int8_keys = attend_int8_keys(kv.k_type);
+  float *kf = scratch, *vf = scratch + kAttendChunk * hd, *att = vf + kAttendChunk * hd;
+  // The int8 queries live where F32 keys would: kAttendRows × kAttendHeads heads' qs and |qs|,
+  // then their scales.
+  int8_t* qs = reinterpret_cast<int8_t*>(kf);
+  float* qd = kf + kAttendRows * kAttendHeads * hd / 2;
+  const size_t row0 = (kv.ring.start + c0) % kv.ring.slots;
+  // The chunk's rows the variant does not read in place, as F32, read once for every row and head
+  // (at most two pieces of a ring).
+  for (size_t p = 0; p < n;) {
+    const size_t row = (row0 + p) % kv.ring.slots, len = std::min(n - p, kv.ring.slots - row);
+    if (!int8_keys && !read_direct<P>(kv.k_type, hd)) P::load_rows(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
+    if (!read_values_direct<P>(kv.v_type, hd, rows)) P::load_rows(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
+    p += len;
+  }
+  const size_t ps = attend_partial_size(hd);
+  // Rows that see none of the chunk (they come first: row r sees positions up to pos0 + r).
+  size_t first = 0;
+  for (; first < rows && pos0 + first + 1 <= c0; ++first) {
+    for (size_t h = 0; h < heads; ++h) {
+      float* pr = part + (first * heads + h) * ps;
+      pr[0] = -INFINITY;
+      std::fill(pr + 1, pr + ps, 0.0f);
+    }
+  }
+  for (size_t r0 = first; r0 < rows; r0 += kAttendRows) {
+    const size_t nr = std::min(kAttendRows, rows - r0);
+    for (size_t h = 0; h < heads;) {
+      if (hd % 8 != 0) {
+        for (size_t r = r0; r < r0 + nr; ++r)
+          plain_head(q + r * q_stride + h * hd, kf, vf, hd, std::min(n, pos0 + r + 1 - c0), scale, softcap, att, part + (r * heads + h) * ps);
+        h += 1;
+      } else if (heads - h >= kAttendHeads) {
+        tile_heads<P, kAttendHeads>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
+        h += kAttendHeads;
+      } else if (heads - h >= 2) {
+        tile_heads<P, 2>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
+        h += 2;
+      } else {
+        tile_heads<P, 1>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
+        h += 1;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qmm::llm

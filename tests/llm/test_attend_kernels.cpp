@@ -1,0 +1,158 @@
+// The attention kernels (src/llm/attention/attend_kernel.h) against the scalar reference on
+// generated cases: every key and value type, head sizes at and off the 8- and 16-float vectors and
+// the passes of 32-128 columns, 1-6 query heads per K/V head (the 4-, 2- and 1-head paths and
+// their mixes), rows that see all, part or none of the chunk, rings that wrap inside it,
+// soft-capping; every kernel this CPU runs. The query rounding of int8 Q·K, the selection and
+// the trace.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cpu.h"
+#include "core/random.h"
+#include "llm/attention/attend_kernel.h"
+#include "llm/ops.h"
+
+namespace qmm::llm {
+namespace {
+
+constexpr KvType kAll[] = {KvType::f32, KvType::f16, KvType::q8_0, KvType::q4_0};
+
+struct Case {
+  KvType kt, vt;
+  size_t hd, heads, pos0, rows, chunk, start, slots;
+  float softcap;
+};
+
+std::string describe(const Case& c) {
+  return std::string("K ") + kv_type_name(c.kt) + " V " + kv_type_name(c.vt) + " hd " + std::to_string(c.hd) + " heads " +
+         std::to_string(c.heads) + " pos0 " + std::to_string(c.pos0) + " rows " + std::to_string(c.rows) + " chunk " +
+         std::to_string(c.chunk) + " ring " + std::to_string(c.start) + "/" + std::to_string(c.slots) + " softcap " +
+         std::to_string(c.softcap);
+}
+
+std::vector<Case> generated_cases(size_t count) {
+  std::mt19937 rng(29);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  std::vector<Case> out;
+  while (out.size() < count) {
+    Case c{};
+    c.kt = kAll[pick(4)];
+    c.vt = kAll[pick(4)];
+    constexpr size_t kDims[] = {8, 12, 40, 48, 80, 32, 64, 96, 128, 256};
+    c.hd = kDims[pick(std::size(kDims))];
+    if (!kv_fits(c.kt, c.hd) || !kv_fits(c.vt, c.hd)) continue;
+    c.heads = 1 + pick(6);
+    c.pos0 = pick(4) == 0 ? pick(8) : pick(700);
+    c.rows = 1 + (pick(3) == 0 ? pick(17) : 0);
+    const size_t end = c.pos0 + c.rows;
+    c.chunk = pick((end + kAttendChunk - 1) / kAttendChunk + 1);  // sometimes one past the last: all rows empty
+    c.slots = end + pick(300);
+    c.start = pick(3) == 0 ? 0 : pick(c.slots);
+    c.softcap = pick(4) == 0 ? 2.5f : 0.0f;
+    out.push_back(c);
+  }
+  return out;
+}
+
+// A case's cache and queries, and the partials a kernel computes for them.
+struct Data {
+  std::vector<uint8_t> k, v;
+  std::vector<float> q;
+  KvHead head;
+  explicit Data(const Case& c) {
+    const size_t kr = kv_row_bytes(c.kt, c.hd), vr = kv_row_bytes(c.vt, c.hd);
+    const auto kx = random_floats(c.slots * c.hd, c.slots * 7 + c.hd), vx = random_floats(c.slots * c.hd, c.slots * 11 + c.hd);
+    k.resize(c.slots * kr);
+    v.resize(c.slots * vr);
+    for (size_t p = 0; p < c.slots; ++p) {
+      kv_store(c.kt, &kx[p * c.hd], &k[p * kr], c.hd);
+      kv_store(c.vt, &vx[p * c.hd], &v[p * vr], c.hd);
+    }
+    q = random_floats(c.rows * c.heads * c.hd, c.pos0 + 3, -2.0f, 2.0f);  // scores of a few units: a peaked softmax
+    head = {c.kt, c.vt, k.data(), v.data(), kr, vr, KvRing{c.start, c.slots}};
+  }
+};
+
+std::vector<float> partials(const AttendKernel& kernel, const Case& c, const Data& d) {
+  const size_t ps = attend_partial_size(c.hd);
+  std::vector<float> scratch(attend_chunk_scratch(c.hd), NAN), part(c.rows * c.heads * ps, NAN);
+  kernel.chunk(d.q.data(), c.heads * c.hd, c.heads, d.head, c.hd, c.chunk, c.pos0, c.rows, 1.0f / std::sqrt(static_cast<float>(c.hd)),
+               c.softcap, scratch.data(), part.data());
+  return part;
+}
+
+const AttendKernel& reference() { return attend_kernels().back(); }
+
+TEST(AttendKernels, TheListEndsWithTheReferenceAndTheChosenOneRunsHere) {
+  ASSERT_GE(attend_kernels().size(), 2u);
+  EXPECT_STREQ(reference().name, "attend_ref");
+  EXPECT_TRUE(cpu_info().has(attend_kernel().features)) << attend_kernel().name;
+  if (std::getenv("QMM_ATTENTION") == nullptr) {  // the best this CPU runs
+    for (const AttendKernel& k : attend_kernels()) {
+      if (cpu_info().has(k.features)) {
+        EXPECT_STREQ(attend_kernel().name, k.name);
+        break;
+      }
+    }
+  }
+  const std::string trace = attention_trace({KvType::q8_0, KvType::f16});
+  EXPECT_NE(trace.find(attend_kernel().name), std::string::npos) << trace;
+  EXPECT_NE(trace.find("int8 Q·K"), std::string::npos) << trace;
+  EXPECT_EQ(attention_trace({KvType::f16, KvType::f16}).find("int8"), std::string::npos);
+}
+
+// Every kernel this CPU runs equals the reference up to the order of float additions: the
+// partial's m and the normalized output o / l to 2e-5 (values are in [-1, 1]), l relatively.
+TEST(AttendKernels, GeneratedCasesMatchTheReference) {
+  const auto cases = generated_cases(300);
+  for (const AttendKernel& kernel : attend_kernels()) {
+    if (&kernel == &reference()) continue;
+    if (!cpu_info().has(kernel.features)) {
+      std::printf("%s: this CPU cannot run it, not tested\n", kernel.name);
+      continue;
+    }
+    for (const Case& c : cases) {
+      const Data d(c);
+      const auto got = partials(kernel, c, d), want = partials(reference(), c, d);
+      const size_t ps = attend_partial_size(c.hd);
+      for (size_t i = 0; i < c.rows * c.heads; ++i) {
+        const float* g = &got[i * ps];
+        const float* w = &want[i * ps];
+        if (w[1] == 0) {  // the row sees none of the chunk
+          ASSERT_EQ(g[1], 0.0f) << kernel.name << " " << describe(c);
+          ASSERT_EQ(g[0], -INFINITY) << kernel.name << " " << describe(c);
+          continue;
+        }
+        ASSERT_NEAR(g[0], w[0], 2e-5 * (1 + std::fabs(w[0]))) << kernel.name << " " << describe(c);
+        ASSERT_NEAR(g[1] / w[1], 1.0, 1e-4) << kernel.name << " " << describe(c);
+        for (size_t j = 2; j < ps; ++j) ASSERT_NEAR(g[j] / g[1], w[j] / w[1], 2e-5) << kernel.name << " " << describe(c) << " d " << j - 2;
+      }
+    }
+  }
+}
+
+// Per block of 32: the largest magnitude becomes ±127, d = max / 127; a zero block is all zero
+// with d = 0; a block holding a NaN or an infinity gets d = NaN (its scores are NaN) and zeros.
+TEST(AttendKernels, QueriesRoundToInt8PerBlock) {
+  std::vector<float> q(96);
+  for (size_t i = 0; i < 32; ++i) q[i] = static_cast<float>(i) - 10.0f;  // block 0: -10..21
+  q[40] = NAN;                                                           // block 1
+  std::vector<int8_t> qs(96, 1);
+  std::vector<float> d(3, 1.0f);
+  attend_quantize_query(q.data(), 96, qs.data(), d.data());
+  EXPECT_FLOAT_EQ(d[0], 21.0f / 127.0f);
+  EXPECT_EQ(qs[31], 127);
+  EXPECT_EQ(qs[0], static_cast<int8_t>(std::lround(-10.0f * 127.0f / 21.0f)));
+  EXPECT_EQ(qs[10], 0);
+  EXPECT_TRUE(std::isnan(d[1]));
+  for (size_t i = 32; i < 96; ++i) EXPECT_EQ(qs[i], 0) << i;
+  EXPECT_EQ(d[2], 0.0f);
+}
+
+}  // namespace
+}  // namespace qmm::llm
