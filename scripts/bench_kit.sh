@@ -8,6 +8,7 @@
 # Usage: scripts/bench_kit.sh [OUT.tar.xz]        (default: .cache/bench-kit.tar.xz, ~16 MB)
 # On the other host:
 #   tar xJf bench-kit.tar.xz -C /tmp && /tmp/bench-kit/run.sh [bench_families.sh arguments]
+#   (/tmp/bench-kit/run-depth.sh [bench_depth.sh arguments]: the depth curves)
 #   (environment as bench_families.sh: TYPES, THREADS, ROUNDS, PP, TG, CACHE, OUT; IK=1 where the
 #   kit holds ik_llama.cpp: it does when scripts/ik_llamacpp.sh built it here first)
 # then, back here: node scripts/bench_table.mjs OUT/raw.jsonl...
@@ -53,7 +54,7 @@ if [ -x "$IK_CACHE/bin/llama-bench" ]; then
   cp -L "$(ldd "$IK_CACHE/bin/llama-bench" | awk '/ld-linux/ { print $1 }')" "$ik/lib/ld.so"
   echo "bench_kit: with ik_llama.cpp ($(cat "$IK_CACHE/stamp"), built for $(cat "$IK_CACHE/cpu"))"
 fi
-cp scripts/bench_families.sh scripts/bench_table.mjs scripts/llamacpp_native.sh scripts/ik_llamacpp.sh scripts/deps.sh "$kit/scripts/"
+cp scripts/bench_families.sh scripts/bench_depth.sh scripts/depth_plot.py scripts/bench_table.mjs scripts/llamacpp_native.sh scripts/ik_llamacpp.sh scripts/deps.sh "$kit/scripts/"
 cp scripts/lib/private_apt.sh "$kit/scripts/lib/"
 cat >"$kit/run.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -66,6 +67,8 @@ export CACHE=${CACHE:-/tmp/qmm-bench-models} OUT=${OUT:-/tmp/qmm-bench-out}
 exec "$here/scripts/bench_families.sh" "$@"
 EOF
 chmod +x "$kit/run.sh"
+sed 's|bench_families.sh|bench_depth.sh|; s|^# bench_families.sh with|# bench_depth.sh with|' "$kit/run.sh" >"$kit/run-depth.sh"
+chmod +x "$kit/run-depth.sh"
 mkdir -p "$(dirname "$OUTFILE")"
 tar cJf "$OUTFILE" -C "$tmp" bench-kit
 echo "bench_kit: $OUTFILE ($(du -h "$OUTFILE" | cut -f1))"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/error.h"
 #include "llm/ops.h"
 
 namespace qmm::llm {
@@ -22,6 +23,24 @@ const char* pooling_name(Pooling p) {
     case Pooling::cls: return "cls";
   }
   return "?";
+}
+
+std::optional<Pooling> pooling_of_type(uint64_t type, std::string_view where) {
+  switch (type) {
+    case 0: return std::nullopt;
+    case 1: return Pooling::mean;
+    case 2: return Pooling::cls;
+    case 3: return Pooling::last;
+    default:
+      fail(Status::unsupported, std::string(where) + " = " + std::to_string(type) +
+                                    (type == 4 ? " (rank: a reranker)" : "") + " is a pooling qmm does not implement");
+  }
+}
+
+std::optional<Pooling> model_pooling(const Model& model) {
+  const std::string key = model.config().arch + ".pooling_type";
+  const std::optional<uint64_t> type = model.file().find_u64(key);
+  return type ? pooling_of_type(*type, key) : std::nullopt;
 }
 
 Pooler::Pooler(const Model& model, Pooling p)

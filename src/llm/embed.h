@@ -16,6 +16,12 @@ namespace qmm::llm {
 enum class Pooling { none, mean, last, cls };  // none: not an embedding request
 std::optional<Pooling> parse_pooling(std::string_view name);  // "mean", "last", "cls"
 const char* pooling_name(Pooling p);
+// The pooling a GGUF names in `ARCH.pooling_type` (llama.cpp's numbers: 1 mean, 2 cls, 3 last),
+// as llama-server uses it when --pooling is not given (an embedding model such as
+// Qwen3-Embedding says `last`). nullopt: the key is absent or 0 (none); Error(unsupported) for a
+// pooling qmm lacks (4 rank).
+std::optional<Pooling> model_pooling(const Model& model);
+std::optional<Pooling> pooling_of_type(uint64_t llama_pooling_type, std::string_view where);
 
 // Pools the hidden states of one prompt, chunk by chunk as they are prefilled.
 class Pooler {

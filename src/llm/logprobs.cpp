@@ -10,8 +10,14 @@ void token_logprobs(const float* logits, size_t n_vocab, int32_t chosen, size_t 
   out.top.clear();
   if (n_vocab == 0) return;
   const float mx = *std::max_element(logits, logits + n_vocab);
+  // The sum in float exps (a few ns each), added up in double by blocks (no rounding drift over
+  // 150k-token vocabularies).
   double sum = 0;
-  for (size_t i = 0; i < n_vocab; ++i) sum += std::exp(static_cast<double>(logits[i] - mx));
+  for (size_t b = 0; b < n_vocab; b += 256) {
+    float part = 0;
+    for (size_t i = b; i < std::min(n_vocab, b + 256); ++i) part += std::exp(logits[i] - mx);
+    sum += part;
+  }
   const float log_z = mx + static_cast<float>(std::log(sum));
   const auto lp = [&](size_t i) { return logits[i] - log_z; };
   out.chosen = {chosen, chosen >= 0 && static_cast<size_t>(chosen) < n_vocab ? lp(static_cast<size_t>(chosen))

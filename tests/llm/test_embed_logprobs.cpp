@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
+#include "core/error.h"
 #include "llm/embed.h"
 #include "llm/generate.h"
 #include "llm/logprobs.h"
 #include "llm/ops.h"
+#include "model_copy.h"
 #include "test_models.h"
 
 namespace qmm::llm {
@@ -165,6 +168,23 @@ TEST(Embeddings, PooledFinalNormStatesOfTheWholePrompt) {
   const Outcome a = run(g, embed_request(prompt, Pooling::mean));
   const Outcome b = run(g, embed_request(L.tok.encode("Once upon a time there was a cat.", true), Pooling::mean));
   EXPECT_LT(dot(a.embedding, b.embedding), 0.9999f);  // other text, another vector
+}
+
+TEST(Embeddings, ModelPoolingFromGguf) {
+  EXPECT_EQ(pooling_of_type(0, "k"), std::nullopt);  // none: qmm serve's default (mean)
+  EXPECT_EQ(pooling_of_type(1, "k"), Pooling::mean);
+  EXPECT_EQ(pooling_of_type(2, "k"), Pooling::cls);
+  EXPECT_EQ(pooling_of_type(3, "k"), Pooling::last);  // Qwen3-Embedding's
+  EXPECT_THROW(pooling_of_type(4, "qwen3.pooling_type"), Error);  // rank
+  EXPECT_THROW(pooling_of_type(99, "k"), Error);
+  QMM_REQUIRE_STORIES260K();
+  EXPECT_EQ(model_pooling(stories().model), std::nullopt);  // a decoder without the key
+  test::ModelCopy m(test::stories260k_path());
+  m.writer().set_u32("llama.pooling_type", 3);
+  const std::string path = m.write(::testing::TempDir() + "qmm_pooling_last.gguf");
+  Context ctx(1);
+  EXPECT_EQ(model_pooling(Model::load(path, {}, ctx.pool())), Pooling::last);
+  std::remove(path.c_str());
 }
 
 TEST(Embeddings, PoolingNames) {

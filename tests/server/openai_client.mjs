@@ -164,6 +164,19 @@ await step('embeddings.create (base64 by default, float)', async () => {
   await expectError(client.embeddings.create({ model: 'm', input: [] }), OpenAI.BadRequestError, 400);
 });
 
+await step('tokenize / detokenize (plain fetch, as curl)', async () => {
+  const post = (p, body) => fetch(`${base}${p}`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${KEY}` }, body: JSON.stringify(body),
+  });
+  const t = await (await post('/tokenize', { content: 'Once upon a time', add_special: true, with_pieces: true })).json();
+  assert.ok(t.tokens.length > 2 && t.tokens.every((x) => Number.isInteger(x.id) && typeof x.piece === 'string'));
+  const d = await (await post('/detokenize', { tokens: t.tokens.map((x) => x.id) })).json();
+  assert.match(d.content, /Once upon a time/);
+  const bad = await post('/detokenize', { tokens: [1, 1e9] });
+  assert.equal(bad.status, 400);
+  assert.equal((await bad.json()).error.param, 'tokens');
+});
+
 await step('errors: 401, 400, 404', async () => {
   const bad = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'wrong', maxRetries: 0 });
   await expectError(bad.chat.completions.create({ model: 'm', messages }), OpenAI.AuthenticationError, 401);

@@ -161,7 +161,7 @@ TEST(ServeAppsProtocol, EmbeddingRequests) {
   EXPECT_EQ(e.dimensions, 8);
   e = parse_embeddings(R"({"input":[5,6]})");
   EXPECT_EQ(e.inputs.prompt_ids, (std::vector<int32_t>{5, 6}));
-  e = parse_embeddings(R"({"content":"llama-server's name"})");
+  e = parse_embeddings(R"({"content":"llama-server's name","embd_normalize":2})");
   EXPECT_EQ(e.inputs.prompt, "llama-server's name");
   std::string many = R"({"input":[)";
   for (size_t i = 0; i <= kMaxEmbeddingInputs; ++i) many += std::string(i ? "," : "") + "\"x\"";

@@ -118,7 +118,7 @@ TEST_F(ServeApps, CompletionLogprobsLegacyShapeAndNProbs) {
     EXPECT_EQ(lp["top_logprobs"][i].size(), 2u);
     EXPECT_FLOAT_EQ(lp["top_logprobs"][i][lp["tokens"][i].get<std::string>()].get<float>(), lp["token_logprobs"][i].get<float>());
   }
-  EXPECT_EQ(joined, c["text"]);  // the tokens spell the text
+  EXPECT_EQ(joined, c["text"].get<std::string>());  // the tokens spell the text
   // llama-server's n_probs gives the same numbers; streamed, each chunk has its token's.
   json np = req;
   np.erase("logprobs");

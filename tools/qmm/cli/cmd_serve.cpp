@@ -90,7 +90,7 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean", alias, slot_save_path;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling, alias, slot_save_path;
   long long port = 8080, cache_ram = -2;  // -2: not given
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256, threads_http = 0, idle_timeout = 5, shutdown_timeout = 30;
   bool metrics = false;
@@ -118,7 +118,8 @@ int cmd_serve(int argc, char** argv) {
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
       .str("--pooling", &pooling, "mean|last|cls",
-           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
+           "how /v1/embeddings pools the final hidden states over the input: mean, last token or first token\n"
+           "(default: the model's ARCH.pooling_type, else mean)")
       .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions")
       .str("-a,--alias", &alias, "NAME", "the model's name in /v1/models and in answers (default: the file's name)")
       .flag("--metrics", &metrics, "serve Prometheus metrics at GET /metrics (llama-server's flag; off by default)")
@@ -140,8 +141,8 @@ int cmd_serve(int argc, char** argv) {
   if (threads_http > 1024) throw UsageError("--threads-http must be in 1..1024");
   if (idle_timeout > 86400) throw UsageError("-to/--timeout must be in 1..86400 seconds");
   if (shutdown_timeout > 86400) throw UsageError("--shutdown-timeout must be in 0..86400 seconds");
-  const std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
-  if (!pool) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
+  std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
+  if (!pool && !pooling.empty()) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
   serve::limit_malloc_retention();
 
   // SIGINT / SIGTERM are taken by one thread (sigtimedwait), so no other thread is interrupted.
@@ -245,6 +246,14 @@ int cmd_serve(int argc, char** argv) {
     gopt.kv = kv.types();
     gopt.cache_bytes = cache_ram >= 0 ? static_cast<size_t>(cache_ram) << 20 : std::min<size_t>(size_t{8192} << 20, available_memory() / 4);
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat), counted.get());
+    if (!pool) {
+      try {
+        pool = llm::model_pooling(*lm->model).value_or(llm::Pooling::mean);
+      } catch (const Error& e) {  // (a reranker's "rank"): chat and completions still work
+        std::fprintf(stderr, "qmm serve: %s; /v1/embeddings pools by mean (--pooling)\n", e.what());
+        pool = llm::Pooling::mean;
+      }
+    }
     backend->set_pooling(*pool);
     backend->set_slot_save_path(slot_save_path);
     if (!backend->cache_off_reason().empty()) {

@@ -218,8 +218,12 @@ EmbeddingRequest parse_embeddings(std::string_view body) {
   }
   e.dimensions = bounded(j, "dimensions", 1, INT32_MAX);
   if (const json* u = field(j, "user"); u && !u->is_string()) bad("user", "'user' must be a string");
+  // llama-server's normalisation: only its default, 2 (Euclidean: unit vectors), is qmm's.
+  if (const json* n = field(j, "embd_normalize"); n && *n != 2) {
+    bad("embd_normalize", "'embd_normalize' must be 2 (unit vectors, the only normalisation qmm serve does)");
+  }
   for (const auto& [key, value] : j.items()) {
-    static const char* const kKnown[] = {"input", "content", "model", "encoding_format", "dimensions", "user"};
+    static const char* const kKnown[] = {"input", "content", "model", "encoding_format", "dimensions", "user", "embd_normalize"};
     if (value.is_null() || std::any_of(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return key == k; })) continue;
     bad(key, "'" + key + "' is not supported by qmm serve's /v1/embeddings");
   }

@@ -21,7 +21,7 @@ constexpr auto kPoll = std::chrono::milliseconds(250);  // how often a waiting r
 // The page may only run its own script and style and talk to this server: a reply that
 // smuggled markup into the page could neither run code nor send anything elsewhere.
 constexpr const char* kCsp =
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 }  // namespace
