@@ -63,6 +63,11 @@ Generator::Generator(const Model& model, const Tokenizer& tok, Context& ctx, con
   tokens_.reserve(state_.n_batch());
   rows_.reserve(state_.n_batch());
   out_slot_.reserve(opt.n_slots);
+  if (opt.cache_bytes > 0 && state_.kv_copyable()) {
+    cache_ = std::make_unique<PromptCache>(opt.cache_bytes, state_.kv_copy_bytes(PromptCache::kBlockTokens));
+  } else if (opt.cache_bytes > 0) {
+    cache_off_ = "the prompt cache is off: this model's sliding-window layers keep only their window (a ring), not the positions a cached prefix needs";
+  }
 }
 
 void Generator::validate(const Request& r) const {
@@ -148,9 +153,13 @@ void Generator::start(Slot& s, Request r, double t_submit) {
   // Reuse the cached prefix, but prefill at least the last prompt token (its logits are needed),
   // and all of it when a sliding window's ring no longer holds the positions before the prefix's end.
   // An embedding needs every position's hidden state: nothing is reused.
-  const size_t reuse = r.embed != Pooling::none ? 0 : std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1);
-  const size_t keep = state_.truncate(slot, reuse);
-  s.cached.resize(keep);
+  const bool reuse = r.embed == Pooling::none && r.cache_prompt;
+  size_t keep = state_.truncate(slot, reuse ? std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1) : 0);
+  // A longer prefix cached by any earlier request is copied in.
+  if (cache_ && reuse) keep = cache_->restore(state_, slot, r.prompt, keep, r.prompt.size() - 1);
+  s.cached.assign(r.prompt.begin(), r.prompt.begin() + static_cast<std::ptrdiff_t>(keep));
+  prompt_total_ += r.prompt.size();
+  cached_total_ += keep;
   s.prefilled = keep;
   s.history = r.prompt;
   s.sampler.emplace(r.params.sampling, tok_.n_vocab());
@@ -328,10 +337,12 @@ void Generator::finish(Slot& s, FinishReason reason, std::string error) {
   s.next = -1;
   --active_;
   if (req.on_done) req.on_done(s.res);
+  // The finished sequence's blocks go to the prompt cache (after the client has its answer).
+  if (cache_ && reason != FinishReason::error) cache_->store(state_, static_cast<size_t>(&s - slots_.data()), s.cached);
 }
 
 GeneratorThread::GeneratorThread(const Model& model, const Tokenizer& tok, Context& ctx, const GeneratorOptions& opt)
-    : gen_(model, tok, ctx, opt), thread_([this] { loop(); }) {}
+    : gen_(model, tok, ctx, opt), counters_(gen_.counters()), thread_([this] { loop(); }) {}
 
 GeneratorThread::~GeneratorThread() {
   {
@@ -340,6 +351,15 @@ GeneratorThread::~GeneratorThread() {
   }
   cv_.notify_all();
   thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Call* c : calls_) {  // never run: the engine stopped first
+      c->error = std::make_exception_ptr(Error(Status::unsupported, "the engine has stopped"));
+      c->done = true;
+    }
+    calls_.clear();
+  }
+  done_cv_.notify_all();
   for (Request& r : inbox_) {
     Result res;
     res.id = r.id;
@@ -388,14 +408,31 @@ GeneratorThread::Stats GeneratorThread::stats() const {
 void GeneratorThread::loop() {
   std::deque<Request> inbox;
   std::vector<uint64_t> cancels;
+  std::vector<Call*> calls;
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !inbox_.empty() || !cancels_.empty() || !gen_.idle(); });
+      cv_.wait(lock, [&] { return stop_ || !inbox_.empty() || !cancels_.empty() || !calls_.empty() || !gen_.idle(); });
       if (stop_) return;
+      calls.swap(calls_);
       inbox.swap(inbox_);
       cancels.swap(cancels_);
       waiting_ += inbox.size();
+    }
+    for (Call* c : calls) {  // between steps: no request is half-way through one
+      try {
+        (*c->f)(gen_);
+      } catch (...) {
+        c->error = std::current_exception();
+      }
+    }
+    if (!calls.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (Call* c : calls) c->done = true;
+      }
+      done_cv_.notify_all();
+      calls.clear();
     }
     for (Request& r : inbox) gen_.submit(std::move(r));  // (validated by submit())
     inbox.clear();
@@ -409,7 +446,23 @@ void GeneratorThread::loop() {
     active_ = gen_.active();
     waiting_ = gen_.queued();
     stats_.kv_tokens = kv;
+    counters_ = gen_.counters();
   }
+}
+
+GeneratorCounters GeneratorThread::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+void GeneratorThread::call(const std::function<void(Generator&)>& f) {
+  Call c{&f, nullptr, false};
+  std::unique_lock<std::mutex> lock(mu_);
+  if (stop_) fail(Status::unsupported, "the engine has stopped");
+  calls_.push_back(&c);
+  cv_.notify_all();
+  done_cv_.wait(lock, [&] { return c.done; });
+  if (c.error) std::rethrow_exception(c.error);
 }
 
 }  // namespace qmm::llm

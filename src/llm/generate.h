@@ -14,7 +14,9 @@
 // Slots keep their cache after a request finishes: a new request on a slot prefills only the
 // tokens after the longest common prefix of its prompt and the slot's cached tokens (a chat's
 // next turn, or a server request repeating a conversation). A request names a slot, or takes
-// the free slot with the longest common prefix.
+// the free slot with the longest common prefix. With a prompt cache (GeneratorOptions::
+// cache_bytes, prompt_cache.h) finished sequences are also kept by blocks of tokens, and a
+// request starts from the longest prefix cached by any earlier request when that is longer.
 //
 // Text: each generated token yields a Piece whose text is the valid UTF-8 that became final
 // with it (TextStream; possibly empty), with stop strings cut off (text that may be the start
@@ -32,6 +34,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <exception>
+#include <memory>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -45,6 +49,7 @@
 #include "llm/grammar_filter.h"
 #include "llm/logprobs.h"
 #include "llm/model.h"
+#include "llm/prompt_cache.h"
 #include "llm/sampler.h"
 #include "text/tokenizer.h"
 
@@ -103,6 +108,7 @@ struct Request {
   std::vector<int32_t> prompt;       // at least one token, fewer than n_ctx
   GenerateParams params;
   int slot = -1;                     // -1: any free slot (longest cached prefix), else this slot
+  bool cache_prompt = true;          // false: prefill the whole prompt (no prefix of the slot or the prompt cache)
   std::function<bool(const Piece&)> on_token;     // optional; false cancels the request
   std::function<void(const Result&)> on_done;     // optional; called exactly once
   // An embedding instead of a generation (embed.h): the whole prompt is prefilled (no cached
@@ -118,6 +124,16 @@ struct GeneratorOptions {
   size_t n_batch = 512;  // prompt tokens prefilled per step (on top of one row per decoding slot)
   size_t max_queue = 64; // GeneratorThread: requests that may wait beside n_slots running before submit refuses
   KvTypes kv = {};       // KV cache element types (-ctk / -ctv; F16 by default)
+  size_t cache_bytes = 0;  // the prompt cache's budget in host RAM (--cache-ram); 0: none
+};
+
+// Running totals of a generator (for /metrics and /slots).
+struct GeneratorCounters {
+  size_t prompt_tokens = 0;       // of every request started
+  size_t cached_tokens = 0;       // of those, not prefilled (from the slot or the prompt cache)
+  size_t cache_bytes = 0;         // the prompt cache holds (never above its budget)
+  size_t cache_budget = 0;        // 0: no prompt cache
+  size_t cache_blocks = 0;
 };
 
 class Generator {
@@ -145,6 +161,16 @@ class Generator {
   const std::vector<int32_t>& cached(int slot) const { return slots_.at(static_cast<size_t>(slot)).cached; }
   size_t state_bytes() const { return state_.bytes(); }
   const State& state() const { return state_; }
+  GeneratorCounters counters() const;
+  // Why there is no prompt cache though one was asked for ("" when there is one or none was asked).
+  const std::string& cache_off_reason() const { return cache_off_; }
+
+  // Slots between requests (`qmm serve`'s /slots). A busy slot is an Error(unsupported).
+  bool busy(int slot) const { return slots_.at(static_cast<size_t>(slot)).req.has_value(); }
+  uint64_t task(int slot) const { return busy(slot) ? slots_[static_cast<size_t>(slot)].req->id : 0; }
+  size_t save_slot(int slot, const std::string& path);     // slot_file.h; returns the bytes written
+  size_t restore_slot(int slot, const std::string& path);  // returns the bytes read; cached(slot) holds the tokens
+  size_t erase_slot(int slot);                             // empties its cache; returns the tokens it held
 
  private:
   struct Slot {
@@ -185,6 +211,9 @@ class Generator {
   std::vector<BatchRow> rows_;
   std::vector<size_t> out_slot_;  // slot of each logits row
   std::unique_ptr<GrammarVocab> grammar_vocab_;  // built at the first request with a grammar
+  std::unique_ptr<PromptCache> cache_;
+  std::string cache_off_;
+  size_t prompt_total_ = 0, cached_total_ = 0;
 };
 
 // A Generator on its own engine thread, for servers: submit/cancel from any thread.
@@ -208,6 +237,10 @@ class GeneratorThread {
     uint64_t steps = 0;
   };
   Stats stats() const;
+  GeneratorCounters counters() const;  // as of the last step
+  // Runs f on the engine thread between two steps and waits for it; what f throws is rethrown
+  // here (Error(unsupported) when the engine has stopped).
+  void call(const std::function<void(Generator&)>& f);
 
  private:
   void loop();
@@ -216,6 +249,14 @@ class GeneratorThread {
   std::condition_variable cv_;
   std::deque<Request> inbox_;
   std::vector<uint64_t> cancels_;
+  struct Call {
+    const std::function<void(Generator&)>* f;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  std::vector<Call*> calls_;
+  std::condition_variable done_cv_;
+  GeneratorCounters counters_;
   size_t active_ = 0, waiting_ = 0;
   Stats stats_;
   uint64_t next_id_ = 1;

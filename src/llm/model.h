@@ -246,6 +246,17 @@ class State {
   // The last forward()'s hidden states before the final norm, [rows, n_embd] in row order (embeddings).
   const float* hidden() const { return x_.data(); }
 
+  // Copies of cached positions, for the prompt cache and slot files (kv_copy.cpp). A block of n
+  // positions is kv_copy_bytes(n) bytes: K then V rows of each layer and K/V head in turn, as the
+  // cache stores them (any KvTypes; quantized K stays rotated). Only where no layer is a ring
+  // that wraps (kv_copyable(): no sliding window, or n_ctx within the ring).
+  bool kv_copyable() const { return ring_ == n_ctx_; }
+  size_t kv_copy_bytes(size_t n) const { return n * (layer_kv_.size() - 1) * n_head_kv_ * (k_row_ + v_row_); }
+  // out = positions [pos, pos + n) of `seq` (pos + n <= pos(seq)).
+  void kv_read(size_t seq, size_t pos, size_t n, uint8_t* out) const;
+  // Positions [pos, pos + n) of `seq` = in (pos <= pos(seq)); afterwards pos(seq) == pos + n.
+  void kv_write(size_t seq, size_t pos, size_t n, const uint8_t* in);
+
  private:
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n);
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);

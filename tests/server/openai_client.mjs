@@ -100,6 +100,9 @@ await step('chat.completions.create stream', async () => {
   assert.equal(fin.length, 1);
   assert.equal(fin[0].choices[0].finish_reason, 'length');
   assert.equal(chunks.at(-1).usage.completion_tokens, 24);
+  // The same conversation again: all but the last prompt token come from the cache.
+  const u = chunks.at(-1).usage;
+  assert.equal(u.prompt_tokens_details.cached_tokens, u.prompt_tokens - 1);
   assert.ok(chunks.every((c) => c.id === chunks[0].id && c.object === 'chat.completion.chunk'));
 });
 

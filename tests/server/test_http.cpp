@@ -193,8 +193,12 @@ TEST(ServeHttp, ApiKey) {
   expect_error(request(p, "GET", "/v1/models", "", "wrong"), 401, "authentication_error");
   expect_error(request(p, "POST", "/v1/chat/completions", kChat + "}", "sesam"), 401, "authentication_error");
   expect_error(request(p, "POST", "/v1/completions", R"({"prompt":"x"})"), 401, "authentication_error");
+  expect_error(request(p, "GET", "/slots"), 401, "authentication_error");
+  expect_error(request(p, "POST", "/slots/0?action=erase"), 401, "authentication_error");
   EXPECT_EQ(request(p, "GET", "/health").status, 200);  // health checks need no key
   EXPECT_EQ(request(p, "GET", "/v1/models", "", "sesame").status, 200);
+  EXPECT_EQ(request(p, "GET", "/slots", "", "sesame").status, 501);  // a backend without slots
+  EXPECT_EQ(request(p, "POST", "/slots/0?action=erase", "", "sesame").status, 501);
   EXPECT_EQ(request(p, "POST", "/v1/chat/completions", kChat + "}", "sesame").status, 200);
 }
 

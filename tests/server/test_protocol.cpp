@@ -133,6 +133,15 @@ TEST(ServeProtocol, RefusesUnimplementedFieldsNamingThem) {
   EXPECT_EQ(r.presence_penalty, -0.25f);
   EXPECT_FLOAT_EQ(r.repeat_penalty, 1.1f);
   EXPECT_EQ(r.repeat_last_n, size_t{1} << 30);
+  EXPECT_TRUE(r.cache_prompt);
+  EXPECT_EQ(r.id_slot, -1);
+  // llama-server's slot fields: the slot to use, and whether a cached prefix may be reused.
+  const Request s = chat("{" + kHi + R"(,"id_slot":2,"cache_prompt":false})");
+  EXPECT_EQ(s.id_slot, 2);
+  EXPECT_FALSE(s.cache_prompt);
+  EXPECT_EQ(rejection("{" + kHi + R"(,"id_slot":-2})"), std::make_pair(400, std::string("id_slot")));
+  EXPECT_EQ(rejection("{" + kHi + R"(,"id_slot":"0"})"), std::make_pair(400, std::string("id_slot")));
+  EXPECT_EQ(rejection("{" + kHi + R"(,"cache_prompt":"no"})"), std::make_pair(400, std::string("cache_prompt")));
 }
 
 // grammar, json_schema and response_format become the request's GBNF (tests/server/test_structured.cpp

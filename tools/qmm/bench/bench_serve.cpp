@@ -5,6 +5,10 @@
 // random tokens; then -n steps with all of them decoding are timed. The configurations are
 // interleaved within each repetition (the machine's bandwidth drifts), and the speed-up over one
 // sequence is the median of the per-repetition ratios.
+//
+// With --system-prompt N: the time to first token of a new conversation whose N-token system
+// prompt an earlier conversation used, after another conversation took the slot (so the slot's
+// own cache no longer holds it), without and with the prompt cache (--cache-ram), alternated.
 #include <algorithm>
 #include <cstdio>
 #include <random>
@@ -69,13 +73,89 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
   return t / static_cast<double>(steps);
 }
 
+std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(lm.tok->n_vocab() - 1));
+  std::vector<int32_t> t(n);
+  for (int32_t& x : t) x = tok(rng);
+  return t;
+}
+
+// A generator with one slot, and the seconds from submit to the first token of a prompt.
+struct Conversations {
+  double (*clock)();  // wall or process CPU seconds
+  double per = 1;     // CPU time is divided by the threads
+  llm::Generator gen;
+  size_t cached = 0;  // of the last prompt
+  Conversations(const LoadedModel& lm, size_t n_ctx, size_t cache_bytes, bool cpu_time)
+      : clock(cpu_time ? process_cpu_seconds : now_seconds),
+        per(cpu_time ? static_cast<double>(lm.threads) : 1.0),
+        gen(*lm.model, *lm.tok, *lm.ctx, [&] {
+          llm::GeneratorOptions o{1, n_ctx, 512, 1};
+          o.cache_bytes = cache_bytes;
+          return o;
+        }()) {}
+  double ttft(std::vector<int32_t> prompt) {
+    llm::Request r;
+    r.prompt = std::move(prompt);
+    r.params.sampling.temperature = 0;
+    r.params.ignore_eos = true;
+    r.params.max_tokens = 1;
+    double t_first = 0;
+    r.on_token = [&t_first, this](const llm::Piece&) {
+      if (t_first == 0) t_first = clock();
+      return true;
+    };
+    r.on_done = [this](const llm::Result& res) { cached = res.cached_tokens; };
+    const double t0 = clock();
+    gen.submit(std::move(r));
+    gen.run();
+    return (t_first - t0) / per;
+  }
+};
+
+int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sys_len, size_t user_len, size_t reps,
+                       size_t cache_mib, bool cpu_time) {
+  std::mt19937 rng(42);
+  const std::vector<int32_t> sys = random_tokens(lm, sys_len, rng);
+  auto conversation = [&] {
+    std::vector<int32_t> p = sys, user = random_tokens(lm, user_len, rng);
+    p.insert(p.end(), user.begin(), user.end());
+    return p;
+  };
+  const size_t n_ctx = sys_len + user_len + 8;
+  Conversations off(lm, n_ctx, 0, cpu_time), on(lm, n_ctx, cache_mib << 20, cpu_time);
+  if (!on.gen.cache_off_reason().empty()) throw Error(Status::unsupported, on.gen.cache_off_reason());
+  on.ttft(conversation());  // the first conversation with this system prompt
+  std::vector<double> t_off, t_on, ratio;
+  size_t cached = 0;
+  for (size_t r = 0; r < reps; ++r) {
+    double a = 0, b = 0;
+    for (Conversations* c : {&off, &on}) {
+      c->ttft(random_tokens(lm, 64, rng));  // another conversation takes the slot
+      (c == &off ? a : b) = c->ttft(conversation());
+    }
+    cached = on.cached;
+    t_off.push_back(a);
+    t_on.push_back(b);
+    ratio.push_back(a / b);
+  }
+  std::printf("bench serve: %s, %zu thread%s, prompt cache: a new conversation's %zu-token system prompt + %zu-token message, "
+              "%zu repetition%s (medians)%s\n",
+              path.c_str(), lm.threads, lm.threads == 1 ? "" : "s", sys_len, user_len, reps, reps == 1 ? "" : "s",
+              cpu_time ? ", CPU time" : "");
+  std::printf("%22s %14s %16s\n", "time to first token", "cached tokens", "x without cache");
+  std::printf("%22s %11.1f ms %14zu %15.2fx\n", "without prompt cache", median(t_off) * 1e3, size_t{0}, 1.0);
+  std::printf("%22s %11.1f ms %14zu %15.2fx\n", "with prompt cache", median(t_on) * 1e3, cached, median(ratio));
+  return 0;
+}
+
 }  // namespace
 
 int bench_serve(int argc, char** argv) {
   ModelFlags mf;
   mf.threads = 1;
   std::string parallel = "1,2,4,8";
-  size_t steps = 32, prompt_len = 16, reps = 3;
+  size_t steps = 32, prompt_len = 16, reps = 3, sys_len = 0, user_len = 32, cache_mib = 8192;
   bool cpu_time = false;
   Args args("bench serve",
             "Aggregate decode tokens/s of N sequences decoded together (one forward pass per step with m = N rows, as\n"
@@ -89,12 +169,20 @@ int bench_serve(int argc, char** argv) {
       .size("-r,--repetitions", &reps, "repetitions; medians are reported (default 3)")
       .str("--kernels", &mf.kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &mf.disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .count("--system-prompt", &sys_len,
+             "instead: time to first token of a new conversation with this many system-prompt tokens, without and with the prompt cache")
+      .size("--user-tokens", &user_len, "--system-prompt: tokens of the new conversation's message (default 32)")
+      .size("--cache-ram", &cache_mib, "--system-prompt: the prompt cache's MiB (default 8192)")
       .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (a machine shared with other work)");
   args.parse();
   const std::vector<size_t> ns = parse_list(parallel);
   if (steps > 100000 || prompt_len > 100000) throw UsageError("-n and -p must be at most 100000");
   if (reps > 1000) throw UsageError("-r must be at most 1000");
+  if (sys_len > 100000 || user_len > 100000 || cache_mib > (size_t{1} << 30)) {
+    throw UsageError("--system-prompt and --user-tokens must be at most 100000, --cache-ram at most 2^30");
+  }
   const LoadedModel lm = LoadedModel::load(mf);
+  if (sys_len > 0) return bench_prompt_cache(lm, mf.path, sys_len, user_len, reps, cache_mib, cpu_time);
   const size_t weight_bytes = lm.model->stats().packed_bytes;
 
   // Warm-up (first touch of the caches and scratch), then the repetitions, configurations interleaved.

@@ -61,6 +61,10 @@ class LoadingBackend : public serve::Backend {
   std::string token_piece(int32_t id) const override { return ready().token_piece(id); }
   std::string detokenize(const std::vector<int32_t>& ids) const override { return ready().detokenize(ids); }
   size_t embedding_size() const override { return ready().embedding_size(); }
+  std::string slots() const override { return loaded()->slots(); }
+  std::string slot_action(const std::string& id, const std::string& action, const std::string& body) override {
+    return loaded()->slot_action(id, action, body);
+  }
   void shutdown() {  // running requests end (finish_reason "abort"); later ones get 503
     std::lock_guard lock(mu_);
     if (b_) b_->shutdown();
@@ -71,10 +75,11 @@ class LoadingBackend : public serve::Backend {
     std::lock_guard lock(mu_);
     return b_;
   }
-  const serve::EngineBackend& ready() const {
-    const serve::EngineBackend* b = get();
+  const serve::EngineBackend& ready() const { return *loaded(); }
+  serve::EngineBackend* loaded() const {
+    serve::EngineBackend* b = get();
     if (!b) throw serve::ApiError(503, "Loading model", {}, "loading");
-    return *b;
+    return b;
   }
   mutable std::mutex mu_;
   serve::EngineBackend* b_ = nullptr;
@@ -85,8 +90,8 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling, alias;
-  long long port = 8080;
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling, alias, slot_save_path;
+  long long port = 8080, cache_ram = -2;  // -2: not given
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256, threads_http = 0, idle_timeout = 5, shutdown_timeout = 30;
   bool metrics = false;
   Args args("serve",
@@ -106,6 +111,10 @@ int cmd_serve(int argc, char** argv) {
       .count("--queue", &queue, "requests that may wait for a slot before 503 (default 0: 2 x slots)")
       .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health and /live)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
+      .integer("--cache-ram", &cache_ram,
+               "MiB of host RAM for the prompt cache shared by all requests (default 8192 as llama-server, lowered to a quarter of "
+               "the memory available; 0 = off)")
+      .str("--slot-save-path", &slot_save_path, "DIR", "directory of POST /slots/{id}?action=save|restore files (default: those actions are off)")
       .str("--cors", &cors, "ORIGINS",
            "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
       .str("--pooling", &pooling, "mean|last|cls",
@@ -123,6 +132,11 @@ int cmd_serve(int argc, char** argv) {
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
   if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
+  if (cache_ram == -1) throw UsageError("--cache-ram -1 (no limit) is not supported: give a size in MiB, or 0 for no prompt cache");
+  if (cache_ram < -2 || cache_ram > (1LL << 30)) throw UsageError("--cache-ram must be a size in MiB (0 = off)");
+  if (!slot_save_path.empty() && !std::filesystem::is_directory(slot_save_path)) {
+    throw UsageError("--slot-save-path '" + slot_save_path + "' is not a directory");
+  }
   if (queue == 0) queue = 2 * slots;
   if (threads_http > 1024) throw UsageError("--threads-http must be in 1..1024");
   if (idle_timeout > 86400) throw UsageError("-to/--timeout must be in 1..86400 seconds");
@@ -230,6 +244,7 @@ int cmd_serve(int argc, char** argv) {
     gopt.n_batch = n_batch;
     gopt.max_queue = queue;
     gopt.kv = kv.types();
+    gopt.cache_bytes = cache_ram >= 0 ? static_cast<size_t>(cache_ram) << 20 : std::min<size_t>(size_t{8192} << 20, available_memory() / 4);
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat), counted.get());
     if (!pool) {
       try {
@@ -240,6 +255,12 @@ int cmd_serve(int argc, char** argv) {
       }
     }
     backend->set_pooling(*pool);
+    backend->set_slot_save_path(slot_save_path);
+    if (!backend->cache_off_reason().empty()) {
+      std::fprintf(stderr, "qmm serve: %s\n", backend->cache_off_reason().c_str());
+    } else if (gopt.cache_bytes > 0) {
+      std::fprintf(stderr, "qmm serve: prompt cache of up to %zu MiB in host RAM (--cache-ram)\n", gopt.cache_bytes >> 20);
+    }
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
     if (!signalled) {  // (a signal during the load has stopped the listener already)

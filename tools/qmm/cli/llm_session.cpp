@@ -78,9 +78,6 @@ llm::SamplerParams SamplingFlags::params() const {
   return sp;
 }
 
-namespace {
-
-// MemAvailable of /proc/meminfo in bytes (SIZE_MAX where it cannot be read).
 size_t available_memory() {
   std::FILE* f = std::fopen("/proc/meminfo", "r");
   if (!f) return SIZE_MAX;
@@ -91,6 +88,8 @@ size_t available_memory() {
   std::fclose(f);
   return found ? kib * 1024 : SIZE_MAX;
 }
+
+namespace {
 
 std::string gib(size_t bytes) {  // (MiB below 1 GiB)
   if (bytes < (size_t{1} << 30)) return mib(bytes);

@@ -52,6 +52,9 @@ struct ContextFlags {
 };
 
 // A loaded model, its tokenizer and the thread pool/scratch its matmuls run on.
+// MemAvailable of /proc/meminfo in bytes (SIZE_MAX where it cannot be read).
+size_t available_memory();
+
 struct LoadedModel {
   std::unique_ptr<Context> ctx;
   std::unique_ptr<llm::Model> model;

@@ -23,6 +23,7 @@ EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok,
       metrics_(metrics),
       n_embd_(model.config().n_embd),
       gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
+  gen_->call([this](llm::Generator& g) { cache_off_ = g.cache_off_reason(); });
   for (size_t i = 0; i < tok.n_vocab(); ++i) max_token_bytes_ = std::max(max_token_bytes_, tok.text(static_cast<int32_t>(i)).size());
 }
 
@@ -137,7 +138,13 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
       throw ApiError(503, "all slots are busy and the queue is full; retry later");
     }
   }
+  if (r.id_slot >= static_cast<int>(opt_.n_slots)) {
+    throw ApiError(400, "'id_slot' " + std::to_string(r.id_slot) + " does not exist (this server has slots 0.." +
+                            std::to_string(opt_.n_slots - 1) + ")", "id_slot");
+  }
   llm::Request g;
+  g.slot = r.id_slot;
+  g.cache_prompt = r.cache_prompt;
   g.prompt = prompt_tokens(r);
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;
@@ -181,7 +188,7 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
       m->finished(llm::finish_reason_name(res.reason));
     }
     if (!j) return;
-    const Usage u{res.prompt_tokens, res.generated};
+    const Usage u{res.prompt_tokens, res.generated, res.cached_tokens};
     switch (res.reason) {
       case llm::FinishReason::stop: j->finish(Finish::stop, u); break;
       case llm::FinishReason::length: j->finish(Finish::length, u); break;
@@ -226,6 +233,11 @@ Load EngineBackend::load() const {
   const llm::GeneratorThread::Stats st = gen_->stats();
   l.kv_tokens = st.kv_tokens;
   l.decode_steps = st.steps;
+  const llm::GeneratorCounters c = gen_->counters();
+  l.prompt_tokens = c.prompt_tokens;
+  l.cached_prompt_tokens = c.cached_tokens;
+  l.prompt_cache_bytes = c.cache_bytes;
+  l.prompt_cache_budget = c.cache_budget;
   return l;
 }
 

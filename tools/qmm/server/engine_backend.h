@@ -35,6 +35,12 @@ class EngineBackend : public Backend {
   size_t embedding_size() const override { return n_embd_; }
   // How /v1/embeddings pools the hidden states (qmm serve --pooling; mean by default).
   void set_pooling(llm::Pooling p) { pooling_ = p; }
+  std::string slots() const override;  // slots.cpp
+  std::string slot_action(const std::string& id, const std::string& action, const std::string& body) override;
+  // Where POST /slots/{id}?action=save|restore writes and reads ("": those actions are a 501).
+  void set_slot_save_path(std::string dir);
+  // Why the prompt cache asked for is off ("" when it is on or was not asked for).
+  std::string cache_off_reason() const { return cache_off_; }
   // Ends every queued and running request and refuses new ones: each gets finish_reason
   // "abort" with the text it has so far.
   void shutdown();
@@ -60,6 +66,8 @@ class EngineBackend : public Backend {
   void check_ids(const std::vector<int32_t>& ids, const char* param) const;  // 400 outside the vocabulary
   std::unique_ptr<llm::GeneratorThread> gen_;
   mutable GrammarCache grammars_;     // compiled once per distinct grammar
+  std::string slot_save_path_;
+  std::string cache_off_;
 };
 
 }  // namespace qmm::serve

@@ -98,6 +98,10 @@ void HttpServer::register_gauges() {
     return l.kv_capacity ? static_cast<double>(l.kv_tokens) / static_cast<double>(l.kv_capacity) : 0.0;
   });
   r.gauge_fn("llamacpp:kv_cache_tokens", "KV-cache positions in use (every slot).", [&b] { return static_cast<double>(b.load().kv_tokens); });
+  r.gauge_fn("qmm:prompt_cache_bytes", "Bytes the prompt cache across requests holds (--cache-ram; never above its budget).",
+             [&b] { return static_cast<double>(b.load().prompt_cache_bytes); });
+  r.gauge_fn("qmm:prompt_cache_budget_bytes", "The prompt cache's budget in bytes (0: no prompt cache).",
+             [&b] { return static_cast<double>(b.load().prompt_cache_budget); });
   r.counter_fn("llamacpp:n_decode_total", "Forward passes of the engine (each decodes every running request).",
                [&b] { return static_cast<double>(b.load().decode_steps); });
   r.gauge_fn("qmm:slots", "Requests that can be decoded together (-np).", [&b] { return static_cast<double>(b.load().slots); });
@@ -210,6 +214,12 @@ void HttpServer::routes() {
   const auto completion = guarded(true, [this](const Request& req, Response& res, const std::string& body) {
     generate(req, res, body, Endpoint::completion);
   });
+  const auto slots = get(true, [this](const Request&, Response& res, const std::string&) {
+    res.set_content(backend_.slots(), kJson);
+  });
+  const auto slot_action = guarded(true, [this](const Request& req, Response& res, const std::string& body) {
+    res.set_content(backend_.slot_action(req.matches[1], req.get_param_value("action"), body), kJson);
+  });
   const auto get_not_allowed = [not_allowed](const char* allow) {
     return [h = not_allowed(allow)](const Request& req, Response& res) { h(req, res, ContentReader(nullptr, nullptr)); };
   };
@@ -219,6 +229,8 @@ void HttpServer::routes() {
   svr_->Get("/metrics", metrics).Post("/metrics", not_allowed("GET"));
   svr_->Get("/v1/models", models).Post("/v1/models", not_allowed("GET"));
   svr_->Get("/v1/models/(.+)", model);
+  svr_->Get("/slots", slots).Post("/slots", not_allowed("GET"));
+  svr_->Post("/slots/([^/]*)", slot_action).Get("/slots/([^/]*)", get_not_allowed("POST"));
   for (const char* p : {"/v1/chat/completions", "/chat/completions"}) svr_->Post(p, chat).Get(p, get_not_allowed("POST"));
   for (const char* p : {"/v1/completions", "/completions"}) {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
@@ -373,6 +385,7 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
     }
     usage.prompt_tokens += e.usage.prompt_tokens;
     usage.completion_tokens += e.usage.completion_tokens;
+    usage.cached_tokens += e.usage.cached_tokens;
     ++i;
   }
   res.set_content(completion_body(head, choices, usage), kJson);
@@ -421,6 +434,7 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
       if (!send(finish_chunk(head, calls.empty() ? e.finish : Finish::tool_calls, i))) return false;
       total.prompt_tokens += e.usage.prompt_tokens;
       total.completion_tokens += e.usage.completion_tokens;
+      total.cached_tokens += e.usage.cached_tokens;
       finished[i] = true;
       --left;
     }

@@ -31,6 +31,10 @@ struct Load {
   bool loading = false;  // the model is still loading: /health answers 503, as llama-server
   size_t kv_tokens = 0, kv_capacity = 0;  // KV-cache positions in use, and all of them (every slot)
   uint64_t decode_steps = 0;              // the engine's forward passes so far
+  // Counters since start (for /metrics): prompt tokens of the requests started, and of those
+  // the ones not prefilled (a slot's or the prompt cache's); the prompt cache's bytes.
+  size_t prompt_tokens = 0, cached_prompt_tokens = 0;
+  size_t prompt_cache_bytes = 0, prompt_cache_budget = 0;
 };
 
 // What the HTTP side needs from the model side.
@@ -48,6 +52,14 @@ class Backend {
   virtual std::string token_piece(int32_t id) const;  // the bytes of one token
   virtual std::string detokenize(const std::vector<int32_t>& ids) const;
   virtual size_t embedding_size() const { return 0; }  // n_embd (0: no embeddings here)
+  // GET /slots: a JSON array of the slots' state (llama-server's shape). POST
+  // /slots/{id}?action=save|restore|erase with the body's filename: the JSON answer. Both
+  // throw ApiError (501 where the backend has no slots).
+  virtual std::string slots() const { throw ApiError(501, "this server has no slots", {}, "not_supported"); }
+  virtual std::string slot_action(const std::string& id, const std::string& action, const std::string& body) {
+    (void)id, (void)action, (void)body;
+    throw ApiError(501, "this server has no slots", {}, "not_supported");
+  }
 };
 
 struct ServerOptions {

@@ -162,7 +162,7 @@ constexpr Unimplemented kUnimplemented[] = {
     {"samplers", R"(["edkypmxt", ["dry","top_k","typ_p","top_p","min_p","xtc","temperature"]])"},
     {"n_keep", "[0,-1]"},               {"min_keep", "[0]"},
     {"penalize_nl", "[false]"},         {"lora", "[[]]"},
-    {"id_slot", "[-1]"},                {"post_sampling_probs", "[false]"},
+    {"post_sampling_probs", "[false]"},
     {"return_tokens", "[false]"},       {"n_indent", "[0]"},
     {"t_max_predict_ms", "[0]"},        {"image_data", "[[]]"},
 };
@@ -209,7 +209,8 @@ ojson head_json(const ResponseHead& h, bool chunk) {
 ojson usage_json(const Usage& u) {
   return ojson{{"prompt_tokens", u.prompt_tokens},
                {"completion_tokens", u.completion_tokens},
-               {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+               {"total_tokens", u.prompt_tokens + u.completion_tokens},
+               {"prompt_tokens_details", ojson{{"cached_tokens", u.cached_tokens}}}};
 }
 
 std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
@@ -286,6 +287,8 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
   parse_tools(j, r);
   r.stream = boolean(j, "stream", "stream");
   r.ignore_eos = boolean(j, "ignore_eos", "ignore_eos");
+  if (const std::optional<int64_t> s = integer(j, "id_slot", -1)) r.id_slot = static_cast<int>(std::min<int64_t>(*s, 1 << 20));
+  if (field(j, "cache_prompt")) r.cache_prompt = boolean(j, "cache_prompt", "cache_prompt");
   if (const json* so = field(j, "stream_options")) {
     if (!so->is_object()) bad("stream_options", "'stream_options' must be an object");
     r.include_usage = boolean(*so, "include_usage", "stream_options.include_usage");

@@ -79,6 +79,8 @@ struct Request {
   std::optional<uint64_t> seed;
   std::vector<std::string> stop;
   bool ignore_eos = false;     // llama.cpp's extension: generate through end-of-text tokens
+  int id_slot = -1;            // llama-server's: the slot to run in (-1: any; checked by the backend)
+  bool cache_prompt = true;    // llama-server's: false prefills the whole prompt (no cached prefix)
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
   int logprobs = -1;           // >= 0: each token's log-prob and this many alternatives
@@ -109,6 +111,7 @@ const char* finish_name(Finish f);
 
 struct Usage {
   size_t prompt_tokens = 0, completion_tokens = 0;
+  size_t cached_tokens = 0;  // of the prompt tokens, those not prefilled (usage.prompt_tokens_details.cached_tokens)
 };
 
 // The fixed parts of one response: "chatcmpl-N" / "cmpl-N", the creation time and the model.
