@@ -20,7 +20,9 @@ GrammarVocab::GrammarVocab(const Tokenizer& tok) : pieces_(tok.n_vocab()), tail_
     tail_[t] = static_cast<uint32_t>(pieces_[t].size() - rest.size());
     order.push_back(static_cast<int32_t>(t));
   }
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cps[a] < cps[b]; });
+  // Ties by token id (order holds them increasing): a stable sort, without libstdc++ 12's
+  // stable_sort (its deprecated get_temporary_buffer fails clang's -Werror).
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return cps[a] < cps[b] || (cps[a] == cps[b] && a < b); });
   // Preorder trie: `path` holds the nodes of the previous token's code points.
   nodes_.push_back({0, 0, 0, 0});
   std::vector<uint32_t> path{0};

@@ -82,7 +82,7 @@ std::vector<double> reference(const gguf::File& f, const Config& c, size_t l, co
   for (double& e : p) e /= sum;
   std::vector<uint32_t> order(ne);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t bb) { return p[a] > p[bb]; });
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t bb) { return p[a] > p[bb] || (p[a] == p[bb] && a < bb); });  // stable: ties by index
   chosen->assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k));
   double wsum = 0;
   for (uint32_t e : *chosen) wsum += p[e];
