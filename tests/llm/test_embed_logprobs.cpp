@@ -96,8 +96,11 @@ TEST(Logprobs, OfTheRawDistributionNotTheSampled) {
     EXPECT_LE(a.top[0].logprob, 0.0f);
     EXPECT_GE(a.top[0].logprob, a.top[1].logprob);
     EXPECT_LE(std::exp(a.top[0].logprob) + std::exp(a.top[1].logprob) + std::exp(a.top[2].logprob), 1.0001);
-    EXPECT_FLOAT_EQ(a.chosen.logprob, hot.lp[i].chosen.logprob);
-    EXPECT_FLOAT_EQ(a.top[2].logprob, hot.lp[i].top[2].logprob);
+    // Equal up to the last bits: the second run may take its prompt from the cache, and where
+    // a GEMM and a GEMV round differently (SME2) the logits move by ~1e-6; a temperature
+    // applied to the log-probs would move them by far more.
+    EXPECT_NEAR(a.chosen.logprob, hot.lp[i].chosen.logprob, 1e-4);
+    EXPECT_NEAR(a.top[2].logprob, hot.lp[i].top[2].logprob, 1e-4);
   }
   r.params.logprobs = -1;  // off: no pointer
   r.on_token = [](const Piece& p) {
