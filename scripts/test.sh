@@ -16,6 +16,8 @@ STAGES=${QMM_TEST_STAGES:-native sanitize x86emu arm fuzz}
 passed=0 failed=0 skipped=0 failed_stages=()
 
 scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev python3-jinja2
+# Chromium for the chat page's browser test (server.chat_page_browser; without it that test skips).
+command -v chromium >/dev/null || scripts/deps.sh chromium || echo "test.sh: chromium could not be installed; server.chat_page_browser will skip"
 # node + npm for the qmm serve tests' official `openai` client (any node >= 18 already there will do)
 # and for llama.cpp (node-llama-cpp from npm), the oracle of the llamacpp_oracle test; without the
 # registry that test skips and says why.

@@ -147,12 +147,19 @@ void Generator::start(Slot& s, Request r, double t_submit) {
   const size_t slot = static_cast<size_t>(&s - slots_.data());
   // Reuse the cached prefix, but prefill at least the last prompt token (its logits are needed),
   // and all of it when a sliding window's ring no longer holds the positions before the prefix's end.
-  const size_t keep = state_.truncate(slot, std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1));
+  // An embedding needs every position's hidden state: nothing is reused.
+  const size_t reuse = r.embed != Pooling::none ? 0 : std::min(common_prefix(s.cached, r.prompt), r.prompt.size() - 1);
+  const size_t keep = state_.truncate(slot, reuse);
   s.cached.resize(keep);
   s.prefilled = keep;
   s.history = r.prompt;
   s.sampler.emplace(r.params.sampling, tok_.n_vocab());
   s.stream.emplace(tok_, r.params.strip_leading_space);
+  if (r.embed != Pooling::none) {
+    s.pooler.emplace(model_, r.embed);
+  } else {
+    s.pooler.reset();
+  }
   s.held.clear();
   s.next = -1;
   s.res = Result{};
@@ -182,6 +189,7 @@ bool Generator::step() {
     rows_.push_back({static_cast<uint32_t>(i), static_cast<uint32_t>(s.cached.size()), true});
     out_slot_.push_back(i);
   }
+  const size_t fill_row0 = rows_.size();
   Slot* fill = nullptr;
   for (Slot& s : slots_) {
     if (s.req && s.next < 0 && (!fill || s.req->id < fill->req->id)) fill = &s;
@@ -210,11 +218,19 @@ bool Generator::step() {
     return true;
   }
   for (size_t r = 0; r < rows_.size(); ++r) slots_[rows_[r].seq].cached.push_back(tokens_[r]);
-  if (fill) fill->prefilled = std::min(fill->req->prompt.size(), fill->prefilled + opt_.n_batch);
+  if (fill) {
+    if (fill->pooler) fill->pooler->add(state_.hidden() + fill_row0 * model_.config().n_embd, rows_.size() - fill_row0);
+    fill->prefilled = std::min(fill->req->prompt.size(), fill->prefilled + opt_.n_batch);
+  }
   const size_t n_vocab = model_.config().n_vocab;
   for (size_t j = 0; j < out_slot_.size(); ++j) {
     Slot& s = slots_[out_slot_[j]];
     if (!s.req) continue;
+    if (s.pooler) {  // an embedding: the prompt is in, nothing is generated
+      if (s.req->on_embedding) s.req->on_embedding(s.pooler->result());
+      finish(s, FinishReason::stop);
+      continue;
+    }
     if (s.next >= 0) ++s.res.decode_steps;
     int32_t token;
     try {
@@ -222,6 +238,9 @@ bool Generator::step() {
     } catch (const Error& e) {  // non-finite logits
       finish(s, FinishReason::error, e.what());
       continue;
+    }
+    if (const int n = s.req->params.logprobs; n >= 0) {
+      token_logprobs(logits + j * n_vocab, tok_.n_vocab(), token, static_cast<size_t>(n), s.logprobs);
     }
     on_sampled(s, token);
   }
@@ -262,17 +281,21 @@ bool Generator::emit(Slot& s, int32_t token, std::string text, bool last) {
     text = s.held.substr(0, shown);
     s.held.erase(0, shown);
     if (stopped) {
-      if (s.req->on_token && (token >= 0 || !text.empty())) s.req->on_token(Piece{token, text});
+      if (s.req->on_token && (token >= 0 || !text.empty())) s.req->on_token(piece(s, token, text));
       finish(s, FinishReason::stop);
       return false;
     }
   }
   if (token < 0 && text.empty()) return true;  // an end token with nothing left to show
-  if (s.req->on_token && !s.req->on_token(Piece{token, text})) {
+  if (s.req->on_token && !s.req->on_token(piece(s, token, text))) {
     finish(s, FinishReason::cancelled);
     return false;
   }
   return true;
+}
+
+Piece Generator::piece(const Slot& s, int32_t token, std::string_view text) const {
+  return Piece{token, text, token >= 0 && s.req->params.logprobs >= 0 ? &s.logprobs : nullptr};
 }
 
 void Generator::finish(Slot& s, FinishReason reason, std::string error) {

@@ -40,6 +40,8 @@
 #include <thread>
 #include <vector>
 
+#include "llm/embed.h"
+#include "llm/logprobs.h"
 #include "llm/model.h"
 #include "llm/sampler.h"
 #include "text/tokenizer.h"
@@ -61,6 +63,7 @@ struct GenerateParams {
   std::vector<int32_t> stop_tokens;      // end tokens besides the tokenizer's EOS/EOT (end of turn)
   bool ignore_eos = false;               // generate through EOS/EOT (benchmarks)
   bool strip_leading_space = false;      // drop the SentencePiece space before the first word
+  int logprobs = -1;                     // >= 0: each token's log-prob and this many alternatives (Piece::logprobs)
 };
 
 // One generated token (token -1: the text left over when an end token arrives). `text` is
@@ -68,6 +71,7 @@ struct GenerateParams {
 struct Piece {
   int32_t token;
   std::string_view text;  // the UTF-8 this token completes, stop strings removed; may be empty
+  const TokenLogprobs* logprobs = nullptr;  // with params.logprobs >= 0 (token >= 0 only)
 };
 
 struct Result {
@@ -95,6 +99,11 @@ struct Request {
   int slot = -1;                     // -1: any free slot (longest cached prefix), else this slot
   std::function<bool(const Piece&)> on_token;     // optional; false cancels the request
   std::function<void(const Result&)> on_done;     // optional; called exactly once
+  // An embedding instead of a generation (embed.h): the whole prompt is prefilled (no cached
+  // prefix reused), its hidden states pooled, on_embedding called, then on_done with `stop`
+  // and nothing generated.
+  Pooling embed = Pooling::none;
+  std::function<void(std::vector<float>)> on_embedding;
 };
 
 struct GeneratorOptions {
@@ -138,6 +147,8 @@ class Generator {
     std::vector<int32_t> history;         // prompt + generated, for the sampler
     std::optional<Sampler> sampler;
     std::optional<TextStream> stream;
+    std::optional<Pooler> pooler;         // embedding requests
+    TokenLogprobs logprobs;               // of the token just sampled (params.logprobs >= 0)
     std::string held;                     // text that may begin a stop string
     size_t prefilled = 0;                 // prompt tokens in the cache
     int32_t next = -1;                    // sampled, to be fed next step (decoding when >= 0)
@@ -148,6 +159,7 @@ class Generator {
   void start(Slot& s, Request r, double t_submit);
   void on_sampled(Slot& s, int32_t token);
   void finish(Slot& s, FinishReason reason, std::string error = {});
+  Piece piece(const Slot& s, int32_t token, std::string_view text) const;
   bool emit(Slot& s, int32_t token, std::string text, bool last);  // false: stop string found or cancelled
 
   const Model& model_;

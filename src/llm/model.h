@@ -206,6 +206,8 @@ class State {
   // one (start, bytes) span per layer, K/V head and piece of a ring (benchmarks read them).
   void kv_spans(size_t seq, std::vector<std::pair<const uint8_t*, size_t>>& out) const;
   Context& ctx() { return *ctx_; }
+  // The last forward()'s hidden states before the final norm, [rows, n_embd] in row order (embeddings).
+  const float* hidden() const { return x_.data(); }
 
  private:
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n);

@@ -1,5 +1,6 @@
 // qmm serve driven by the official `openai` npm client, unchanged: models, chat and text
-// completions, streamed and not (greedy, so both must give the same text), the client's
+// completions, streamed and not (greedy, so both must give the same text), logprobs of both,
+// embeddings (the client's default base64 and float), the client's
 // error classes for 400 / 401 / 404, a stream the client aborts (its slot is freed), and a
 // clean exit on SIGTERM. Usage: node openai_client.mjs NPM_DIR QMM_BINARY MODEL.gguf
 import assert from 'node:assert/strict';
@@ -114,6 +115,48 @@ await step('completions.create, streamed and not', async () => {
   let text = '';
   for await (const c of stream) text += c.choices[0]?.text ?? '';
   assert.equal(text, r.choices[0].text);
+});
+
+await step('chat logprobs, streamed and not', async () => {
+  const req = { model: 'm', messages, max_tokens: 12, temperature: 0, logprobs: true, top_logprobs: 3 };
+  const r = await client.chat.completions.create(req);
+  const lp = r.choices[0].logprobs.content;
+  assert.equal(lp.length, r.usage.completion_tokens);
+  for (const t of lp) {
+    assert.equal(typeof t.token, 'string');
+    assert.ok(t.logprob <= 0);
+    assert.deepEqual(t.bytes, [...Buffer.from(t.token)]);
+    assert.equal(t.top_logprobs.length, 3);
+    assert.equal(t.top_logprobs[0].token, t.token);  // greedy: the best one
+  }
+  const stream = await client.chat.completions.create({ ...req, stream: true });
+  const streamed = [];
+  for await (const c of stream) streamed.push(...(c.choices[0]?.logprobs?.content ?? []));
+  assert.deepEqual(streamed, lp);
+  await expectError(client.chat.completions.create({ ...req, top_logprobs: 21 }), OpenAI.BadRequestError, 400);
+});
+
+await step('completions logprobs', async () => {
+  const r = await client.completions.create({ model: 'm', prompt: 'Once upon a time', max_tokens: 8, temperature: 0, logprobs: 2 });
+  const lp = r.choices[0].logprobs;
+  assert.equal(lp.tokens.join(''), r.choices[0].text);
+  assert.equal(lp.token_logprobs.length, 8);
+  assert.ok(lp.top_logprobs.every((t) => Object.keys(t).length === 2));
+});
+
+await step('embeddings.create (base64 by default, float)', async () => {
+  // The client asks for base64 and decodes it unless told otherwise.
+  const r = await client.embeddings.create({ model: 'stories260K', input: ['The cat sat.', 'A dog ran.'] });
+  assert.equal(r.object, 'list');
+  assert.equal(r.data.length, 2);
+  const v = r.data[0].embedding;
+  assert.ok(Array.isArray(v) && v.length > 0);
+  assert.ok(Math.abs(v.reduce((s, x) => s + x * x, 0) - 1) < 1e-4, 'unit length');
+  assert.ok(r.usage.prompt_tokens > 0 && r.usage.total_tokens === r.usage.prompt_tokens);
+  const f = await client.embeddings.create({ model: 'stories260K', input: 'The cat sat.', encoding_format: 'float' });
+  assert.equal(f.data[0].embedding.length, v.length);
+  f.data[0].embedding.forEach((x, i) => assert.ok(Math.abs(x - v[i]) < 1e-6));
+  await expectError(client.embeddings.create({ model: 'm', input: [] }), OpenAI.BadRequestError, 400);
 });
 
 await step('errors: 401, 400, 404', async () => {

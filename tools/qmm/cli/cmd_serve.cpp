@@ -54,6 +54,12 @@ class LoadingBackend : public serve::Backend {
     if (!b) return serve::Load{0, 0, 0, 0, true};
     return b->load();
   }
+  std::vector<int32_t> tokenize(const std::string& text, bool add_special) const override {
+    return ready().tokenize(text, add_special);
+  }
+  std::string token_piece(int32_t id) const override { return ready().token_piece(id); }
+  std::string detokenize(const std::vector<int32_t>& ids) const override { return ready().detokenize(ids); }
+  size_t embedding_size() const override { return ready().embedding_size(); }
   void shutdown() {  // running requests end (their clients get an error); later ones get 503
     std::lock_guard lock(mu_);
     if (b_) b_->shutdown();
@@ -64,6 +70,11 @@ class LoadingBackend : public serve::Backend {
     std::lock_guard lock(mu_);
     return b_;
   }
+  const serve::EngineBackend& ready() const {
+    const serve::EngineBackend* b = get();
+    if (!b) throw serve::ApiError(503, "Loading model", {}, "loading");
+    return *b;
+  }
   mutable std::mutex mu_;
   serve::EngineBackend* b_ = nullptr;
 };
@@ -73,12 +84,13 @@ class LoadingBackend : public serve::Backend {
 int cmd_serve(int argc, char** argv) {
   ModelFlags mf;
   KvFlags kv;
-  std::string host = "127.0.0.1", api_key, chat_template, cors = "*";
+  std::string host = "127.0.0.1", api_key, chat_template, cors = "*", pooling = "mean";
   long long port = 8080;
   size_t slots = 4, n_ctx = 0, queue = 0, n_batch = 256;
   Args args("serve",
             "An OpenAI-compatible HTTP server: POST /v1/chat/completions, POST /v1/completions (streamed as\n"
-            "server-sent events with \"stream\": true), GET /v1/models, GET /health. Concurrent requests are\n"
+            "server-sent events with \"stream\": true), POST /v1/embeddings, GET /v1/models, GET /health,\n"
+            "llama-server's POST /tokenize and /detokenize, and a chat page at GET /. Concurrent requests are\n"
             "decoded together, one batched forward pass per step. SIGINT / SIGTERM stop it.",
             argc - 1, argv + 1);
   mf.add_to(args);
@@ -91,13 +103,18 @@ int cmd_serve(int argc, char** argv) {
       .str("--api-key", &api_key, "KEY", "require 'Authorization: Bearer KEY' or 'X-Api-Key: KEY' (all routes but /health)")
       .str("--chat-template", &chat_template, "NAME|FILE", "chat template instead of the model's")
       .str("--cors", &cors, "ORIGINS",
-           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none");
+           "browser origins allowed to call it: * (any, the default, as llama-server), a comma-separated list, or none")
+      .str("--pooling", &pooling, "mean|last|cls",
+           "how /v1/embeddings pools the final hidden states over the input: mean (default), last token, first token")
+      .no_effect("--embedding,--embeddings", "", "/v1/embeddings is always served, beside chat and completions");
   kv.add_to(args);
   args.parse();
   if (mf.path.empty()) throw UsageError("-m/--model is required");
   if (port < 0 || port > 65535) throw UsageError("--port must be in 0..65535");
   if (slots < 1 || slots > 64) throw UsageError("-np must be in 1..64");
   if (queue == 0) queue = 2 * slots;
+  const std::optional<llm::Pooling> pool = llm::parse_pooling(pooling);
+  if (!pool) throw UsageError("--pooling must be mean, last or cls, got '" + pooling + "'");
   serve::limit_malloc_retention();
 
   // SIGINT / SIGTERM are taken by one thread (sigwait), so no other thread is interrupted.
@@ -165,6 +182,7 @@ int cmd_serve(int argc, char** argv) {
     gopt.max_queue = queue;
     gopt.kv = kv.types();
     backend = std::make_unique<serve::EngineBackend>(*lm->model, *lm->tok, *lm->ctx, gopt, std::move(chat));
+    backend->set_pooling(*pool);
     front.set(backend.get());
     const std::string url_host = host.find(':') != std::string::npos ? "[" + host + "]" : host;  // an IPv6 address
     std::printf("qmm serve: %s on http://%s:%d (%zu slots of %zu tokens, %zu threads)\n", opt.model_id.c_str(),

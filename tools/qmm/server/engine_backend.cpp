@@ -17,6 +17,7 @@ EngineBackend::EngineBackend(const llm::Model& model, const llm::Tokenizer& tok,
     : tok_(tok),
       opt_(opt),
       chat_(std::move(chat)),
+      n_embd_(model.config().n_embd),
       gen_(std::make_unique<llm::GeneratorThread>(model, tok, ctx, opt)) {
   for (size_t i = 0; i < tok.n_vocab(); ++i) max_token_bytes_ = std::max(max_token_bytes_, tok.text(static_cast<int32_t>(i)).size());
 }
@@ -36,23 +37,19 @@ void EngineBackend::check_fits(size_t bytes, const char* param) const {
 EngineBackend::~EngineBackend() { shutdown(); }
 
 std::vector<int32_t> EngineBackend::prompt_tokens(const Request& r) const {
-  if (r.endpoint == Endpoint::completion && !r.prompt_ids.empty()) {  // token ids, as given (no BOS added)
-    for (const int32_t t : r.prompt_ids) {
-      if (static_cast<size_t>(t) >= tok_.n_vocab()) {
-        throw ApiError(400, "'prompt' token id " + std::to_string(t) + " is outside the vocabulary (" +
-                                std::to_string(tok_.n_vocab()) + " tokens)", "prompt");
-      }
-    }
+  const char* param = r.endpoint == Endpoint::embedding ? "input" : "prompt";
+  if (r.endpoint != Endpoint::chat && !r.prompt_ids.empty()) {  // token ids, as given (no BOS added)
+    check_ids(r.prompt_ids, param);
     return r.prompt_ids;
   }
-  if (r.endpoint == Endpoint::completion) {
-    check_fits(r.prompt.size(), "prompt");
+  if (r.endpoint != Endpoint::chat) {
+    check_fits(r.prompt.size(), param);
     std::unique_lock lock(long_mu_, std::defer_lock);  // long prompts one at a time: one core at most
     if (r.prompt.size() >= kLongText) lock.lock();
     try {
       return llm::prompt_tokens(tok_, r.prompt);
     } catch (const Error& e) {
-      throw ApiError(400, e.what(), "prompt");
+      throw ApiError(400, e.what(), param);
     }
   }
   if (!chat_) {
@@ -91,7 +88,33 @@ llm::GenerateParams EngineBackend::params(const Request& r) const {
   p.stop = r.stop;
   p.ignore_eos = r.ignore_eos;
   p.strip_leading_space = r.endpoint == Endpoint::chat || (r.prompt.empty() && r.prompt_ids.empty());
+  p.logprobs = r.logprobs;
   return p;
+}
+
+void EngineBackend::check_ids(const std::vector<int32_t>& ids, const char* param) const {
+  for (const int32_t t : ids) {
+    if (t < 0 || static_cast<size_t>(t) >= tok_.n_vocab()) {
+      throw ApiError(400, std::string("'") + param + "' token id " + std::to_string(t) + " is outside the vocabulary (" +
+                              std::to_string(tok_.n_vocab()) + " tokens)", param);
+    }
+  }
+}
+
+std::vector<int32_t> EngineBackend::tokenize(const std::string& text, bool add_special) const {
+  std::unique_lock lock(long_mu_, std::defer_lock);  // long texts one at a time, as prompts (the body limit bounds them)
+  if (text.size() >= kLongText) lock.lock();
+  return tok_.encode(text, add_special);
+}
+
+std::string EngineBackend::token_piece(int32_t id) const {
+  check_ids({id}, "tokens");
+  return tok_.piece(id);
+}
+
+std::string EngineBackend::detokenize(const std::vector<int32_t>& ids) const {
+  check_ids(ids, "tokens");
+  return tok_.decode(ids);
 }
 
 std::shared_ptr<Job> EngineBackend::submit(Request r) {
@@ -108,14 +131,26 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   g.prompt = prompt_tokens(r);
   g.params = params(r);
   const bool chat = r.endpoint == Endpoint::chat;
+  const bool embedding = r.endpoint == Endpoint::embedding;
+  if (embedding) g.embed = pooling_;
   auto job = std::make_shared<Job>(std::move(r));
   // The callbacks run on the engine thread: they only hand text over (Job is thread-safe).
   std::weak_ptr<Job> weak = job;
-  g.on_token = [weak](const llm::Piece& piece) {
+  g.on_token = [weak, &tok = tok_, offset = size_t{0}](const llm::Piece& piece) mutable {
     const std::shared_ptr<Job> j = weak.lock();
     if (!j || j->cancelled()) return false;
-    if (!piece.text.empty()) j->emit(std::string(piece.text));
+    std::vector<TokenLogprob> lp;
+    if (piece.logprobs) {  // the token and its alternatives as text
+      TokenLogprob t{{tok.piece(piece.logprobs->chosen.token), piece.logprobs->chosen.logprob}, {}, offset};
+      for (const llm::TokenLogprob& a : piece.logprobs->top) t.top.push_back({tok.piece(a.token), a.logprob});
+      lp.push_back(std::move(t));
+    }
+    offset += piece.text.size();
+    if (!piece.text.empty() || !lp.empty()) j->emit(std::string(piece.text), std::move(lp));
     return true;
+  };
+  g.on_embedding = [weak](std::vector<float> v) {
+    if (const std::shared_ptr<Job> j = weak.lock()) j->emit_embedding(std::move(v));
   };
   g.on_done = [weak, &cancelled = cancelled_](const llm::Result& res) {
     const std::shared_ptr<Job> j = weak.lock();
@@ -132,9 +167,9 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   if (g.prompt.size() >= opt_.n_ctx) {
     throw ApiError(400, "the prompt is " + std::to_string(g.prompt.size()) + " tokens, a slot's context holds " +
                             std::to_string(opt_.n_ctx) + " (qmm serve -c)",
-                   chat ? "messages" : "prompt", "context_length_exceeded");
+                   chat ? "messages" : embedding ? "input" : "prompt", "context_length_exceeded");
   }
-  if (job->request().max_tokens == 0u) {  // the usage of the prompt only (lm-eval's scoring requests)
+  if (job->request().max_tokens == 0u && !embedding) {  // the usage of the prompt only (lm-eval's scoring requests)
     job->finish(Finish::length, Usage{g.prompt.size(), 0});
     return job;
   }
@@ -144,7 +179,7 @@ std::shared_ptr<Job> EngineBackend::submit(Request r) {
   try {
     id = gen_->submit(std::move(g));
   } catch (const Error& e) {
-    throw ApiError(400, e.what(), chat ? "messages" : "prompt");
+    throw ApiError(400, e.what(), chat ? "messages" : embedding ? "input" : "prompt");
   }
   if (!id) throw ApiError(503, "all slots are busy and the queue is full; retry later");
   job->set_canceller([this, id = *id] {

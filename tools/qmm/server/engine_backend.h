@@ -27,6 +27,12 @@ class EngineBackend : public Backend {
 
   std::shared_ptr<Job> submit(Request r) override;
   Load load() const override;
+  std::vector<int32_t> tokenize(const std::string& text, bool add_special) const override;
+  std::string token_piece(int32_t id) const override;
+  std::string detokenize(const std::vector<int32_t>& ids) const override;
+  size_t embedding_size() const override { return n_embd_; }
+  // How /v1/embeddings pools the hidden states (qmm serve --pooling; mean by default).
+  void set_pooling(llm::Pooling p) { pooling_ = p; }
   // Ends every queued and running request (their clients get an error) and refuses new ones.
   void shutdown();
 
@@ -44,6 +50,9 @@ class EngineBackend : public Backend {
   mutable std::mutex mu_;             // guards gen_ (reset by shutdown())
   mutable std::mutex long_mu_;        // one long prompt built at a time
   size_t max_token_bytes_ = 1;        // the longest token text
+  size_t n_embd_;
+  llm::Pooling pooling_ = llm::Pooling::mean;
+  void check_ids(const std::vector<int32_t>& ids, const char* param) const;  // 400 outside the vocabulary
   std::unique_ptr<llm::GeneratorThread> gen_;
 };
 

@@ -184,6 +184,7 @@ void HttpServer::routes() {
   for (const char* p : {"/v1/completions", "/completions"}) {
     svr_->Post(p, completion).Get(p, get_not_allowed("POST"));
   }
+  app_routes(guarded);  // routes_apps.cpp: /tokenize, /detokenize, /v1/embeddings, the chat page
 
   // CORS as llama-server: an allowed Origin is echoed on every answer; a preflight OPTIONS
   // request is answered at once (no key: browsers send none with it). A request whose length
@@ -276,6 +277,9 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
   if (streaming) return stream(std::move(jobs), head, res);
 
   std::vector<Choice> choices(jobs.size());
+  if (jobs.front()->request().logprobs >= 0) {
+    for (Choice& c : choices) c.logprobs.emplace();
+  }
   Usage usage;
   auto checked = std::chrono::steady_clock::now();
   for (size_t i = 0; i < jobs.size();) {
@@ -291,6 +295,7 @@ void HttpServer::generate(const httplib::Request&, httplib::Response& res, const
     }
     if (!got) continue;
     choices[i].text += e.text;
+    if (choices[i].logprobs) choices[i].logprobs->insert(choices[i].logprobs->end(), e.logprobs.begin(), e.logprobs.end());
     if (!e.done) continue;
     if (!e.error.empty()) {
       cancel_all();
@@ -325,7 +330,10 @@ void HttpServer::stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHe
       Event e;
       if (!jobs[i]->next(e, left == 1 ? kPoll : std::chrono::milliseconds(1))) continue;
       any = true;
-      if (!e.text.empty() && !send(text_chunk(head, e.text, i))) return false;
+      if ((!e.text.empty() || !e.logprobs.empty()) &&
+          !send(text_chunk(head, e.text, i, jobs[i]->request().logprobs >= 0 ? &e.logprobs : nullptr))) {
+        return false;
+      }
       if (!e.done) continue;
       if (!e.error.empty()) {
         for (const std::shared_ptr<Job>& j : jobs) j->cancel();

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <semaphore>
 #include <string>
@@ -37,6 +38,13 @@ class Backend {
   // context, 503 when every slot is busy and the queue is full.
   virtual std::shared_ptr<Job> submit(Request r) = 0;
   virtual Load load() const = 0;
+  // llama-server's /tokenize and /detokenize (ApiError 400 for an id outside the vocabulary;
+  // a backend without a tokenizer answers 501). An embedding is a Request of
+  // Endpoint::embedding given to submit(): its Job emits the vector, then finishes.
+  virtual std::vector<int32_t> tokenize(const std::string& text, bool add_special) const;
+  virtual std::string token_piece(int32_t id) const;  // the bytes of one token
+  virtual std::string detokenize(const std::vector<int32_t>& ids) const;
+  virtual size_t embedding_size() const { return 0; }  // n_embd (0: no embeddings here)
 };
 
 struct ServerOptions {
@@ -75,6 +83,13 @@ class HttpServer {
 
  private:
   void routes();
+  // A handler of a route: the key checked (when needs_key), the body read, ApiError answered.
+  using BodyHandler = std::function<void(const httplib::Request&, httplib::Response&, const std::string& body)>;
+  using RawHandler = std::function<void(const httplib::Request&, httplib::Response&, const httplib::ContentReader&)>;
+  using Guard = std::function<RawHandler(bool needs_key, BodyHandler)>;
+  void app_routes(const Guard& guarded);  // routes_apps.cpp
+  // Waits for each job's end (cancelling them all when the client goes or one fails).
+  std::vector<Event> wait_all(const std::vector<std::shared_ptr<Job>>& jobs);
   std::string read_body(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) const;
   void generate(const httplib::Request& req, httplib::Response& res, const std::string& body, Endpoint ep);
   void stream(std::vector<std::shared_ptr<Job>> jobs, const ResponseHead& head, httplib::Response& res);

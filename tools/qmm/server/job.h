@@ -20,6 +20,8 @@ struct Event {
   Finish finish = Finish::stop;
   Usage usage;
   std::string error;       // non-empty: generation failed (HTTP 500 or an error chunk)
+  std::vector<TokenLogprob> logprobs;  // of the tokens of this event (requests with logprobs)
+  std::vector<float> embedding;        // an embedding request's vector (before its done event)
 };
 
 class Job {
@@ -28,13 +30,19 @@ class Job {
   const Request& request() const { return request_; }
 
   // Engine side.
-  void emit(std::string text) {
+  void emit(std::string text, std::vector<TokenLogprob> logprobs = {}) {
     Event e;
     e.text = std::move(text);
+    e.logprobs = std::move(logprobs);
     push(std::move(e));
   }
-  void finish(Finish f, Usage u) { push(Event{{}, true, f, u, {}}); }
-  void fail(std::string message) { push(Event{{}, true, Finish::stop, {}, std::move(message)}); }
+  void emit_embedding(std::vector<float> v) {
+    Event e;
+    e.embedding = std::move(v);
+    push(std::move(e));
+  }
+  void finish(Finish f, Usage u) { push(Event{{}, true, f, u, {}, {}, {}}); }
+  void fail(std::string message) { push(Event{{}, true, Finish::stop, {}, std::move(message), {}, {}}); }
   bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
 
   // HTTP side: the next event, or false when none came within `timeout`.

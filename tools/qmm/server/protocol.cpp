@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps_protocol.h"
+
 namespace qmm::serve {
 namespace {
 
@@ -143,13 +145,12 @@ constexpr Unimplemented kUnimplemented[] = {
     {"tools", "[[]]"},                  {"tool_choice", R"(["none","auto"])"},
     {"functions", "[[]]"},              {"function_call", R"(["none","auto"])"},
     {"response_format", R"([{"type":"text"}])"},
-    {"logprobs", "[false]"},            {"top_logprobs", "[0]"},
     {"logit_bias", "[{}]"},             {"echo", "[false]"},
     {"suffix", R"([""])"},              {"best_of", "[1]"},
     {"audio", "[]"},                    {"prediction", "[]"},
     {"modalities", R"([["text"]])"},    {"reasoning_effort", "[]"},
     {"web_search_options", "[]"},       {"grammar", R"([""])"},
-    {"json_schema", "[{}]"},            {"n_probs", "[0]"},
+    {"json_schema", "[{}]"},
     {"typical_p", "[1]"},               {"tfs_z", "[1]"},
     {"mirostat", "[0]"},                {"dynatemp_range", "[0]"},
     {"xtc_probability", "[0]"},         {"dry_multiplier", "[0]"},
@@ -212,7 +213,8 @@ ojson usage_json(const Usage& u) {
 std::string dump(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
 
 // A chunk with one choice: `delta` for chat, `text` for completions.
-std::string chunk_with(const ResponseHead& h, ojson delta, const std::string& text, const char* finish, size_t index = 0) {
+std::string chunk_with(const ResponseHead& h, ojson delta, const std::string& text, const char* finish, size_t index = 0,
+                       const std::vector<TokenLogprob>* logprobs = nullptr) {
   ojson j = head_json(h, true);
   ojson choice{{"index", index}};
   if (h.endpoint == Endpoint::chat) {
@@ -220,7 +222,7 @@ std::string chunk_with(const ResponseHead& h, ojson delta, const std::string& te
   } else {
     choice["text"] = text;
   }
-  choice["logprobs"] = nullptr;
+  choice["logprobs"] = logprobs ? logprobs_json(h.endpoint, *logprobs) : ojson(nullptr);
   choice["finish_reason"] = finish ? ojson(finish) : ojson(nullptr);
   j["choices"] = ojson::array({std::move(choice)});
   return dump(j);
@@ -253,6 +255,7 @@ Request parse_request(std::string_view body, Endpoint endpoint) {
     parse_prompt(j, r);
   }
   refuse_unimplemented(j);
+  parse_logprobs(j, r);
   if (const json* m = field(j, "model")) {
     if (!m->is_string()) bad("model", "'model' must be a string");
     r.model = m->get<std::string>();
@@ -315,7 +318,7 @@ std::string completion_body(const ResponseHead& h, const std::vector<Choice>& ch
     } else {
       choice["text"] = choices[i].text;
     }
-    choice["logprobs"] = nullptr;
+    choice["logprobs"] = choices[i].logprobs ? logprobs_json(h.endpoint, *choices[i].logprobs) : ojson(nullptr);
     choice["finish_reason"] = finish_name(choices[i].finish);
     j["choices"].push_back(std::move(choice));
   }
@@ -327,8 +330,9 @@ std::string role_chunk(const ResponseHead& h) {
   return chunk_with(h, ojson{{"role", "assistant"}, {"content", ""}}, "", nullptr);
 }
 
-std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index) {
-  return chunk_with(h, ojson{{"content", text}}, text, nullptr, index);
+std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index,
+                       const std::vector<TokenLogprob>* logprobs) {
+  return chunk_with(h, ojson{{"content", text}}, text, nullptr, index, logprobs);
 }
 
 std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index) {

@@ -26,7 +26,18 @@ struct Turn {
   std::string role, content;
 };
 
-enum class Endpoint { chat, completion };
+enum class Endpoint { chat, completion, embedding };
+
+// The log-probability of one generated token and of its most likely alternatives (apps_protocol.h).
+struct TokenAlt {
+  std::string token;  // its bytes (may be part of a UTF-8 character)
+  float logprob = 0;
+};
+struct TokenLogprob {
+  TokenAlt chosen;
+  std::vector<TokenAlt> top;
+  size_t offset = 0;  // where the token starts in the completion's text (bytes)
+};
 
 struct Request {
   Endpoint endpoint = Endpoint::chat;
@@ -58,6 +69,7 @@ struct Request {
   bool ignore_eos = false;     // llama.cpp's extension: generate through end-of-text tokens
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the usage
+  int logprobs = -1;           // >= 0: each token's log-prob and this many alternatives
 };
 
 // A request with several prompts as one request per prompt (each with more_prompts empty).
@@ -85,15 +97,17 @@ std::string error_body(const ApiError& e);
 struct Choice {
   std::string text;
   Finish finish = Finish::stop;
+  std::optional<std::vector<TokenLogprob>> logprobs;  // set: the request asked for them
 };
 std::string completion_body(const ResponseHead& h, const std::vector<Choice>& choices, const Usage& u);
 inline std::string completion_body(const ResponseHead& h, const std::string& text, Finish finish, const Usage& u) {
-  return completion_body(h, std::vector<Choice>{{text, finish}}, u);
+  return completion_body(h, std::vector<Choice>{{text, finish, std::nullopt}}, u);
 }
 // Stream chunks: the role (chat only), a piece of text, the finish reason (of choice `index`),
 // the usage.
 std::string role_chunk(const ResponseHead& h);
-std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index = 0);
+std::string text_chunk(const ResponseHead& h, const std::string& text, size_t index = 0,
+                       const std::vector<TokenLogprob>* logprobs = nullptr);
 std::string finish_chunk(const ResponseHead& h, Finish finish, size_t index = 0);
 std::string usage_chunk(const ResponseHead& h, const Usage& u);
 std::string models_body(const std::string& model_id, int64_t created);
