@@ -2,8 +2,8 @@
 // (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL weights), written once over a vector type V that
 // supplies the instructions:
 //   avx2::Ymm (avx2_util.h), avxvnni::Ymm (avxvnni_util.h: + vpdpbusd ymm),
-//   avx512::Zmm (avx512_util.h, with vpdpbusd zmm).
-// A kernel supplies a block type K with kRhsBlock (bytes per block of a V::kLanes-column RHS
+//   avx512::Zmm (avx512_util.h, with vpdpbusd zmm), avx512::Ymm16 (ymm over Zmm's panels: GEMV).
+// A kernel supplies a block type K with kRhsBlock (bytes per block of a kPanel<V>-column RHS
 // panel), kScaleOffset (where in it the f16 scales start) and
 //   template <size_t R, size_t C, size_t RL = R>
 //   static void dot(const uint8_t* w, size_t stride, const uint8_t* a, typename V::I s[C][R]):
