@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <random>
 #include <string>
@@ -35,7 +36,8 @@ std::string describe(const Case& c) {
          std::to_string(c.softcap);
 }
 
-std::vector<Case> generated_cases(size_t count) {
+// Cases of 1 row mostly (min_rows == 1), or of min_rows to min_rows + 16 rows.
+std::vector<Case> generated_cases(size_t count, size_t min_rows = 1) {
   std::mt19937 rng(29);
   auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   std::vector<Case> out;
@@ -48,7 +50,7 @@ std::vector<Case> generated_cases(size_t count) {
     if (!kv_fits(c.kt, c.hd) || !kv_fits(c.vt, c.hd)) continue;
     c.heads = 1 + pick(6);
     c.pos0 = pick(4) == 0 ? pick(8) : pick(700);
-    c.rows = 1 + (pick(3) == 0 ? pick(17) : 0);
+    c.rows = min_rows == 1 ? 1 + (pick(3) == 0 ? pick(17) : 0) : min_rows + pick(17);
     const size_t end = c.pos0 + c.rows;
     c.chunk = pick((end + kAttendChunk - 1) / kAttendChunk + 1);  // sometimes one past the last: all rows empty
     c.slots = end + pick(300);
@@ -78,11 +80,13 @@ struct Data {
   }
 };
 
-std::vector<float> partials(const AttendKernel& kernel, const Case& c, const Data& d) {
+// The partials of the case's rows [r0, r0 + rows) (all of them by default) as one call.
+std::vector<float> partials(const AttendKernel& kernel, const Case& c, const Data& d, size_t r0 = 0, size_t rows = 0) {
+  rows = rows ? rows : c.rows;
   const size_t ps = attend_partial_size(c.hd);
-  std::vector<float> scratch(attend_chunk_scratch(c.hd), NAN), part(c.rows * c.heads * ps, NAN);
-  kernel.chunk(d.q.data(), c.heads * c.hd, c.heads, d.head, c.hd, c.chunk, c.pos0, c.rows, 1.0f / std::sqrt(static_cast<float>(c.hd)),
-               c.softcap, scratch.data(), part.data());
+  std::vector<float> scratch(attend_chunk_scratch(c.hd), NAN), part(rows * c.heads * ps, NAN);
+  kernel.chunk(d.q.data() + r0 * c.heads * c.hd, c.heads * c.hd, c.heads, d.head, c.hd, c.chunk, c.pos0 + r0, rows,
+               1.0f / std::sqrt(static_cast<float>(c.hd)), c.softcap, scratch.data(), part.data());
   return part;
 }
 
@@ -104,6 +108,7 @@ TEST(AttendKernels, TheListEndsWithTheReferenceAndTheChosenOneRunsHere) {
   EXPECT_NE(trace.find(attend_kernel().name), std::string::npos) << trace;
   EXPECT_NE(trace.find("int8 Q·K"), std::string::npos) << trace;
   EXPECT_EQ(attention_trace({KvType::f16, KvType::f16}).find("int8"), std::string::npos);
+  EXPECT_EQ(attention_trace({KvType::f16, KvType::f16}).find("key-major panel") != std::string::npos, attend_kernel().key_panel);
 }
 
 // Every kernel this CPU runs equals the reference up to the order of float additions: the
@@ -131,6 +136,27 @@ TEST(AttendKernels, GeneratedCasesMatchTheReference) {
         ASSERT_NEAR(g[0], w[0], 2e-5 * (1 + std::fabs(w[0]))) << kernel.name << " " << describe(c);
         ASSERT_NEAR(g[1] / w[1], 1.0, 1e-4) << kernel.name << " " << describe(c);
         for (size_t j = 2; j < ps; ++j) ASSERT_NEAR(g[j] / g[1], w[j] / w[1], 2e-5) << kernel.name << " " << describe(c) << " d " << j - 2;
+      }
+    }
+  }
+}
+
+// A row's partial does not depend on the rows it came with: scored alone (a decode step) it gets
+// the bits it gets in a tile of 2-18 rows (prefill; the AVX-512 kernel's key-major panel there),
+// with every kernel this CPU runs, every key type, rings that wrap inside a block of 16 keys.
+TEST(AttendKernels, ARowAloneGetsTheBitsItGetsInATile) {
+  const auto cases = generated_cases(120, 2);
+  for (const AttendKernel& kernel : attend_kernels()) {
+    if (!cpu_info().has(kernel.features)) continue;
+    for (const Case& c : cases) {
+      const Data d(c);
+      const auto tile = partials(kernel, c, d);
+      const size_t ps = attend_partial_size(c.hd);
+      for (size_t r = 0; r < c.rows; ++r) {
+        const auto alone = partials(kernel, c, d, r, 1);
+        for (size_t i = 0; i < c.heads * ps; ++i)
+          ASSERT_EQ(std::bit_cast<uint32_t>(alone[i]), std::bit_cast<uint32_t>(tile[r * c.heads * ps + i]))
+              << kernel.name << " " << describe(c) << " row " << r << " float " << i;
       }
     }
   }

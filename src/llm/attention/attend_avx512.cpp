@@ -3,52 +3,28 @@
 #include <immintrin.h>
 
 #include "llm/attention/attend_chunk_impl.h"
+#include "llm/attention/attend_x86.h"
 
 namespace qmm::llm {
 namespace {
 
-struct Avx512Vnni {
-  using Kb = __m256i;
-  static Kb load_q8(const uint8_t* qs) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs)); }
-  static Kb load_q4(const uint8_t* qs) {  // low nibbles are values 0-15, high nibbles 16-31
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
-    const __m256i x = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(b, 4), b), _mm256_set1_epi8(0x0f));
-    return _mm256_sub_epi8(x, _mm256_set1_epi8(8));
-  }
+struct Avx512Vnni : X86Keys {
   // |q| (unsigned) · (k with q's sign), four products summed per int32 lane: one vpdpbusd.
   static v8 dot(Kb k, const int8_t* q, const int8_t* q_abs) {
     const __m256i qv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
     const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q_abs));
     return std::bit_cast<v8>(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(_mm256_setzero_si256(), qa, _mm256_sign_epi8(k, qv))));
   }
-  static constexpr bool kF16Direct = true;
-  static v8 load8_f16(const uint16_t* p) { return std::bit_cast<v8>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))); }
-  static float half(const uint8_t* p) {
-    uint16_t h;
-    std::memcpy(&h, p, sizeof h);
-    return _cvtsh_ss(h);
-  }
-  // Q8_0 / Q4_0 rows as F32 (d · q, exact) sixteen values a conversion; F32 / F16 by kv_load (F16C).
-  static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
-    if (!attend_int8_keys(t)) {
-      kv_load(t, rows, stride, count, out, hd);
-      return;
-    }
-    const size_t bytes = t == KvType::q4_0 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
-    for (size_t r = 0; r < count; ++r, rows += stride) {
-      for (size_t b = 0; b < hd / kBlock; ++b, out += kBlock) {
-        const uint8_t* blk = rows + b * bytes;
-        const __m512 d = _mm512_set1_ps(half(blk));
-        const __m256i q = t == KvType::q4_0 ? load_q4(blk + 2) : load_q8(blk + 2);
-        _mm512_storeu_ps(out, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_castsi256_si128(q)))));
-        _mm512_storeu_ps(out + 16, _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_extracti128_si256(q, 1)))));
-      }
-    }
+  // A Q8_0 / Q4_0 block staged as F32 (d · q, exact) sixteen values a conversion.
+  static void store_block(float d, Kb q, float* out) {
+    const __m512 dv = _mm512_set1_ps(d);
+    _mm512_storeu_ps(out, _mm512_mul_ps(dv, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_castsi256_si128(q)))));
+    _mm512_storeu_ps(out + 16, _mm512_mul_ps(dv, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm256_extracti128_si256(q, 1)))));
   }
 
   // F32 / F16 scores and value sums sixteen columns a vector (head_dim % 16 == 0; others take the
   // eight-column loops). A key's 16 lane sums are folded to 8 (lane i + lane i + 8), then reduced
-  // in hsum8's order, whether the key was scored in a group or alone.
+  // in hsum8's order, whether the key was scored in a group or alone (score_frame).
   static __m512 load16(const float* p) { return _mm512_loadu_ps(p); }
   static __m512 load16(const uint16_t* p) { return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))); }
   static v8 fold(__m512 x) {
@@ -61,43 +37,177 @@ struct Avx512Vnni {
       return;
     }
     constexpr size_t K = 8 / H;
-    size_t p = 0;
-    for (; p + K <= len; p += K) {
-      const T* kp = k + p * stride;
-      for (size_t off = 0; off < K * stride * sizeof(T); off += 64)
-        _mm_prefetch(reinterpret_cast<const char*>(kp + 4 * K * stride) + off, _MM_HINT_T0);
-      __m512 a[8];
-      for (size_t i = 0; i < 8; ++i) a[i] = _mm512_setzero_ps();
-      for (size_t d = 0; d < hd; d += 16) {
-        __m512 kv[K];
-        for (size_t j = 0; j < K; ++j) kv[j] = load16(kp + j * stride + d);
-        for (size_t h = 0; h < H; ++h) {
-          const __m512 qv = _mm512_loadu_ps(q + h * hd + d);
-          for (size_t j = 0; j < K; ++j) a[h * K + j] = _mm512_fmadd_ps(qv, kv[j], a[h * K + j]);
+    score_frame<H>(
+        k, stride * sizeof(T), len, scale, att,
+        [&](size_t p, v8* f) {
+          __m512 a[8];
+          for (size_t i = 0; i < 8; ++i) a[i] = _mm512_setzero_ps();
+          for (size_t d = 0; d < hd; d += 16) {
+            __m512 kv[K];
+            for (size_t j = 0; j < K; ++j) kv[j] = load16(k + (p + j) * stride + d);
+            for (size_t h = 0; h < H; ++h) {
+              const __m512 qv = _mm512_loadu_ps(q + h * hd + d);
+              for (size_t j = 0; j < K; ++j) a[h * K + j] = _mm512_fmadd_ps(qv, kv[j], a[h * K + j]);
+            }
+          }
+          for (size_t i = 0; i < 8; ++i) f[i] = fold(a[i]);
+        },
+        [&](size_t p, size_t h) {
+          __m512 acc = _mm512_setzero_ps();
+          for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
+          return fold(acc);
+        });
+  }
+
+  // The prefill tile's keys (attend_chunk_impl.h's use_panel), 16 keys a block, so a query scores
+  // 16 keys per FMA or vpdpbusd with its elements broadcast (an outer-product micro-tile):
+  //   F32 / F16 keys (head_dim % 16 == 0): [hd][16] floats, element d of the block's key j at d·16 + j;
+  //   Q8_0 / Q4_0 keys (head_dim ≤ 256): [nb][8][16] int32, the four bytes u = k + o of key j's
+  //   values 4l..4l+3 of block b at (b·8 + l)·16 + j (key_bytes), then [nb][16] floats, key j's
+  //   scale of block b at b·16 + j.
+  static constexpr bool kPanel = true;
+  static bool panel_fits(KvType t, size_t hd) { return attend_int8_keys(t) ? hd / kBlock <= kMaxBlocks : hd % 16 == 0; }
+  static size_t panel_floats(KvType t, size_t hd) { return attend_int8_keys(t) ? hd / kBlock * (8 + 1) * 16 : hd * 16; }
+  // A 16 × 16 transpose: r[i] becomes the column i of the rows r[0..16).
+  static void transpose16(__m512 r[16]) {
+    __m512 t[16], u[16];
+    for (size_t i = 0; i < 16; i += 2) {  // pairs of rows interleaved: t[i] (elements 4L, 4L+1), t[i+1] (4L+2, 4L+3)
+      t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+      t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    auto lo = [](__m512 a, __m512 b) { return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(a), _mm512_castps_pd(b))); };
+    auto hi = [](__m512 a, __m512 b) { return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(a), _mm512_castps_pd(b))); };
+    for (size_t i = 0; i < 16; i += 4) {  // u[i + e]: in 128-bit lane L, element 4L + e of rows i..i+3
+      u[i] = lo(t[i], t[i + 2]);
+      u[i + 1] = hi(t[i], t[i + 2]);
+      u[i + 2] = lo(t[i + 1], t[i + 3]);
+      u[i + 3] = hi(t[i + 1], t[i + 3]);
+    }
+    for (size_t e = 0; e < 4; ++e) {  // the 4 × 4 transpose of 128-bit lanes across u[e], u[4 + e], u[8 + e], u[12 + e]
+      const __m512 v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88), v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xdd);
+      const __m512 w0 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88), w1 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xdd);
+      r[e] = _mm512_shuffle_f32x4(v0, w0, 0x88);
+      r[4 + e] = _mm512_shuffle_f32x4(v1, w1, 0x88);
+      r[8 + e] = _mm512_shuffle_f32x4(v0, w0, 0xdd);
+      r[12 + e] = _mm512_shuffle_f32x4(v1, w1, 0xdd);
+    }
+  }
+  // count ≤ 16 key rows as one panel block; the missing keys are zeros.
+  static void panel_block(KvType t, const uint8_t* const rows[16], size_t count, size_t hd, float* out) {
+    if (attend_int8_keys(t)) {
+      t == KvType::q4_0 ? panel_block_int8<true>(rows, count, hd, out) : panel_block_int8<false>(rows, count, hd, out);
+      return;
+    }
+    for (size_t d0 = 0; d0 < hd; d0 += 16) {
+      __m512 r[16];
+      for (size_t j = 0; j < 16; ++j) {
+        if (j >= count) {
+          r[j] = _mm512_setzero_ps();
+        } else if (t == KvType::f16) {
+          r[j] = load16(reinterpret_cast<const uint16_t*>(rows[j]) + d0);
+        } else {
+          r[j] = load16(reinterpret_cast<const float*>(rows[j]) + d0);
         }
       }
-      v8 f[8];
-      for (size_t i = 0; i < 8; ++i) f[i] = fold(a[i]);
-      const v8 sums = hsum8(f) * scale;
-      for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+      transpose16(r);
+      for (size_t i = 0; i < 16; ++i) _mm512_storeu_ps(out + (d0 + i) * 16, r[i]);
     }
-    for (; p < len; ++p) {
-      for (size_t h = 0; h < H; ++h) {
-        __m512 acc = _mm512_setzero_ps();
-        for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
-        const v8 x = fold(acc);
-        att[h * kAttendChunk + p] = (((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))) * scale;
+  }
+  template <bool Q4>
+  static void panel_block_int8(const uint8_t* const rows[16], size_t count, size_t hd, float* out) {
+    constexpr size_t bytes = Q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+    const size_t nb = hd / kBlock;
+    auto* lanes = reinterpret_cast<uint8_t*>(out);
+    float* dk = out + nb * 8 * 16;
+    for (size_t j = 0; j < 16; ++j) {
+      for (size_t b = 0; b < nb; ++b) {
+        alignas(32) int32_t u[8] = {};
+        dk[b * 16 + j] = 0.0f;
+        if (j < count) {
+          _mm256_store_si256(reinterpret_cast<__m256i*>(u), key_bytes<Q4>(rows[j] + b * bytes));
+          dk[b * 16 + j] = half_at(rows[j] + b * bytes);
+        }
+        for (size_t l = 0; l < 8; ++l) std::memcpy(lanes + ((b * 8 + l) * 16 + j) * sizeof(int32_t), &u[l], sizeof(int32_t));
       }
     }
   }
-  // o_h += Σ_p att_h,p · v_p: 128/H columns a pass (each V vector loaded once for the H heads).
-  template <size_t H, class T>
-  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
-    if (hd % 16 != 0) {
-      accumulate_values_v8<Avx512Vnni, H>(att, v, stride, hd, len, out, ps);
-      return;
-    }
+  // att[h·kAttendChunk + j] = scale · q_h·k_j for H heads (int8 queries as scores takes them; the
+  // sums of four as start = −o·Σ q, query h's at qstart + h·hd/4) and the 16 keys of the panel
+  // block pb, in scores' arithmetic: lane l's FMA chain over the blocks of Σ_{i=4l..4l+3} q_i·k_i
+  // (exact) times d_k·d_q, the eight lanes reduced in hsum8's order, every step a vertical
+  // operation on 16 keys.
+  template <size_t H>
+  static void panel_scores_int8(const int8_t* qs, const float* qd, const int32_t* qstart, const float* pb, size_t hd, float scale,
+                                float* att) {
+    const size_t nb = hd / kBlock;
+    const int32_t* lanes = reinterpret_cast<const int32_t*>(pb);
+    const float* dk = pb + nb * 8 * 16;
+    auto lane = [&](size_t l, __m512* a) __attribute__((always_inline)) {
+      for (size_t h = 0; h < H; ++h) a[h] = _mm512_setzero_ps();
+      for (size_t b = 0; b < nb; ++b) {
+        const __m512i kv = _mm512_loadu_si512(lanes + (b * 8 + l) * 16);
+        const __m512 dkb = _mm512_loadu_ps(dk + b * 16);
+        for (size_t h = 0; h < H; ++h) {
+          int32_t q4;
+          std::memcpy(&q4, qs + h * hd + b * kBlock + 4 * l, sizeof q4);
+          const __m512i sum = _mm512_dpbusd_epi32(_mm512_set1_epi32(qstart[h * hd / 4 + b * 8 + l]), kv, _mm512_set1_epi32(q4));
+          a[h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dkb, _mm512_set1_ps(qd[h * nb + b])), a[h]);
+        }
+      }
+    };
+    auto pair = [&](size_t l, __m512* out) __attribute__((always_inline)) {  // lane l + lane l + 1
+      __m512 x[H], y[H];
+      lane(l, x);
+      lane(l + 1, y);
+      for (size_t h = 0; h < H; ++h) out[h] = _mm512_add_ps(x[h], y[h]);
+    };
+    __m512 p0[H], p1[H], lo[H], hi[H];
+    pair(0, p0);
+    pair(2, p1);
+    for (size_t h = 0; h < H; ++h) lo[h] = _mm512_add_ps(p0[h], p1[h]);
+    pair(4, p0);
+    pair(6, p1);
+    for (size_t h = 0; h < H; ++h) hi[h] = _mm512_add_ps(p0[h], p1[h]);
+    for (size_t h = 0; h < H; ++h) _mm512_storeu_ps(att + h * kAttendChunk, _mm512_mul_ps(_mm512_add_ps(lo[h], hi[h]), _mm512_set1_ps(scale)));
+  }
+
+  // att[h·kAttendChunk + j] = scale · q_h·k_j for H heads (q_h at q + h·hd) and the 16 keys of
+  // the panel block pb, in scores_rows' arithmetic: lane l's FMA chain over d ≡ l (mod 16) in
+  // order, folded with lane l + 8's, the eight reduced in hsum8's order; here every step is a
+  // vertical operation on 16 keys at once.
+  template <size_t H>
+  static void panel_scores(const float* q, const float* pb, size_t hd, float scale, float* att) {
+    auto folded = [&](size_t l, __m512* f) __attribute__((always_inline)) {  // lane l + lane l + 8
+      __m512 a[H], c[H];
+      for (size_t h = 0; h < H; ++h) a[h] = c[h] = _mm512_setzero_ps();
+      for (size_t d = l; d < hd; d += 16) {
+        const __m512 ka = _mm512_loadu_ps(pb + d * 16), kc = _mm512_loadu_ps(pb + (d + 8) * 16);
+        for (size_t h = 0; h < H; ++h) {
+          a[h] = _mm512_fmadd_ps(_mm512_set1_ps(q[h * hd + d]), ka, a[h]);
+          c[h] = _mm512_fmadd_ps(_mm512_set1_ps(q[h * hd + d + 8]), kc, c[h]);
+        }
+      }
+      for (size_t h = 0; h < H; ++h) f[h] = _mm512_add_ps(a[h], c[h]);
+    };
+    auto quad = [&](size_t l, __m512* out) __attribute__((always_inline)) {  // ((f_l + f_l+1) + (f_l+2 + f_l+3))
+      __m512 x[H], y[H], s[H];
+      folded(l, x);
+      folded(l + 1, y);
+      for (size_t h = 0; h < H; ++h) s[h] = _mm512_add_ps(x[h], y[h]);
+      folded(l + 2, x);
+      folded(l + 3, y);
+      for (size_t h = 0; h < H; ++h) out[h] = _mm512_add_ps(s[h], _mm512_add_ps(x[h], y[h]));
+    };
+    __m512 lo[H], hi[H];
+    quad(0, lo);
+    quad(4, hi);
+    for (size_t h = 0; h < H; ++h) _mm512_storeu_ps(att + h * kAttendChunk, _mm512_mul_ps(_mm512_add_ps(lo[h], hi[h]), _mm512_set1_ps(scale)));
+  }
+
+  // o_h += Σ_p att_h,p · v_p: 128/H columns a pass (each V vector loaded once for the H heads),
+  // value(p, d) giving the 16 floats of position p from column d.
+  template <size_t H, class Value>
+  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Value&& value) {
     constexpr size_t W = 8 / H;
     for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
       // w vectors per head: the constant W (so o stays in registers), fewer in a last, narrower pass.
@@ -106,9 +216,8 @@ struct Avx512Vnni {
         for (size_t h = 0; h < H; ++h)
           for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
         for (size_t p = 0; p < len; ++p) {
-          const T* vp = v + p * stride + d0;
           __m512 vv[W];
-          for (size_t j = 0; j < w; ++j) vv[j] = load16(vp + 16 * j);
+          for (size_t j = 0; j < w; ++j) vv[j] = value(p, d0 + 16 * j);
           for (size_t h = 0; h < H; ++h) {
             const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
             for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
@@ -124,40 +233,24 @@ struct Avx512Vnni {
       }
     }
   }
-
+  template <size_t H, class T>
+  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
+    if (hd % 16 != 0) {
+      accumulate_values_v8<Avx512Vnni, H>(att, v, stride, hd, len, out, ps);
+      return;
+    }
+    accumulate<H>(att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) { return load16(v + p * stride + d); });
+  }
   // accumulate_values over Q8_0 rows (stride bytes apart), each 16 values converted in registers
   // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows.
   static constexpr bool kQ8ValuesDirect = true;
   template <size_t H>
   static void accumulate_q8(const float* att, const uint8_t* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
-    constexpr size_t W = 8 / H;
-    auto values = [&](const uint8_t* row, size_t d) __attribute__((always_inline)) {
-      const uint8_t* blk = row + d / kBlock * sizeof(BlockQ8_0);
+    accumulate<H>(att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) {
+      const uint8_t* blk = v + p * stride + d / kBlock * sizeof(BlockQ8_0);
       const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 + d % kBlock));
-      return _mm512_mul_ps(_mm512_set1_ps(half(blk)), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
-    };
-    for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
-      auto pass = [&](auto w) __attribute__((always_inline)) {
-        __m512 o[H][W];
-        for (size_t h = 0; h < H; ++h)
-          for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
-        for (size_t p = 0; p < len; ++p) {
-          __m512 vv[W];
-          for (size_t j = 0; j < w; ++j) vv[j] = values(v + p * stride, d0 + 16 * j);
-          for (size_t h = 0; h < H; ++h) {
-            const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
-            for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
-          }
-        }
-        for (size_t h = 0; h < H; ++h)
-          for (size_t j = 0; j < w; ++j) _mm512_storeu_ps(out + h * ps + d0 + 16 * j, o[h][j]);
-      };
-      if (hd - d0 >= 16 * W) {
-        pass(std::integral_constant<size_t, W>{});
-      } else {
-        pass((hd - d0) / 16);
-      }
-    }
+      return _mm512_mul_ps(_mm512_set1_ps(half_at(blk)), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
+    });
   }
 
   // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,
@@ -196,48 +289,40 @@ struct Avx512Vnni {
         dq[h][b] = _mm512_set1_ps(qd[h * nb + b]);
       }
     }
-    size_t p = 0;
-    for (; p + K <= len; p += K) {
-      const uint8_t* kp = k + p * stride;
-      for (size_t off = 0; off < K * stride; off += 64) _mm_prefetch(reinterpret_cast<const char*>(kp + 4 * K * stride + off), _MM_HINT_T0);
-      __m512 acc[H][K / 2];
-      for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < K / 2; ++j) acc[h][j] = _mm512_setzero_ps();
-      for (size_t b = 0; b < nb; ++b) {
-        for (size_t j = 0; j < K / 2; ++j) {
-          const uint8_t* b0 = kp + 2 * j * stride + b * bytes;
-          const uint8_t* b1 = b0 + stride;
-          const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
-          const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half(b0)), _mm512_set1_ps(half(b1)));
-          for (size_t h = 0; h < H; ++h) {
-            const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
-            acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
+    score_frame<H>(
+        k, stride, len, scale, att,
+        [&](size_t p, v8* a) {
+          __m512 acc[H][K / 2];
+          for (size_t h = 0; h < H; ++h)
+            for (size_t j = 0; j < K / 2; ++j) acc[h][j] = _mm512_setzero_ps();
+          for (size_t b = 0; b < nb; ++b) {
+            for (size_t j = 0; j < K / 2; ++j) {
+              const uint8_t* b0 = k + (p + 2 * j) * stride + b * bytes;
+              const uint8_t* b1 = b0 + stride;
+              const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
+              const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
+              for (size_t h = 0; h < H; ++h) {
+                const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
+                acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
+              }
+            }
           }
-        }
-      }
-      v8 a[8];
-      for (size_t h = 0; h < H; ++h) {
-        for (size_t j = 0; j < K / 2; ++j) {
-          a[h * K + 2 * j] = std::bit_cast<v8>(_mm512_castps512_ps256(acc[h][j]));
-          a[h * K + 2 * j + 1] = std::bit_cast<v8>(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[h][j]), 1));
-        }
-      }
-      const v8 sums = hsum8(a) * scale;
-      for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
-    }
-    for (; p < len; ++p) {
-      for (size_t h = 0; h < H; ++h) {
-        __m256 acc = _mm256_setzero_ps();
-        for (size_t b = 0; b < nb; ++b) {
-          const uint8_t* blk = k + p * stride + b * bytes;
-          const __m256i sum = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
-          acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set1_ps(half(blk)), _mm512_castps512_ps256(dq[h][b])), acc);
-        }
-        const v8 a = std::bit_cast<v8>(acc);
-        att[h * kAttendChunk + p] = (((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]))) * scale;
-      }
-    }
+          for (size_t h = 0; h < H; ++h) {
+            for (size_t j = 0; j < K / 2; ++j) {
+              a[h * K + 2 * j] = std::bit_cast<v8>(_mm512_castps512_ps256(acc[h][j]));
+              a[h * K + 2 * j + 1] = std::bit_cast<v8>(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[h][j]), 1));
+            }
+          }
+        },
+        [&](size_t p, size_t h) {
+          __m256 acc = _mm256_setzero_ps();
+          for (size_t b = 0; b < nb; ++b) {
+            const uint8_t* blk = k + p * stride + b * bytes;
+            const __m256i sum = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
+            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm512_castps512_ps256(dq[h][b])), acc);
+          }
+          return std::bit_cast<v8>(acc);
+        });
   }
 };
 

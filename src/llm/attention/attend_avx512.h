@@ -1,6 +1,6 @@
 // The AVX-512 VNNI attention kernel: attend_chunk_impl.h with int8 Q·K by vpdpbusd (two keys per
-// zmm), F32/F16 scores and value sums sixteen columns a zmm. attend_kernel.h has the contract and
-// the list.
+// zmm), F32/F16 scores and value sums sixteen columns a zmm; tiles of prefill rows score 16 keys a
+// zmm from a key-major panel. attend_kernel.h has the contract and the list.
 #pragma once
 #include "llm/attention/attend_kernel.h"
 

@@ -4,16 +4,20 @@
 //   P::Kb                       32 int8 key values in registers
 //   P::load_q8(qs), load_q4(qs) a Q8_0 / Q4_0 block's values (Q4_0: nibble − 8)
 //   P::dot(k, q, q_abs) -> v8   lane l = Σ_{i=4l..4l+3} q_i · k_i (exact), as floats
-//   P::half(p) -> float         the F16 at p
-//   P::load_rows(t, rows, stride, count, out, hd)   kv_load's rows as F32 (exact, any order)
+//   P::store_block(d, k, out)   out[0..32) = d · k_i (exact): a Q8_0 / Q4_0 block staged as F32
 //   P::kF16Direct, P::load8_f16(p) -> v8   whether F16 rows are read in place, eight converted
 //   P::kQ8ValuesDirect, P::accumulate_q8<H>(...)   whether Q8_0 values are read in place (the sums
 //                               of accumulate_values over the rows as kv_load gives them)
 //   P::scores_rows<H>(...), P::accumulate_values<H>(...)   the F32/F16 scores and value sums:
-//                               scores_rows_v8 / accumulate_values_v8 below, or the variant's own
-//                               loops with one arithmetic for every key and position
-//   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below,
-//                               or the variant's own loop with the same arithmetic per lane
+//                               scores_rows_v8 / accumulate_values_v8 below (VectorLoops), or the
+//                               variant's own loops with one arithmetic for every key and position
+//   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below
+//                               (VectorLoops), or the variant's own loop with the same arithmetic per lane
+//   P::kPanel, P::panel_fits(t, hd), P::panel_floats(t, hd), P::panel_block(...),
+//   P::panel_scores<H>(...), P::panel_scores_int8<H>(...)   whether a tile of query rows scores
+//                               keys of type t from a key-major panel (a GEMM-like micro-tile,
+//                               no horizontal sum per score) with the bits scores_rows / scores
+//                               give a lone row (see use_panel below)
 // The contract and the arithmetic are attend_kernel.h's.
 #pragma once
 #include <algorithm>
@@ -24,19 +28,59 @@
 #include <type_traits>
 
 #include "core/blocks.h"
+#include "core/fp16.h"
 #include "llm/attention/attend_kernel.h"
 #include "llm/attention/vec8.h"
 #include "llm/kv_type.h"
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 namespace qmm::llm {
 namespace {
 
+// The F16 at p (a block's scale) as a float: fp16.h's conversion, or F16C's one instruction where
+// the variant's flags have it (the same value).
+[[gnu::always_inline]] inline float half_at(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, sizeof h);
+#if defined(__F16C__)
+  return _cvtsh_ss(h);
+#else
+  return fp16_to_fp32(h);
+#endif
+}
+
+// The lanes of x summed in hsum8's order: a key scored alone gets the bits of a key in a group.
+[[gnu::always_inline]] inline float hsum8_order(v8 x) { return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])); }
+
+// The frame of every per-key score loop: att[h·kAttendChunk + p] = scale · (the lanes of key p's
+// vector for head h, summed) for H heads and len key rows of row_bytes. A pass takes K = 8/H keys:
+// group(p, a) fills the 8 (head, key) lane vectors a[h·K + j], reduced together by hsum8; a key
+// in the tail by tail(p, h) -> v8, reduced in hsum8's order, so its bits do not depend on where its
+// group starts (a ring's wrap). The key rows a few passes ahead are prefetched: in a decode step
+// they come from DRAM.
+template <size_t H, class Group, class Tail>
+[[gnu::always_inline]] inline void score_frame(const void* k, size_t row_bytes, size_t len, float scale, float* att, Group&& group,
+                                               Tail&& tail) {
+  constexpr size_t K = 8 / H;
+  size_t p = 0;
+  for (; p + K <= len; p += K) {
+    const uint8_t* kp = static_cast<const uint8_t*>(k) + p * row_bytes;
+    for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + 4 * K * row_bytes + off);
+    v8 a[8];
+    group(p, a);
+    const v8 sums = hsum8(a) * scale;
+    for (size_t h = 0; h < H; ++h)
+      for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+  }
+  for (; p < len; ++p)
+    for (size_t h = 0; h < H; ++h) att[h * kAttendChunk + p] = hsum8_order(tail(p, h)) * scale;
+}
+
 // att[h·kAttendChunk + p] = scale · q_h·k_p for H heads of int8 queries (qs, q_abs = |qs| at
-// h·hd; scales qd at h·nb) against len Q8_0 / Q4_0 key rows (row p at k + p·stride). A pass
-// takes 8/H keys: each key block is loaded once for the H heads, the 8 lane sums reduced together
-// by hsum8; a key in the tail is reduced in hsum8's order, so its bits do not depend on where
-// its group starts (a ring's wrap). The key rows a few passes ahead are prefetched: in a decode
-// step they come from DRAM.
+// h·hd; scales qd at h·nb) against len Q8_0 / Q4_0 key rows (row p at k + p·stride), in
+// score_frame: each key block is loaded once for the H heads.
 template <class P, bool Q4, size_t H>
 [[gnu::always_inline]] inline void scores_int8(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride,
                                                size_t hd, size_t len, float scale, float* att) {
@@ -44,40 +88,37 @@ template <class P, bool Q4, size_t H>
   const size_t nb = hd / kBlock;
   auto key_block = [&](const uint8_t* row, size_t b, float* dk) {
     const uint8_t* blk = row + b * bytes;
-    *dk = P::half(blk);
+    *dk = half_at(blk);
     if constexpr (Q4) {
       return P::load_q4(blk + 2);
     } else {
       return P::load_q8(blk + 2);
     }
   };
-  size_t p = 0;
-  for (; p + K <= len; p += K) {
-    const uint8_t* kp = k + p * stride;
-    for (size_t off = 0; off < K * stride; off += 64) __builtin_prefetch(kp + 4 * K * stride + off);
-    v8 a[8] = {};
-    for (size_t b = 0; b < nb; ++b) {
-      for (size_t j = 0; j < K; ++j) {
-        float dk;
-        const auto kb = key_block(kp + j * stride, b, &dk);
-        for (size_t h = 0; h < H; ++h) a[h * K + j] += P::dot(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock) * (dk * qd[h * nb + b]);
-      }
-    }
-    const v8 sums = hsum8(a) * scale;
-    for (size_t h = 0; h < H; ++h)
-      for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
-  }
-  for (; p < len; ++p) {
-    for (size_t h = 0; h < H; ++h) {
-      v8 acc{};
-      for (size_t b = 0; b < nb; ++b) {
-        float dk;
-        const auto kb = key_block(k + p * stride, b, &dk);
-        acc += P::dot(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock) * (dk * qd[h * nb + b]);
-      }
-      att[h * kAttendChunk + p] = (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) * scale;
-    }
-  }
+  auto term = [&](const typename P::Kb& kb, size_t h, size_t b, float dk) {
+    return P::dot(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock) * (dk * qd[h * nb + b]);
+  };
+  score_frame<H>(
+      k, stride, len, scale, att,
+      [&](size_t p, v8* a) {
+        for (size_t i = 0; i < 8; ++i) a[i] = v8{};
+        for (size_t b = 0; b < nb; ++b) {
+          for (size_t j = 0; j < K; ++j) {
+            float dk;
+            const auto kb = key_block(k + (p + j) * stride, b, &dk);
+            for (size_t h = 0; h < H; ++h) a[h * K + j] += term(kb, h, b, dk);
+          }
+        }
+      },
+      [&](size_t p, size_t h) {
+        v8 acc{};
+        for (size_t b = 0; b < nb; ++b) {
+          float dk;
+          const auto kb = key_block(k + p * stride, b, &dk);
+          acc += term(kb, h, b, dk);
+        }
+        return acc;
+      });
 }
 
 // Eight values of a cache row as floats: F32, or F16 converted in registers by the policy.
@@ -91,35 +132,45 @@ template <class P>
 }
 
 // att[h·kAttendChunk + p] = scale · q_h·k_p for H heads (q_h at q + h·hd) against len key rows
-// of F32 or F16 (row p at k + p·stride elements), hd % 8 == 0: scores() of vec8.h, with the
-// rows read through load_elems (the same bits as F32 rows holding the same values). A pass takes
-// 8/H keys, each K vector loaded once for the H heads; a tail key is reduced in hsum8's order.
+// of F32 or F16 (row p at k + p·stride elements), hd % 8 == 0, in score_frame: the rows read
+// through load_elems (the same bits as F32 rows holding the same values), each K vector loaded
+// once for the H heads.
 template <class P, size_t H, class T>
 [[gnu::always_inline]] inline void scores_rows_v8(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
   constexpr size_t K = 8 / H;
-  size_t p = 0;
-  for (; p + K <= len; p += K) {
-    const T* kp = k + p * stride;
-    for (size_t off = 0; off < K * stride * sizeof(T); off += 64)
-      __builtin_prefetch(reinterpret_cast<const uint8_t*>(kp + 4 * K * stride) + off);
-    v8 a[8] = {};
-    for (size_t d = 0; d < hd; d += 8) {
-      v8 kv[K];
-      for (size_t j = 0; j < K; ++j) kv[j] = load_elems<P>(kp + j * stride + d);
-      for (size_t h = 0; h < H; ++h) {
-        const v8 qv = load8(q + h * hd + d);
-        for (size_t j = 0; j < K; ++j) a[h * K + j] += qv * kv[j];
-      }
-    }
-    const v8 sums = hsum8(a) * scale;
-    for (size_t h = 0; h < H; ++h)
-      for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
+  score_frame<H>(
+      k, stride * sizeof(T), len, scale, att,
+      [&](size_t p, v8* a) {
+        for (size_t i = 0; i < 8; ++i) a[i] = v8{};
+        for (size_t d = 0; d < hd; d += 8) {
+          v8 kv[K];
+          for (size_t j = 0; j < K; ++j) kv[j] = load_elems<P>(k + (p + j) * stride + d);
+          for (size_t h = 0; h < H; ++h) {
+            const v8 qv = load8(q + h * hd + d);
+            for (size_t j = 0; j < K; ++j) a[h * K + j] += qv * kv[j];
+          }
+        }
+      },
+      [&](size_t p, size_t h) {
+        v8 acc{};
+        for (size_t d = 0; d < hd; d += 8) acc += load8(q + h * hd + d) * load_elems<P>(k + p * stride + d);
+        return acc;
+      });
+}
+
+// count rows of type t (stride bytes apart) as F32 rows of hd: Q8_0 / Q4_0 a block at a time by
+// the policy's registers (d · q, exact), the others by kv_load (the same floats either way).
+template <class P>
+inline void stage_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
+  if (!attend_int8_keys(t)) {
+    kv_load(t, rows, stride, count, out, hd);
+    return;
   }
-  for (; p < len; ++p) {
-    for (size_t h = 0; h < H; ++h) {
-      v8 acc{};
-      for (size_t d = 0; d < hd; d += 8) acc += load8(q + h * hd + d) * load_elems<P>(k + p * stride + d);
-      att[h * kAttendChunk + p] = (((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))) * scale;
+  const size_t bytes = t == KvType::q4_0 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+  for (size_t r = 0; r < count; ++r, rows += stride) {
+    for (size_t b = 0; b < hd / kBlock; ++b, out += kBlock) {
+      const uint8_t* blk = rows + b * bytes;
+      P::store_block(half_at(blk), t == KvType::q4_0 ? P::load_q4(blk + 2) : P::load_q8(blk + 2), out);
     }
   }
 }
@@ -157,6 +208,27 @@ template <class P, size_t H, class T>
   }
 }
 
+// The loops a policy takes from this header unless it brings its own: P derives from
+// VectorLoops<P> and hides what it replaces (the eight-lane score and value loops, the int8
+// scores, no panel).
+template <class P>
+struct VectorLoops {
+  static constexpr bool kPanel = false;
+  template <bool Q4, size_t H>
+  static void scores(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride, size_t hd, size_t len,
+                     float scale, float* att) {
+    scores_int8<P, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
+  }
+  template <size_t H, class T>
+  static void scores_rows(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
+    scores_rows_v8<P, H>(q, k, stride, hd, len, scale, att);
+  }
+  template <size_t H, class T>
+  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
+    accumulate_values_v8<P, H>(att, v, stride, hd, len, out, ps);
+  }
+};
+
 // fn(p, row, len) for the pieces of chunk positions [a, b) in a ring of `slots` rows whose
 // chunk starts at row0.
 template <class F>
@@ -182,18 +254,44 @@ template <class P>
   return read_direct<P>(t, hd) || (t == KvType::q8_0 && P::kQ8ValuesDirect && rows == 1);
 }
 
+// Whether a call for `rows` rows of `heads` heads scores its keys from a key-major panel
+// (P::kPanel): the chunk's keys transposed once (build_panel), then every (row, head) scores 16
+// keys a vector, with the lane sums scores_rows / scores give a lone row: the same bits, so a
+// row's scores do not depend on whether it came alone (decode) or in a tile (prefill). Worth it
+// from a tile of 8 queries (the transposition costs about what eight rows' horizontal sums do).
+template <class P>
+[[gnu::always_inline]] inline bool use_panel(KvType t, size_t hd, size_t rows, size_t heads) {
+  if constexpr (P::kPanel) {
+    return rows > 1 && rows * heads >= 8 && P::panel_fits(t, hd);
+  } else {
+    return false;
+  }
+}
+// The chunk's n keys (chunk position p in ring row (row0 + p) % slots) as P's panel: blocks of
+// 16 keys, the one of key b at panel + b / 16 · P::panel_floats (a last, partial block padded
+// with zero keys).
+template <class P>
+inline void build_panel(const KvHead& kv, size_t row0, size_t n, size_t hd, float* panel) {
+  for (size_t b = 0; b < n; b += 16) {
+    const uint8_t* rows[16];
+    const size_t count = std::min<size_t>(16, n - b);
+    for (size_t j = 0; j < count; ++j) rows[j] = kv.k + (row0 + b + j) % kv.ring.slots * kv.k_stride;
+    P::panel_block(kv.k_type, rows, count, hd, panel + b / 16 * P::panel_floats(kv.k_type, hd));
+  }
+}
+
 // The chunk's work for H query heads (hd % 8 == 0) of the rows [r0, r0 + nr), tiled: the scores
-// of every row against kTileKeys keys, then the next keys (the tile of K rows stays in L1 while
-// the rows pass over it), the softmax numerators per row, then the values likewise. Each row's
-// arithmetic is the one of a lone row (the same loops, only interleaved), so a row's bits do not
-// depend on its neighbours. Partial (r, h) at part + (r·heads + h)·ps.
+// of every row against kTileKeys keys (16 from the panel unless it is null), then the next keys
+// (the tile of K rows stays in L1 while the rows pass over it), the softmax numerators per row,
+// then the values likewise. Each row's arithmetic is the one of a lone row (the same loops, only
+// interleaved; the panel's with the same bits), so a row's bits do not depend on its neighbours. Partial (r, h) at part + (r·heads + h)·ps.
 constexpr size_t kTileKeys = 32;
 
 template <class P, size_t H>
 [[gnu::always_inline]] inline void tile_heads(const float* q, size_t q_stride, size_t heads, size_t h0, const KvHead& kv, size_t row0,
                                               const float* kf, const float* vf, size_t hd, size_t c0, size_t n, size_t pos0, size_t r0,
-                                              size_t nr, size_t rows, float scale, float softcap, float* att, int8_t* qs, float* qd,
-                                              float* part) {
+                                              size_t nr, size_t rows, const float* panel, float scale, float softcap, float* att,
+                                              int8_t* qs, float* qd, int32_t* qstart, float* part) {
   const size_t ps = attend_partial_size(hd), nb = hd / kBlock;
   auto len_of = [&](size_t r) { return std::min(n, pos0 + r + 1 - c0); };  // rows here see the chunk's first position
   auto att_of = [&](size_t r) { return att + (r - r0) * H * kAttendChunk; };
@@ -207,10 +305,29 @@ template <class P, size_t H>
       for (size_t h = 0; h < H; ++h) attend_quantize_query(q_of(r) + h * hd, hd, qr + h * hd, qd + ((r - r0) * H + h) * nb);
     }
     for (size_t i = 0; i < nr * H * hd; ++i) q_abs[i] = static_cast<int8_t>(qs[i] < 0 ? -qs[i] : qs[i]);
+    // For the panel: −o·Σ of each four query values, o the key bytes' offset (panel_scores_int8).
+    const int32_t o = kv.k_type == KvType::q4_0 ? 8 : 128;
+    for (size_t i = 0; panel && i < nr * H * hd / 4; ++i) qstart[i] = -o * (qs[4 * i] + qs[4 * i + 1] + qs[4 * i + 2] + qs[4 * i + 3]);
   }
   // Scores, a tile of keys at a time (a lone row takes the chunk as one tile).
   const size_t tile = nr == 1 ? kAttendChunk : kTileKeys;
-  for (size_t k0 = 0; k0 < n; k0 += tile) {
+  if constexpr (P::kPanel) {
+    if (panel) {  // the scores of a block of 16 keys past a row's last position are left unread
+      for (size_t b = 0; b < n; b += 16) {
+        const float* pb = panel + b / 16 * P::panel_floats(kv.k_type, hd);
+        for (size_t r = r0; r < r0 + nr; ++r) {
+          if (len_of(r) <= b) continue;
+          const size_t i = (r - r0) * H;
+          if (int8_keys) {
+            P::template panel_scores_int8<H>(qs + i * hd, qd + i * nb, qstart + i * hd / 4, pb, hd, scale, att_of(r) + b);
+          } else {
+            P::template panel_scores<H>(q_of(r), pb, hd, scale, att_of(r) + b);
+          }
+        }
+      }
+    }
+  }
+  for (size_t k0 = 0; !panel && k0 < n; k0 += tile) {
     for (size_t r = r0; r < r0 + nr; ++r) {
       const size_t end = std::min(len_of(r), k0 + tile);
       if (end <= k0) continue;
@@ -297,17 +414,24 @@ template <class P>
   const bool int8_keys = attend_int8_keys(kv.k_type);
   float *kf = scratch, *vf = scratch + kAttendChunk * hd, *att = vf + kAttendChunk * hd;
   // The int8 queries live where F32 keys would: kAttendRows × kAttendHeads heads' qs and |qs|,
-  // then their scales.
+  // then their scales, then (for the panel) their sums of four.
   int8_t* qs = reinterpret_cast<int8_t*>(kf);
   float* qd = kf + kAttendRows * kAttendHeads * hd / 2;
+  int32_t* qstart = reinterpret_cast<int32_t*>(qd + kAttendRows * kAttendHeads * hd / kBlock);
   const size_t row0 = (kv.ring.start + c0) % kv.ring.slots;
   // The chunk's rows the variant does not read in place, as F32, read once for every row and head
   // (at most two pieces of a ring).
   for (size_t p = 0; p < n;) {
     const size_t row = (row0 + p) % kv.ring.slots, len = std::min(n - p, kv.ring.slots - row);
-    if (!int8_keys && !read_direct<P>(kv.k_type, hd)) P::load_rows(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
-    if (!read_values_direct<P>(kv.v_type, hd, rows)) P::load_rows(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
+    if (!int8_keys && !read_direct<P>(kv.k_type, hd)) kv_load(kv.k_type, kv.k + row * kv.k_stride, kv.k_stride, len, kf + p * hd, hd);
+    if (!read_values_direct<P>(kv.v_type, hd, rows)) stage_rows<P>(kv.v_type, kv.v + row * kv.v_stride, kv.v_stride, len, vf + p * hd, hd);
     p += len;
+  }
+  // Or the keys as a panel: in kf for F32 / F16 (panel keys are read_direct: kf is free), after
+  // the int8 queries for Q8_0 / Q4_0.
+  float* panel = n > 0 && use_panel<P>(kv.k_type, hd, rows, heads) ? (int8_keys ? qd + kAttendRows * kAttendHeads * hd / 32 * 9 : kf) : nullptr;
+  if constexpr (P::kPanel) {
+    if (panel) build_panel<P>(kv, row0, n, hd, panel);
   }
   const size_t ps = attend_partial_size(hd);
   // Rows that see none of the chunk (they come first: row r sees positions up to pos0 + r).
@@ -327,13 +451,13 @@ template <class P>
           plain_head(q + r * q_stride + h * hd, kf, vf, hd, std::min(n, pos0 + r + 1 - c0), scale, softcap, att, part + (r * heads + h) * ps);
         h += 1;
       } else if (heads - h >= kAttendHeads) {
-        tile_heads<P, kAttendHeads>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
+        tile_heads<P, kAttendHeads>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, panel, scale, softcap, att, qs, qd, qstart, part);
         h += kAttendHeads;
       } else if (heads - h >= 2) {
-        tile_heads<P, 2>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
+        tile_heads<P, 2>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, panel, scale, softcap, att, qs, qd, qstart, part);
         h += 2;
       } else {
-        tile_heads<P, 1>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, scale, softcap, att, qs, qd, part);
+        tile_heads<P, 1>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, panel, scale, softcap, att, qs, qd, qstart, part);
         h += 1;
       }
     }

@@ -6,7 +6,7 @@
 namespace qmm::llm {
 namespace {
 
-struct Portable {
+struct Portable : VectorLoops<Portable> {
   struct Kb {
     int8_t v[kBlock];
   };
@@ -29,13 +29,8 @@ struct Portable {
       for (int i = 0; i < 4; ++i) s[l] += int32_t{q[4 * l + i]} * int32_t{k.v[4 * l + i]};
     return __builtin_convertvector(s, v8);
   }
-  template <bool Q4, size_t H>
-  static void scores(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride, size_t hd, size_t len,
-                     float scale, float* att) {
-    scores_int8<Portable, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
-  }
-  static void load_rows(KvType t, const uint8_t* rows, size_t stride, size_t count, float* out, size_t hd) {
-    kv_load(t, rows, stride, count, out, hd);
+  static void store_block(float d, const Kb& k, float* out) {
+    for (size_t i = 0; i < kBlock; ++i) out[i] = d * static_cast<float>(k.v[i]);
   }
   static constexpr bool kQ8ValuesDirect = false;
   static constexpr bool kF16Direct = false;  // (software conversion: rows are staged once instead)
@@ -43,19 +38,6 @@ struct Portable {
     v8 r;
     for (int i = 0; i < 8; ++i) r[i] = fp16_to_fp32(p[i]);
     return r;
-  }
-  template <size_t H, class T>
-  static void scores_rows(const float* q, const T* k, size_t stride, size_t hd, size_t len, float scale, float* att) {
-    scores_rows_v8<Portable, H>(q, k, stride, hd, len, scale, att);
-  }
-  template <size_t H, class T>
-  static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
-    accumulate_values_v8<Portable, H>(att, v, stride, hd, len, out, ps);
-  }
-  static float half(const uint8_t* p) {
-    uint16_t h;
-    std::memcpy(&h, p, sizeof h);
-    return fp16_to_fp32(h);
   }
 };
 

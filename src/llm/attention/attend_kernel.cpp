@@ -20,11 +20,11 @@ namespace {
 
 constexpr AttendKernel kKernels[] = {
 #if defined(__x86_64__)
-    {"attend_avx512", kFeatAVX512F | kFeatAVX512BW | kFeatAVX512VL | kFeatAVX512VNNI | kFeatAVX2 | kFeatFMA | kFeatF16C, attend_chunk_avx512},
-    {"attend_avx2", kFeatAVX2 | kFeatFMA | kFeatF16C, attend_chunk_avx2},
+    {"attend_avx512", kFeatAVX512F | kFeatAVX512BW | kFeatAVX512VL | kFeatAVX512VNNI | kFeatAVX2 | kFeatFMA | kFeatF16C, attend_chunk_avx512, true},
+    {"attend_avx2", kFeatAVX2 | kFeatFMA | kFeatF16C, attend_chunk_avx2, false},
 #endif
-    {"attend_generic", 0, attend_chunk_generic},
-    {"attend_ref", 0, attend_chunk_ref},
+    {"attend_generic", 0, attend_chunk_generic, false},
+    {"attend_ref", 0, attend_chunk_ref, false},
 };
 
 const AttendKernel& choose() {

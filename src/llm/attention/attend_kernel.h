@@ -3,7 +3,8 @@
 //   attend_ref       scalar reference: plain loops, the arithmetic the tests hold the others to
 //   attend_generic   vectorised portable C++ (GCC/Clang vector extension): Arm, x86 baseline
 //   attend_avx2      x86-64-v3: F16C conversions, int8 Q·K by vpmaddubsw / vpmaddwd
-//   attend_avx512    AVX-512 VNNI: int8 Q·K by vpdpbusd
+//   attend_avx512    AVX-512 VNNI: int8 Q·K by vpdpbusd; prefill tiles score 16 keys a vector
+//                    from a key-major panel (no horizontal sum per score)
 // The list is best first; attend_kernel() is the first one this CPU runs (QMM_ATTENTION=<name>
 // picks another one, for tests and benchmarks). Every process uses one kernel for all its rows,
 // so a row's bits never depend on the thread count, batch or chunk split (attend_chunk's contract).
@@ -34,6 +35,7 @@ struct AttendKernel {
   const char* name;    // "attend_avx512": what --trace and QMM_ATTENTION say
   uint32_t features;   // core/cpu.h Feature bits the CPU needs
   AttendChunkFn chunk;
+  bool key_panel;      // tiles of prefill rows score the keys from a key-major panel (attend_chunk_impl.h)
 };
 
 // This build's kernels, best first (the reference last).
