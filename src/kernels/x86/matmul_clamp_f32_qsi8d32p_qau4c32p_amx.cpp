@@ -52,12 +52,15 @@ void configure_tiles() {
 using V = avx512::Zmm;
 
 // A weight type K supplies, per step of kSub 32-blocks (kRhsStep bytes of a 16-column panel):
-//   b_tiles(w, bt)   the step's kSub B tiles (8 rows x 64 bytes each) at bt, 512 bytes apart;
+//   b_tiles(w, bt, f)   the step's kSub B tiles (8 rows x 64 bytes each) at bt, 512 bytes apart,
+//                    and where kScales (Q4_K, Q5_K) the per-column F32 scale vectors of each
+//                    32-block at f, 32 floats apart (made once per column panel and chunk of K,
+//                    as the B tiles, not once per row tile: the same operations, the same bits);
 //   kUnsignedB       whether they hold unsigned levels (tdpbsud) or signed weights (tdpbssd);
 //   kHalves          tile products per 32-block: 1, or 2 (K = 16 each: the B tile's halves);
-//   epilogue(sums, rp, b, a, acc, out)   32-block b's int32 sums (kHalves x 16 x 16) into acc,
-//                    its LHS block a; out (16 x 16 F32) only for a K with kOut (Q6_K: acc
-//                    holds a super-block's sum, added to out at its end).
+//   epilogue(sums, rp, b, a, f, acc, out)   32-block b's int32 sums (kHalves x 16 x 16) into
+//                    acc, its LHS block a, its F32 scales f; out (16 x 16 F32) only for a K
+//                    with kOut (Q6_K: acc holds a super-block's sum, added to out at its end).
 
 // acc[r] += float(Σ[r]) · (s_w · s_a[r]): avx512::Zmm::add_scaled, as the VNNI kernels.
 [[gnu::always_inline]] inline void scale_rows(const int32_t* sums, V::F sw, const uint8_t* a, __m512 acc[kTile]) {
@@ -69,8 +72,8 @@ using V = avx512::Zmm;
 // chunk v in its low and chunk v + 4 in its high nibbles, u = w + 8), then 16 f16 scales.
 struct Q4 {
   static constexpr size_t kSub = 1, kRhsStep = kTile * 18, kHalves = 1;
-  static constexpr bool kUnsignedB = false, kOut = false;
-  static void b_tiles(const uint8_t* w, uint8_t* b) {
+  static constexpr bool kUnsignedB = false, kOut = false, kScales = false;
+  static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
     const __m512i m4 = _mm512_set1_epi8(0x0f), eight = _mm512_set1_epi8(8);
     for (size_t v = 0; v < 4; ++v) {
       const __m512i x = _mm512_loadu_si512(w + 64 * v);
@@ -78,7 +81,8 @@ struct Q4 {
       _mm512_store_si512(b + 64 * (v + 4), _mm512_sub_epi8(_mm512_and_si512(_mm512_srli_epi16(x, 4), m4), eight));
     }
   }
-  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile], float*) {
+  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, const float*, __m512 acc[kTile],
+                       float*) {
     scale_rows(sums, V::load_f16(rp + b * kRhsStep + 16 * kTile), a, acc);
   }
 };
@@ -86,25 +90,34 @@ struct Q4 {
 // Q8_0 (qau8c32p, nr 16): a block is 8 zmm, K chunk v in zmm v (u = w + 128), then 16 f16 scales.
 struct Q8 {
   static constexpr size_t kSub = 1, kRhsStep = kTile * 34, kHalves = 1;
-  static constexpr bool kUnsignedB = false, kOut = false;
-  static void b_tiles(const uint8_t* w, uint8_t* b) {
+  static constexpr bool kUnsignedB = false, kOut = false, kScales = false;
+  static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
     const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
     for (size_t v = 0; v < 8; ++v) _mm512_store_si512(b + 64 * v, _mm512_xor_si512(_mm512_loadu_si512(w + 64 * v), bias));
   }
-  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile], float*) {
+  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, const float*, __m512 acc[kTile],
+                       float*) {
     scale_rows(sums, V::load_f16(rp + b * kRhsStep + 32 * kTile), a, acc);
   }
 };
 
-// Sub-block j of a Q4_K / Q5_K super-block at w: its int32 sums into acc as VnniQ4K::finish,
-// acc += Σ·((d·sc_j)·s_a) + (dmin/8·m_j)·(s_a·(−8·Σa)), the scale and min bytes of sub-block j
+// The F32 scale vectors of a Q4_K / Q5_K super-block at w into f (32 floats per sub-block j):
+// sc = d·sc_j and mn = dmin/8·m_j, as VnniQ4K::finish, the scale and min bytes of sub-block j
 // at kScales·16 + 32·j, d and dmin (f16 x 16 each) at kD·16.
 template <size_t kScales, size_t kD>
-[[gnu::always_inline]] inline void min_epilogue(const int32_t* sums, const uint8_t* w, size_t j, const uint8_t* a,
-                                                __m512 acc[kTile]) {
-  const uint8_t* sm = w + kScales * kTile + 2 * kTile * j;
-  const V::F sc = V::mul(V::load_u8_f32(sm), V::load_f16(w + kD * kTile));
-  const V::F mn = V::mul(V::load_u8_f32(sm + kTile), V::mul(V::load_f16(w + (kD + 2) * kTile), V::set1(0.125f)));
+inline void min_scales(const uint8_t* w, float* f) {
+  const V::F d = V::load_f16(w + kD * kTile), dmin8 = V::mul(V::load_f16(w + (kD + 2) * kTile), V::set1(0.125f));
+  for (size_t j = 0; j < 8; ++j) {
+    const uint8_t* sm = w + kScales * kTile + 2 * kTile * j;
+    _mm512_store_ps(f + 32 * j, V::mul(V::load_u8_f32(sm), d));
+    _mm512_store_ps(f + 32 * j + kTile, V::mul(V::load_u8_f32(sm + kTile), dmin8));
+  }
+}
+
+// A Q4_K / Q5_K sub-block's int32 sums into acc as VnniQ4K::finish, its scales f (min_scales):
+// acc += Σ·(sc·s_a) + mn·(s_a·(−8·Σa)).
+[[gnu::always_inline]] inline void min_epilogue(const int32_t* sums, const float* f, const uint8_t* a, __m512 acc[kTile]) {
+  const V::F sc = _mm512_load_ps(f), mn = _mm512_load_ps(f + kTile);
   alignas(64) float nb[kTile];  // s_a·(−8·Σa) per row, as x86q::min_factors
   const __m512i pairs = _mm512_loadu_si512(a + 36 * kTile);
   _mm512_store_ps(nb, _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_madd_epi16(pairs, _mm512_set1_epi16(1))),
@@ -120,8 +133,9 @@ template <size_t kScales, size_t kD>
 // unsigned), then per sub-block 16 scale and 16 min bytes, then d and dmin (f16 x 16 each).
 struct Q4K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 148, kHalves = 1;
-  static constexpr bool kUnsignedB = true, kOut = false;
-  static void b_tiles(const uint8_t* w, uint8_t* b) {
+  static constexpr bool kUnsignedB = true, kOut = false, kScales = true;
+  static void b_tiles(const uint8_t* w, uint8_t* b, float* f) {
+    min_scales<128, 144>(w, f);
     const __m512i m4 = _mm512_set1_epi8(0x0f);
     for (size_t p = 0; p < 4; ++p) {
       for (size_t v = 0; v < 8; ++v) {
@@ -131,8 +145,9 @@ struct Q4K {
       }
     }
   }
-  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile], float*) {
-    min_epilogue<128, 144>(sums, rp + b / kSub * kRhsStep, b % kSub, a, acc);
+  static void epilogue(const int32_t* sums, const uint8_t*, size_t, const uint8_t* a, const float* f, __m512 acc[kTile],
+                       float*) {
+    min_epilogue(sums, f, a, acc);
   }
 };
 
@@ -141,7 +156,7 @@ struct Q4K {
 // further on. The B tiles hold the levels 0..31 (x86q::q5k_levels), unsigned.
 struct Q5K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 180, kHalves = 1;
-  static constexpr bool kUnsignedB = true, kOut = false;
+  static constexpr bool kUnsignedB = true, kOut = false, kScales = true;
   template <int P>
   static void pair_tiles(const uint8_t* w, uint8_t* b) {
     for (size_t v = 0; v < 8; ++v) {
@@ -151,14 +166,16 @@ struct Q5K {
       _mm512_store_si512(b + 512 * (2 * P + 1) + 64 * v, hi);
     }
   }
-  static void b_tiles(const uint8_t* w, uint8_t* b) {
+  static void b_tiles(const uint8_t* w, uint8_t* b, float* f) {
+    min_scales<160, 176>(w, f);
     pair_tiles<0>(w, b);
     pair_tiles<1>(w, b);
     pair_tiles<2>(w, b);
     pair_tiles<3>(w, b);
   }
-  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile], float*) {
-    min_epilogue<160, 176>(sums, rp + b / kSub * kRhsStep, b % kSub, a, acc);
+  static void epilogue(const int32_t* sums, const uint8_t*, size_t, const uint8_t* a, const float* f, __m512 acc[kTile],
+                       float*) {
+    min_epilogue(sums, f, a, acc);
   }
 };
 
@@ -169,13 +186,13 @@ struct Q5K {
 // over the super-block (t: acc here), then out += t·d at its end.
 struct Q6K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kHalves = 2;
-  static constexpr bool kUnsignedB = false, kOut = true;
+  static constexpr bool kUnsignedB = false, kOut = true, kScales = false;
   template <size_t T>
   static void block_tile(const uint8_t* w, size_t h, uint8_t* b) {
     const __m512i bias = _mm512_set1_epi8(32);
     for (size_t v = 0; v < 8; ++v) _mm512_store_si512(b + 64 * v, _mm512_sub_epi8(x86q::q6k_levels<V, T>(w, h, v), bias));
   }
-  static void b_tiles(const uint8_t* w, uint8_t* b) {
+  static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
     for (size_t h = 0; h < 2; ++h) {
       block_tile<0>(w, h, b + 512 * (4 * h));
       block_tile<1>(w, h, b + 512 * (4 * h + 1));
@@ -183,8 +200,8 @@ struct Q6K {
       block_tile<3>(w, h, b + 512 * (4 * h + 3));
     }
   }
-  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, __m512 acc[kTile],
-                       float* out) {
+  static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, const float*,
+                       __m512 acc[kTile], float* out) {
     const uint8_t* w = rp + b / kSub * kRhsStep;
     const size_t j = b % kSub;
     const V::F sc0 = V::to_f32(V::load_i8_i32(w + (192 + 2 * j) * kTile));
@@ -210,7 +227,7 @@ struct Q6K {
 // Tile numbers are immediates, hence one lambda per set of C tiles.
 template <class K>
 [[gnu::always_inline]] inline void tile_blocks(size_t b0, size_t b1, const uint8_t* lp, const uint8_t* rp,
-                                               const uint8_t* bt, __m512 acc[kTile], float* out) {
+                                               const uint8_t* bt, const float* ft, __m512 acc[kTile], float* out) {
   constexpr size_t kSums = kTile * kTile * K::kHalves;
   alignas(64) int32_t s0[kSums], s1[kSums];
   auto a = [&](size_t b) { return lp + b * kLhsBlock; };
@@ -243,7 +260,9 @@ template <class K>
     if constexpr (K::kHalves == 2) { _tile_stored(2, s1, 64); _tile_stored(3, s1 + kTile * kTile, 64); }
     else _tile_stored(1, s1, 64);
   };
-  auto scale = [&](size_t b, const int32_t* s) { K::epilogue(s, rp, b, a(b), acc, out); };
+  auto scale = [&](size_t b, const int32_t* s) {
+    K::epilogue(s, rp, b, a(b), K::kScales ? ft + (b - b0) * 2 * kTile : ft, acc, out);
+  };
   issue0(b0);
   for (size_t b = b0; b < b1; b += 2) {
     const bool pair = b + 1 < b1;
@@ -271,6 +290,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   const __m512 none_lo = _mm512_set1_ps(-INFINITY), none_hi = _mm512_set1_ps(INFINITY);
   alignas(64) uint8_t bt[kChunk * 512];
+  alignas(64) float ft[K::kScales ? kChunk * 2 * kTile : 1];  // (a 4 KiB array made Q6_K 4 % slower)
   configure_tiles<K::kHalves>();
   for (size_t j0 = 0; j0 < n; j0 += kTile) {
     const size_t cols = n - j0 < kTile ? n - j0 : kTile;
@@ -278,7 +298,8 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
     const uint8_t* rpj = rp + j0 / kTile * rhs_panel;
     for (size_t c0 = 0; c0 < blocks; c0 += kChunk) {
       const size_t c1 = blocks - c0 < kChunk ? blocks : c0 + kChunk;
-      for (size_t b = c0; b < c1; b += K::kSub) K::b_tiles(rpj + b / K::kSub * K::kRhsStep, bt + (b - c0) * 512);
+      for (size_t b = c0; b < c1; b += K::kSub)
+        K::b_tiles(rpj + b / K::kSub * K::kRhsStep, bt + (b - c0) * 512, K::kScales ? ft + (b - c0) * 2 * kTile : ft);
       compiler_barrier();
       const bool last = c1 == blocks;
       for (size_t i0 = 0; i0 < m; i0 += kTile) {
@@ -291,7 +312,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
           if constexpr (K::kOut) _mm512_store_ps(out + kTile * r, v);
           acc[r] = K::kOut ? _mm512_setzero_ps() : v;
         }
-        tile_blocks<K>(c0, c1, lp + i0 / kTile * lhs_panel, rpj, bt, acc, out);
+        tile_blocks<K>(c0, c1, lp + i0 / kTile * lhs_panel, rpj, bt, ft, acc, out);
         for (size_t r = 0; r < rows; ++r) {
           if constexpr (K::kOut) acc[r] = _mm512_load_ps(out + kTile * r);
           avx512::store_clamped(avx512::row_ptr(dst, stride, i0 + r) + j0, acc[r], cols, last ? vlo : none_lo,
