@@ -30,9 +30,9 @@ struct alignas(64) TileConfig {
 
 // One product per 32-block (kHalves 1): tiles 0, 1 are the int32 sums (16 x 16) of two blocks
 // in flight; 2, 3 their A tiles (16 rows x 32 int8 of activations); 4, 5 their B tiles (8 K
-// chunks x 16 columns x 4 int8 of weights). Two (kHalves 2, Q6_K: a scale per 16 weights):
-// tiles 0, 1 and 2, 3 the two halves' sums of two blocks in flight; 4, 5 the halves' A tiles
-// (16 rows x 16 int8); 6, 7 their B tiles (4 K chunks x 16 columns x 4 int8).
+// chunks x 16 columns x 4 int8 of weights). Two (kHalves 2, Q6_K: a low and a high byte):
+// tiles 0, 1 and 2, 3 the two products' sums of two blocks in flight; 4, 5 the blocks' A
+// tiles; 6, 7 the low- and high-byte B tiles.
 template <size_t kHalves>
 void configure_tiles() {
   TileConfig c;
@@ -42,8 +42,8 @@ void configure_tiles() {
     for (int t : {4, 5}) c.rows[t] = 8, c.colsb[t] = 64;
   } else {
     for (int t : {0, 1, 2, 3}) c.rows[t] = 16, c.colsb[t] = 64;
-    for (int t : {4, 5}) c.rows[t] = 16, c.colsb[t] = 16;
-    for (int t : {6, 7}) c.rows[t] = 4, c.colsb[t] = 64;
+    for (int t : {4, 5}) c.rows[t] = 16, c.colsb[t] = 32;
+    for (int t : {6, 7}) c.rows[t] = 8, c.colsb[t] = 64;
   }
   compiler_barrier();
   _tile_loadconfig(&c);
@@ -57,7 +57,8 @@ using V = avx512::Zmm;
 //                    32-block at f, 32 floats apart (made once per column panel and chunk of K,
 //                    as the B tiles, not once per row tile: the same operations, the same bits);
 //   kUnsignedB       whether they hold unsigned levels (tdpbsud) or signed weights (tdpbssd);
-//   kHalves          tile products per 32-block: 1, or 2 (K = 16 each: the B tile's halves);
+//   kHalves          tile products per 32-block: 1, or 2 (Q6_K: two B tiles, one A tile);
+//   kBBytes          bytes of B tiles per 32-block (512, or 1024 for two);
 //   epilogue(sums, rp, b, a, f, acc, out)   32-block b's int32 sums (kHalves x 16 x 16) into
 //                    acc, its LHS block a, its F32 scales f; out (16 x 16 F32) only for a K
 //                    with kOut (Q6_K: acc holds a super-block's sum, added to out at its end).
@@ -73,6 +74,7 @@ using V = avx512::Zmm;
 struct Q4 {
   static constexpr size_t kSub = 1, kRhsStep = kTile * 18, kHalves = 1;
   static constexpr bool kUnsignedB = false, kOut = false, kScales = false;
+  static constexpr size_t kBBytes = 512;
   static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
     const __m512i m4 = _mm512_set1_epi8(0x0f), eight = _mm512_set1_epi8(8);
     for (size_t v = 0; v < 4; ++v) {
@@ -91,6 +93,7 @@ struct Q4 {
 struct Q8 {
   static constexpr size_t kSub = 1, kRhsStep = kTile * 34, kHalves = 1;
   static constexpr bool kUnsignedB = false, kOut = false, kScales = false;
+  static constexpr size_t kBBytes = 512;
   static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
     const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
     for (size_t v = 0; v < 8; ++v) _mm512_store_si512(b + 64 * v, _mm512_xor_si512(_mm512_loadu_si512(w + 64 * v), bias));
@@ -134,6 +137,7 @@ inline void min_scales(const uint8_t* w, float* f) {
 struct Q4K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 148, kHalves = 1;
   static constexpr bool kUnsignedB = true, kOut = false, kScales = true;
+  static constexpr size_t kBBytes = 512;
   static void b_tiles(const uint8_t* w, uint8_t* b, float* f) {
     min_scales<128, 144>(w, f);
     const __m512i m4 = _mm512_set1_epi8(0x0f);
@@ -157,6 +161,7 @@ struct Q4K {
 struct Q5K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 180, kHalves = 1;
   static constexpr bool kUnsignedB = true, kOut = false, kScales = true;
+  static constexpr size_t kBBytes = 512;
   template <int P>
   static void pair_tiles(const uint8_t* w, uint8_t* b) {
     for (size_t v = 0; v < 8; ++v) {
@@ -179,40 +184,62 @@ struct Q5K {
   }
 };
 
-// Q6_K (q6kp, nr 16, x86_kblocks.h's VnniQ6K): the B tiles hold the 6-bit levels minus 32
-// (−32..31, signed: tdpbssd), so each 16-weight half's sum is VnniQ6K's S − Z, the same
-// integer. 32-block j's B tile is its 8 K chunks, half H in chunks 4H..4H + 3 (256 bytes on).
-// Per row, VnniQ6K's order: sum = float(Σ₀)·sc₀, sum += float(Σ₁)·sc₁ (exact), t += sum·s_a
-// over the super-block (t: acc here), then out += t·d at its end.
+// Q6_K (q6kp, nr 16, x86_kblocks.h's VnniQ6K): a scale sc per 16 weights, so the B tiles
+// carry it: p = (u − 32)·sc, each 16-bit (|p| <= 4096), split into its low byte (unsigned,
+// tdpbsud) and high byte (signed, tdpbssd), two 8 x 64-byte B tiles per 32-block (kBBytes
+// 1024). Then 256·Σ_hi + Σ_lo = Σ₀·sc₀ + Σ₁·sc₁ over the block's two halves, exactly the
+// integer VnniQ6K's F32 `sum` holds (exact: below 2^24), so per row it remains t += float(Σ)·s_a
+// (t: acc here) and out += t·d at the super-block's end, VnniQ6K's order: 4 instructions per
+// row and block instead of 5 with a tile product per half (two K = 16 products: 16–19 % slower).
 struct Q6K {
-  static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kHalves = 2;
+  static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kHalves = 2, kBBytes = 1024;
   static constexpr bool kUnsignedB = false, kOut = true, kScales = false;
+  // 32-block j = 4h + T: chunk vectors v (16 columns x 4 K) of levels − 32, times the scale of
+  // half v / 4 (sc16[H]: int16, column c's in lanes 4c..4c+3 of the low / high 32 bytes).
   template <size_t T>
-  static void block_tile(const uint8_t* w, size_t h, uint8_t* b) {
+  static void block_tiles(const uint8_t* w, size_t h, uint8_t* b) {
+    const size_t j = 4 * h + T;
+    const __m512i lane_col = _mm512_set_epi16(7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5, 5, 4, 4, 4, 4, 3, 3, 3, 3, 2, 2, 2, 2,
+                                              1, 1, 1, 1, 0, 0, 0, 0);
+    const __m512i eight = _mm512_set1_epi16(8);
+    // bytes of each 128-bit lane's 8 int16: the low bytes first, then the high bytes
+    const __m512i split = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+    const __m512i lo_q = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), hi_q = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+    __m512i sca[2], scb[2];
+    for (size_t H = 0; H < 2; ++H) {
+      const __m512i sc = _mm512_castsi256_si512(
+          _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(w + (192 + 2 * j + H) * kTile))));
+      sca[H] = _mm512_permutexvar_epi16(lane_col, sc);
+      scb[H] = _mm512_permutexvar_epi16(_mm512_add_epi16(lane_col, eight), sc);
+    }
     const __m512i bias = _mm512_set1_epi8(32);
-    for (size_t v = 0; v < 8; ++v) _mm512_store_si512(b + 64 * v, _mm512_sub_epi8(x86q::q6k_levels<V, T>(w, h, v), bias));
+    for (size_t v = 0; v < 8; ++v) {
+      const __m512i x = _mm512_sub_epi8(x86q::q6k_levels<V, T>(w, h, v), bias);
+      const __m512i pa = _mm512_shuffle_epi8(
+          _mm512_mullo_epi16(_mm512_cvtepi8_epi16(_mm512_castsi512_si256(x)), sca[v / 4]), split);
+      const __m512i pb = _mm512_shuffle_epi8(
+          _mm512_mullo_epi16(_mm512_cvtepi8_epi16(_mm512_extracti64x4_epi64(x, 1)), scb[v / 4]), split);
+      _mm512_store_si512(b + 64 * v, _mm512_permutex2var_epi64(pa, lo_q, pb));
+      _mm512_store_si512(b + 512 + 64 * v, _mm512_permutex2var_epi64(pa, hi_q, pb));
+    }
   }
   static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
     for (size_t h = 0; h < 2; ++h) {
-      block_tile<0>(w, h, b + 512 * (4 * h));
-      block_tile<1>(w, h, b + 512 * (4 * h + 1));
-      block_tile<2>(w, h, b + 512 * (4 * h + 2));
-      block_tile<3>(w, h, b + 512 * (4 * h + 3));
+      block_tiles<0>(w, h, b + kBBytes * (4 * h));
+      block_tiles<1>(w, h, b + kBBytes * (4 * h + 1));
+      block_tiles<2>(w, h, b + kBBytes * (4 * h + 2));
+      block_tiles<3>(w, h, b + kBBytes * (4 * h + 3));
     }
   }
   static void epilogue(const int32_t* sums, const uint8_t* rp, size_t b, const uint8_t* a, const float*,
                        __m512 acc[kTile], float* out) {
-    const uint8_t* w = rp + b / kSub * kRhsStep;
-    const size_t j = b % kSub;
-    const V::F sc0 = V::to_f32(V::load_i8_i32(w + (192 + 2 * j) * kTile));
-    const V::F sc1 = V::to_f32(V::load_i8_i32(w + (193 + 2 * j) * kTile));
     for (size_t r = 0; r < kTile; ++r) {
-      const V::F x0 = V::to_f32(_mm512_load_si512(sums + kTile * r));
-      const V::F x1 = V::to_f32(_mm512_load_si512(sums + kTile * (kTile + r)));
-      acc[r] = V::fmadd(V::fmadd(x1, sc1, V::mul(x0, sc0)), V::broadcast_f32(a + 32 * kTile + 4 * r), acc[r]);
+      const __m512i hi = _mm512_slli_epi32(_mm512_load_si512(sums + kTile * (kTile + r)), 8);
+      const V::F x = V::to_f32(_mm512_add_epi32(hi, _mm512_load_si512(sums + kTile * r)));
+      acc[r] = V::fmadd(x, V::broadcast_f32(a + 32 * kTile + 4 * r), acc[r]);
     }
-    if (j + 1 < kSub) return;
-    const V::F d = V::load_f16(w + 208 * kTile);
+    if (b % kSub + 1 < kSub) return;
+    const V::F d = V::load_f16(rp + b / kSub * kRhsStep + 208 * kTile);
     for (size_t r = 0; r < kTile; ++r) {
       _mm512_store_ps(out + kTile * r, V::fmadd(acc[r], d, _mm512_load_ps(out + kTile * r)));
       acc[r] = V::zero();
@@ -231,12 +258,12 @@ template <class K>
   constexpr size_t kSums = kTile * kTile * K::kHalves;
   alignas(64) int32_t s0[kSums], s1[kSums];
   auto a = [&](size_t b) { return lp + b * kLhsBlock; };
-  auto w = [&](size_t b) { return bt + (b - b0) * 512; };
+  auto w = [&](size_t b) { return bt + (b - b0) * K::kBBytes; };
   auto issue0 = [&](size_t b) {
     if constexpr (K::kHalves == 2) {
       _tile_zero(0); _tile_zero(1);
-      _tile_loadd(4, a(b), 32); _tile_loadd(6, w(b), 64); _tile_dpbssd(0, 4, 6);
-      _tile_loadd(5, a(b) + 16, 32); _tile_loadd(7, w(b) + 256, 64); _tile_dpbssd(1, 5, 7);
+      _tile_loadd(4, a(b), 32); _tile_loadd(6, w(b), 64); _tile_dpbsud(0, 4, 6);
+      _tile_loadd(7, w(b) + 512, 64); _tile_dpbssd(1, 4, 7);
     } else {
       _tile_zero(0); _tile_loadd(2, a(b), 32); _tile_loadd(4, w(b), 64);
       if constexpr (K::kUnsignedB) _tile_dpbsud(0, 2, 4); else _tile_dpbssd(0, 2, 4);
@@ -245,8 +272,8 @@ template <class K>
   auto issue1 = [&](size_t b) {
     if constexpr (K::kHalves == 2) {
       _tile_zero(2); _tile_zero(3);
-      _tile_loadd(4, a(b), 32); _tile_loadd(6, w(b), 64); _tile_dpbssd(2, 4, 6);
-      _tile_loadd(5, a(b) + 16, 32); _tile_loadd(7, w(b) + 256, 64); _tile_dpbssd(3, 5, 7);
+      _tile_loadd(5, a(b), 32); _tile_loadd(6, w(b), 64); _tile_dpbsud(2, 5, 6);
+      _tile_loadd(7, w(b) + 512, 64); _tile_dpbssd(3, 5, 7);
     } else {
       _tile_zero(1); _tile_loadd(3, a(b), 32); _tile_loadd(5, w(b), 64);
       if constexpr (K::kUnsignedB) _tile_dpbsud(1, 3, 5); else _tile_dpbssd(1, 3, 5);
@@ -276,10 +303,11 @@ template <class K>
   if ((b1 - b0) % 2 == 0) scale(b1 - 1, s1);
 }
 
-// K goes in chunks of kChunk blocks: a column panel's B tiles of a chunk are made once (16 KiB,
+// K goes in chunks of kChunk<K> blocks: a column panel's B tiles of a chunk are made once (16 KiB,
 // in L1) and serve every row tile; the row tiles' sums wait in dst between chunks (F32 stored
 // and reloaded exactly: the same bits as one pass), clamped after the last chunk.
-constexpr size_t kChunk = 32;  // a multiple of every K::kSub
+template <class K>
+constexpr size_t kChunk = 16384 / K::kBBytes;  // 32 or 16 blocks, a multiple of K::kSub (32 KiB of Q6_K B tiles: slower)
 
 template <class K>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
@@ -289,17 +317,18 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
   const __m512 none_lo = _mm512_set1_ps(-INFINITY), none_hi = _mm512_set1_ps(INFINITY);
-  alignas(64) uint8_t bt[kChunk * 512];
-  alignas(64) float ft[K::kScales ? kChunk * 2 * kTile : 1];  // (a 4 KiB array made Q6_K 4 % slower)
+  constexpr size_t chunk = kChunk<K>;
+  alignas(64) uint8_t bt[chunk * K::kBBytes];
+  alignas(64) float ft[K::kScales ? chunk * 2 * kTile : 1];  // (a 4 KiB array made Q6_K 4 % slower)
   configure_tiles<K::kHalves>();
   for (size_t j0 = 0; j0 < n; j0 += kTile) {
     const size_t cols = n - j0 < kTile ? n - j0 : kTile;
     const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1u);
     const uint8_t* rpj = rp + j0 / kTile * rhs_panel;
-    for (size_t c0 = 0; c0 < blocks; c0 += kChunk) {
-      const size_t c1 = blocks - c0 < kChunk ? blocks : c0 + kChunk;
+    for (size_t c0 = 0; c0 < blocks; c0 += chunk) {
+      const size_t c1 = blocks - c0 < chunk ? blocks : c0 + chunk;
       for (size_t b = c0; b < c1; b += K::kSub)
-        K::b_tiles(rpj + b / K::kSub * K::kRhsStep, bt + (b - c0) * 512, K::kScales ? ft + (b - c0) * 2 * kTile : ft);
+        K::b_tiles(rpj + b / K::kSub * K::kRhsStep, bt + (b - c0) * K::kBBytes, K::kScales ? ft + (b - c0) * 2 * kTile : ft);
       compiler_barrier();
       const bool last = c1 == blocks;
       for (size_t i0 = 0; i0 < m; i0 += kTile) {

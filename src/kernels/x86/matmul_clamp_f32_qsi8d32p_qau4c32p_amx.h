@@ -15,14 +15,15 @@
 //
 // Per 16 x 16 output tile and 32-block: the RHS block's 4-byte K chunks of 16 columns are the
 // B tile's rows (8 rows of 64 bytes) once made signed (Q4_0: `and 0x0f` / `srl 4; and 0x0f`,
-// then −8; Q8_0: `xor 0x80`; Q6_K: its 6-bit levels − 32) or as unsigned levels (Q4_K 0..15,
-// Q5_K 0..31: tdpbsud), so one tile product gives the block's exact int32 sums for all 256
-// outputs (Q6_K: two, K = 16 each, one per 16-weight scale). Then, per row, the VNNI kernels'
-// epilogue (acc += float(Σ) · (s_w · s_a); Q4_K / Q5_K's min term; Q6_K's two scales per block
-// and d per super-block) on the same integers in the same order, so the outputs are theirs bit
-// for bit. Two blocks are in flight (two sets of C tiles) so a block's epilogue overlaps the
-// next block's tile products. The epilogue (3 zmm instructions per row and block, 4 for Q4_K
-// and Q5_K, 5 for Q6_K) bounds the kernel, not the tile unit.
+// then −8; Q8_0: `xor 0x80`) or as unsigned levels (Q4_K 0..15, Q5_K 0..31: tdpbsud), so one
+// tile product gives the block's exact int32 sums for all 256 outputs. Q6_K has an int8 scale
+// per 16 weights: its B tiles hold (level − 32)·scale, 16-bit, as a low-byte (tdpbsud) and a
+// high-byte tile (tdpbssd), two products whose 256·Σ_hi + Σ_lo is the block's scaled sum.
+// Then, per row, the VNNI kernels' epilogue (acc += float(Σ) · (s_w · s_a); Q4_K / Q5_K's min
+// term; Q6_K's s_a per block and d per super-block) on the same integers in the same order,
+// so the outputs are theirs bit for bit. Two blocks are in flight (two sets of C tiles) so a
+// block's epilogue overlaps the next block's tile products. The epilogue (3 zmm instructions
+// per row and block, 4 for Q4_K, Q5_K and Q6_K) bounds the kernel, not the tile unit.
 //
 // Needs the process's AMX tile state (core/cpu_x86.cpp asks Linux for it when it detects
 // AMX); configures the tiles on entry and releases them on return.
