@@ -28,15 +28,15 @@ struct alignas(64) TileConfig {
   uint8_t rows[16] = {};
 };
 
-// One product per 32-block (kHalves 1): tiles 0, 1 are the int32 sums (16 x 16) of two blocks
+// One product per 32-block (kProducts 1): tiles 0, 1 are the int32 sums (16 x 16) of two blocks
 // in flight; 2, 3 their A tiles (16 rows x 32 int8 of activations); 4, 5 their B tiles (8 K
-// chunks x 16 columns x 4 int8 of weights). Two (kHalves 2, Q6_K: a low and a high byte):
+// chunks x 16 columns x 4 int8 of weights). Two (kProducts 2, Q6_K: a low and a high byte):
 // tiles 0, 1 and 2, 3 the two products' sums of two blocks in flight; 4, 5 the blocks' A
 // tiles; 6, 7 the low- and high-byte B tiles.
-template <size_t kHalves>
+template <size_t kProducts>
 void configure_tiles() {
   TileConfig c;
-  if constexpr (kHalves == 1) {
+  if constexpr (kProducts == 1) {
     for (int t : {0, 1}) c.rows[t] = 16, c.colsb[t] = 64;
     for (int t : {2, 3}) c.rows[t] = 16, c.colsb[t] = 32;
     for (int t : {4, 5}) c.rows[t] = 8, c.colsb[t] = 64;
@@ -52,14 +52,14 @@ void configure_tiles() {
 using V = avx512::Zmm;
 
 // A weight type K supplies, per step of kSub 32-blocks (kRhsStep bytes of a 16-column panel):
-//   b_tiles(w, bt, f)   the step's kSub B tiles (8 rows x 64 bytes each) at bt, 512 bytes apart,
+//   b_tiles(w, bt, f)   the step's B tiles (8 rows x 64 bytes each) at bt, kBBytes per 32-block,
 //                    and where kScales (Q4_K, Q5_K) the per-column F32 scale vectors of each
 //                    32-block at f, 32 floats apart (made once per column panel and chunk of K,
 //                    as the B tiles, not once per row tile: the same operations, the same bits);
 //   kUnsignedB       whether they hold unsigned levels (tdpbsud) or signed weights (tdpbssd);
-//   kHalves          tile products per 32-block: 1, or 2 (Q6_K: two B tiles, one A tile);
+//   kProducts        tile products per 32-block: 1, or 2 (Q6_K: two B tiles, one A tile);
 //   kBBytes          bytes of B tiles per 32-block (512, or 1024 for two);
-//   epilogue(sums, rp, b, a, f, acc, out)   32-block b's int32 sums (kHalves x 16 x 16) into
+//   epilogue(sums, rp, b, a, f, acc, out)   32-block b's int32 sums (kProducts x 16 x 16) into
 //                    acc, its LHS block a, its F32 scales f; out (16 x 16 F32) only for a K
 //                    with kOut (Q6_K: acc holds a super-block's sum, added to out at its end).
 
@@ -72,7 +72,7 @@ using V = avx512::Zmm;
 // Q4_0 (qau4c32p, nr 16): a block is 4 zmm of nibbles (column n's 32-bit lane of zmm v holds K
 // chunk v in its low and chunk v + 4 in its high nibbles, u = w + 8), then 16 f16 scales.
 struct Q4 {
-  static constexpr size_t kSub = 1, kRhsStep = kTile * 18, kHalves = 1;
+  static constexpr size_t kSub = 1, kRhsStep = kTile * 18, kProducts = 1;
   static constexpr bool kUnsignedB = false, kOut = false, kScales = false;
   static constexpr size_t kBBytes = 512;
   static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
@@ -91,7 +91,7 @@ struct Q4 {
 
 // Q8_0 (qau8c32p, nr 16): a block is 8 zmm, K chunk v in zmm v (u = w + 128), then 16 f16 scales.
 struct Q8 {
-  static constexpr size_t kSub = 1, kRhsStep = kTile * 34, kHalves = 1;
+  static constexpr size_t kSub = 1, kRhsStep = kTile * 34, kProducts = 1;
   static constexpr bool kUnsignedB = false, kOut = false, kScales = false;
   static constexpr size_t kBBytes = 512;
   static void b_tiles(const uint8_t* w, uint8_t* b, float*) {
@@ -135,7 +135,7 @@ inline void min_scales(const uint8_t* w, float* f) {
 // sub-blocks 2p and 2p + 1 in the low and high nibbles of zmm v of group p: the levels 0..15,
 // unsigned), then per sub-block 16 scale and 16 min bytes, then d and dmin (f16 x 16 each).
 struct Q4K {
-  static constexpr size_t kSub = 8, kRhsStep = kTile * 148, kHalves = 1;
+  static constexpr size_t kSub = 8, kRhsStep = kTile * 148, kProducts = 1;
   static constexpr bool kUnsignedB = true, kOut = false, kScales = true;
   static constexpr size_t kBBytes = 512;
   static void b_tiles(const uint8_t* w, uint8_t* b, float* f) {
@@ -159,7 +159,7 @@ struct Q4K {
 // zmm: bit 2p / 2p + 1 of zmm v for sub-blocks 2p / 2p + 1), then Q4_K's scales 32·16 bytes
 // further on. The B tiles hold the levels 0..31 (x86q::q5k_levels), unsigned.
 struct Q5K {
-  static constexpr size_t kSub = 8, kRhsStep = kTile * 180, kHalves = 1;
+  static constexpr size_t kSub = 8, kRhsStep = kTile * 180, kProducts = 1;
   static constexpr bool kUnsignedB = true, kOut = false, kScales = true;
   static constexpr size_t kBBytes = 512;
   template <int P>
@@ -192,7 +192,7 @@ struct Q5K {
 // (t: acc here) and out += t·d at the super-block's end, VnniQ6K's order: 4 instructions per
 // row and block instead of 5 with a tile product per half (two K = 16 products: 16–19 % slower).
 struct Q6K {
-  static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kHalves = 2, kBBytes = 1024;
+  static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kProducts = 2, kBBytes = 1024;
   static constexpr bool kUnsignedB = false, kOut = true, kScales = false;
   // 32-block j = 4h + T: chunk vectors v (16 columns x 4 K) of levels − 32, times the scale of
   // half v / 4 (sc16[H]: int16, column c's in lanes 4c..4c+3 of the low / high 32 bytes).
@@ -255,12 +255,12 @@ struct Q6K {
 template <class K>
 [[gnu::always_inline]] inline void tile_blocks(size_t b0, size_t b1, const uint8_t* lp, const uint8_t* rp,
                                                const uint8_t* bt, const float* ft, __m512 acc[kTile], float* out) {
-  constexpr size_t kSums = kTile * kTile * K::kHalves;
+  constexpr size_t kSums = kTile * kTile * K::kProducts;
   alignas(64) int32_t s0[kSums], s1[kSums];
   auto a = [&](size_t b) { return lp + b * kLhsBlock; };
   auto w = [&](size_t b) { return bt + (b - b0) * K::kBBytes; };
   auto issue0 = [&](size_t b) {
-    if constexpr (K::kHalves == 2) {
+    if constexpr (K::kProducts == 2) {
       _tile_zero(0); _tile_zero(1);
       _tile_loadd(4, a(b), 32); _tile_loadd(6, w(b), 64); _tile_dpbsud(0, 4, 6);
       _tile_loadd(7, w(b) + 512, 64); _tile_dpbssd(1, 4, 7);
@@ -270,7 +270,7 @@ template <class K>
     }
   };
   auto issue1 = [&](size_t b) {
-    if constexpr (K::kHalves == 2) {
+    if constexpr (K::kProducts == 2) {
       _tile_zero(2); _tile_zero(3);
       _tile_loadd(5, a(b), 32); _tile_loadd(6, w(b), 64); _tile_dpbsud(2, 5, 6);
       _tile_loadd(7, w(b) + 512, 64); _tile_dpbssd(3, 5, 7);
@@ -280,11 +280,11 @@ template <class K>
     }
   };
   auto store0 = [&] {
-    if constexpr (K::kHalves == 2) { _tile_stored(0, s0, 64); _tile_stored(1, s0 + kTile * kTile, 64); }
+    if constexpr (K::kProducts == 2) { _tile_stored(0, s0, 64); _tile_stored(1, s0 + kTile * kTile, 64); }
     else _tile_stored(0, s0, 64);
   };
   auto store1 = [&] {
-    if constexpr (K::kHalves == 2) { _tile_stored(2, s1, 64); _tile_stored(3, s1 + kTile * kTile, 64); }
+    if constexpr (K::kProducts == 2) { _tile_stored(2, s1, 64); _tile_stored(3, s1 + kTile * kTile, 64); }
     else _tile_stored(1, s1, 64);
   };
   auto scale = [&](size_t b, const int32_t* s) {
@@ -320,7 +320,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   constexpr size_t chunk = kChunk<K>;
   alignas(64) uint8_t bt[chunk * K::kBBytes];
   alignas(64) float ft[K::kScales ? chunk * 2 * kTile : 1];  // (a 4 KiB array made Q6_K 4 % slower)
-  configure_tiles<K::kHalves>();
+  configure_tiles<K::kProducts>();
   for (size_t j0 = 0; j0 < n; j0 += kTile) {
     const size_t cols = n - j0 < kTile ? n - j0 : kTile;
     const __mmask16 mask = static_cast<__mmask16>((1u << cols) - 1u);
