@@ -190,12 +190,14 @@ struct Q5K {
 // 1024). Then 256·Σ_hi + Σ_lo = Σ₀·sc₀ + Σ₁·sc₁ over the block's two halves, exactly the
 // integer VnniQ6K's F32 `sum` holds (exact: below 2^24), so per row it remains t += float(Σ)·s_a
 // (t: acc here) and out += t·d at the super-block's end, VnniQ6K's order: 4 instructions per
-// row and block instead of 5 with a tile product per half (two K = 16 products: 16–19 % slower).
+// row and block instead of 5 with a K = 16 tile product per half (the first version: 4–8 %
+// slower at m 128–512, the same bits).
 struct Q6K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kProducts = 2, kBBytes = 1024;
   static constexpr bool kUnsignedB = false, kOut = true, kScales = false;
   // 32-block j = 4h + T: chunk vectors v (16 columns x 4 K) of levels − 32, times the scale of
-  // half v / 4 (sc16[H]: int16, column c's in lanes 4c..4c+3 of the low / high 32 bytes).
+  // half v / 4 as int16 (sca / scb[H]: column c's in lanes 4c..4c+3 of the low / high 32 bytes,
+  // c < 8 / c >= 8), each 16-bit product's bytes then split into the two tiles.
   template <size_t T>
   static void block_tiles(const uint8_t* w, size_t h, uint8_t* b) {
     const size_t j = 4 * h + T;
@@ -247,7 +249,7 @@ struct Q6K {
   }
 };
 
-// Blocks [b0, b1) of one 16 x 16 tile into acc, their B tiles ready in bt (512 bytes each,
+// Blocks [b0, b1) of one 16 x 16 tile into acc, their B tiles ready in bt (K::kBBytes each,
 // from block b0 on). Software-pipelined over two sets of C tiles: block b + 1's tile products
 // are issued before block b's sums are stored, and a block's sums are scaled only after the
 // next block's are stored, so the tile unit, the tile stores and the epilogue overlap.
