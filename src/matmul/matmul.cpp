@@ -67,20 +67,21 @@ void prefetch_next(const PackedWeights& w, size_t m, ThreadPool& pool) {
 // until the two ends meet, so each side's share is its measured speed. A NEON thread stops
 // taking tiles while fewer than ratio·sme remain (ratio: the twin's time per tile over the SME2
 // kernel's): the SME2 threads would finish those sooner than its one tile. The ratio is measured
-// once per context, on the first tile, computed by both kernels (same bits, same place).
+// once per context, on the first tile, computed by both kernels (same bits, same place), the twin first.
 template <class Tile>
 void run_hybrid(size_t tiles, int sme, MatmulFn sme_fn, MatmulFn neon_fn, const Tile& tile_at, Context& ctx) {
   using clock = std::chrono::steady_clock;
   double ratio = ctx.neon_sme_ratio();
   uint64_t start = 0;
   if (ratio == 0.0) {
+    // The twin first: it meets the cold caches, so the ratio errs high and NEON threads stop early.
     const auto t0 = clock::now();
-    tile_at(0, sme_fn);
-    const auto t1 = clock::now();
     tile_at(0, neon_fn);
+    const auto t1 = clock::now();
+    tile_at(0, sme_fn);
     const auto t2 = clock::now();
-    ratio = std::max(1e-3, std::chrono::duration<double>(t2 - t1).count() /
-                               std::max(1e-9, std::chrono::duration<double>(t1 - t0).count()));
+    ratio = std::max(1e-3, std::chrono::duration<double>(t1 - t0).count() /
+                               std::max(1e-9, std::chrono::duration<double>(t2 - t1).count()));
     start = 1;
   }
   std::atomic<uint64_t> ends{start};  // tiles taken from the front (low 32 bits) and the back
