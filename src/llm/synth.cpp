@@ -67,6 +67,62 @@ std::vector<float> llama3_rope_factors(uint32_t head_dim, float base) {
   return out;
 }
 
+// The family's metadata keys, its vocabulary and chat template (as llama.cpp's converter writes them).
+void write_keys(Writer& w, const SynthShape& sh, const llm::ArchSpec& spec, uint64_t seed, const std::string& chat_template) {
+  const std::string a = std::string(sh.arch) + ".";
+  w.set_u32(a + "context_length", sh.context);
+  w.set_u32(a + "embedding_length", sh.dim);
+  w.set_u32(a + "block_count", sh.layers);
+  w.set_u32(a + "feed_forward_length", sh.ffn);
+  w.set_u32(a + "attention.head_count", sh.heads);
+  w.set_u32(a + "attention.head_count_kv", sh.kv_heads);
+  if (sh.head_dim != sh.dim / sh.heads || spec.key_length_file) {
+    w.set_u32(a + "attention.key_length", sh.head_dim);
+    w.set_u32(a + "attention.value_length", sh.head_dim);
+  }
+  w.set_u32(a + "rope.dimension_count", sh.head_dim);
+  w.set_f32(a + "rope.freq_base", sh.rope_base);
+  w.set_f32(a + "attention.layer_norm_rms_epsilon", spec.rms_eps);
+  if (sh.sliding_window) w.set_u32(a + "attention.sliding_window", sh.sliding_window);
+  if (sh.long_rope_orig) {  // as llama.cpp's converter writes Phi-3's LongRoPE (the attention factor from the two contexts)
+    w.set_u32(a + "rope.scaling.original_context_length", sh.long_rope_orig);
+    const double scale = static_cast<double>(sh.context) / sh.long_rope_orig;
+    w.set_f32(a + "rope.scaling.attn_factor", static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(sh.long_rope_orig))));
+  }
+  if (spec.softcap) {
+    w.set_f32(a + "attn_logit_softcapping", 50.0f);
+    w.set_f32(a + "final_logit_softcapping", 30.0f);
+  }
+  if (spec.vocab_size_file) w.set_u32(a + "vocab_size", sh.vocab);
+  if (sh.experts) {  // (as llama.cpp's converter writes Qwen's MoE keys)
+    w.set_u32(a + "expert_count", sh.experts);
+    w.set_u32(a + "expert_used_count", sh.experts_used);
+    if (!spec.expert_ff_is_ff) w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
+    if (sh.shared_ffn) w.set_u32(a + "expert_shared_feed_forward_length", sh.shared_ffn);
+  }
+
+  const SynthVocab v = make_vocab(sh.vocab_flavor, sh.vocab, seed);
+  w.set_string("tokenizer.ggml.model", v.model);
+  if (!v.pre.empty()) w.set_string("tokenizer.ggml.pre", v.pre);
+  w.set_string_array("tokenizer.ggml.tokens", v.tokens);
+  if (!v.scores.empty()) w.set_f32_array("tokenizer.ggml.scores", v.scores);
+  w.set_i32_array("tokenizer.ggml.token_type", v.token_type);
+  if (!v.merges.empty()) w.set_string_array("tokenizer.ggml.merges", v.merges);
+  w.set_u32("tokenizer.ggml.bos_token_id", v.bos);
+  w.set_u32("tokenizer.ggml.eos_token_id", v.eos);
+  if (v.has_unk) w.set_u32("tokenizer.ggml.unknown_token_id", v.unk);
+  w.set_bool("tokenizer.ggml.add_bos_token", v.add_bos);
+  w.set_bool("tokenizer.ggml.add_eos_token", false);
+  if (!v.add_space_prefix) w.set_bool("tokenizer.ggml.add_space_prefix", false);
+  // The family's chat template (qmm's built-in one unless the caller gives one), so `qmm chat`
+  // and `qmm serve` run on the file.
+  if (!chat_template.empty()) {
+    w.set_string("tokenizer.chat_template", chat_template);
+  } else if (sh.chat_template) {
+    w.set_string("tokenizer.chat_template", *llm::builtin_chat_template(sh.chat_template));
+  }
+}
+
 }  // namespace
 
 const std::vector<SynthShape>& synth_shapes() {
@@ -162,7 +218,7 @@ const SynthShape* find_synth_shape(const std::string& name) {
 
 SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt, const std::string& chat_template) {
-  const std::string arch = sh.arch, a = arch + ".";
+  const std::string arch = sh.arch;
   const llm::ArchSpec* spec_p = llm::find_arch(arch);
   check_arg(spec_p != nullptr, std::string("synth: no architecture '") + sh.arch + "'");
   const llm::ArchSpec& spec = *spec_p;
@@ -175,57 +231,7 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
   q.has_output = !sh.tied;
   w.set_u32("general.file_type", llama_ftype(q));
   w.set_u32("general.quantization_version", 2);
-  w.set_u32(a + "context_length", sh.context);
-  w.set_u32(a + "embedding_length", sh.dim);
-  w.set_u32(a + "block_count", sh.layers);
-  w.set_u32(a + "feed_forward_length", sh.ffn);
-  w.set_u32(a + "attention.head_count", sh.heads);
-  w.set_u32(a + "attention.head_count_kv", sh.kv_heads);
-  if (sh.head_dim != sh.dim / sh.heads || spec.key_length_file) {
-    w.set_u32(a + "attention.key_length", sh.head_dim);
-    w.set_u32(a + "attention.value_length", sh.head_dim);
-  }
-  w.set_u32(a + "rope.dimension_count", sh.head_dim);
-  w.set_f32(a + "rope.freq_base", sh.rope_base);
-  w.set_f32(a + "attention.layer_norm_rms_epsilon", spec.rms_eps);
-  if (sh.sliding_window) w.set_u32(a + "attention.sliding_window", sh.sliding_window);
-  if (sh.long_rope_orig) {  // as llama.cpp's converter writes Phi-3's LongRoPE (the attention factor from the two contexts)
-    w.set_u32(a + "rope.scaling.original_context_length", sh.long_rope_orig);
-    const double scale = static_cast<double>(sh.context) / sh.long_rope_orig;
-    w.set_f32(a + "rope.scaling.attn_factor", static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(sh.long_rope_orig))));
-  }
-  if (spec.softcap) {
-    w.set_f32(a + "attn_logit_softcapping", 50.0f);
-    w.set_f32(a + "final_logit_softcapping", 30.0f);
-  }
-  if (spec.vocab_size_file) w.set_u32(a + "vocab_size", sh.vocab);
-  if (sh.experts) {  // (as llama.cpp's converter writes Qwen's MoE keys)
-    w.set_u32(a + "expert_count", sh.experts);
-    w.set_u32(a + "expert_used_count", sh.experts_used);
-    if (!spec.expert_ff_is_ff) w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
-    if (sh.shared_ffn) w.set_u32(a + "expert_shared_feed_forward_length", sh.shared_ffn);
-  }
-
-  const SynthVocab v = make_vocab(sh.vocab_flavor, sh.vocab, seed);
-  w.set_string("tokenizer.ggml.model", v.model);
-  if (!v.pre.empty()) w.set_string("tokenizer.ggml.pre", v.pre);
-  w.set_string_array("tokenizer.ggml.tokens", v.tokens);
-  if (!v.scores.empty()) w.set_f32_array("tokenizer.ggml.scores", v.scores);
-  w.set_i32_array("tokenizer.ggml.token_type", v.token_type);
-  if (!v.merges.empty()) w.set_string_array("tokenizer.ggml.merges", v.merges);
-  w.set_u32("tokenizer.ggml.bos_token_id", v.bos);
-  w.set_u32("tokenizer.ggml.eos_token_id", v.eos);
-  if (v.has_unk) w.set_u32("tokenizer.ggml.unknown_token_id", v.unk);
-  w.set_bool("tokenizer.ggml.add_bos_token", v.add_bos);
-  w.set_bool("tokenizer.ggml.add_eos_token", false);
-  if (!v.add_space_prefix) w.set_bool("tokenizer.ggml.add_space_prefix", false);
-  // The family's chat template (qmm's built-in one unless the caller gives one), so `qmm chat`
-  // and `qmm serve` run on the file.
-  if (!chat_template.empty()) {
-    w.set_string("tokenizer.chat_template", chat_template);
-  } else if (sh.chat_template) {
-    w.set_string("tokenizer.chat_template", *llm::builtin_chat_template(sh.chat_template));
-  }
+  write_keys(w, sh, spec, seed, chat_template);
 
   SynthStats stats;
   ThreadPool pool(threads);
