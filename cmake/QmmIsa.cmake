@@ -7,10 +7,11 @@ function(qmm_isa_sources target)
   set_source_files_properties(${ARG_SOURCES} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "${ARG_FLAGS}")
 endfunction()
 
-# qmm_kernel_folder(<target> <folder> [SKIP <regex>] TOKENS <regex> <flags-variable> ...)
+# qmm_kernel_folder(<target> <folder> [SKIP <regex>] [TOKENS <regex> <flags-variable> ...])
 # Adds every .cpp of a kernel folder to <target>, each compiled with the flags of the first
 # ISA token (a regular expression matched against the end of the file name, without .cpp)
-# that it ends with, or with none; files matching SKIP are left out. Then writes the folder's
+# that it ends with, or with none (the scalar reference folder has no tokens); files matching
+# SKIP are left out. Then writes the folder's
 # declarations: build/generated/kernels/kernel_headers_<folder name>.h includes every
 # matmul_clamp_*.h and *_pack_*.h of the folder. So a new kernel is its file pair and its line
 # in the kernel list (kernel_list_<arch>.inc), nothing more (docs/design.md §10).
@@ -27,15 +28,17 @@ function(qmm_kernel_folder target folder)
       continue()
     endif()
     set(flags "")
-    foreach(i RANGE 0 ${last} 2)
-      math(EXPR j "${i} + 1")
-      list(GET ARG_TOKENS ${i} token)
-      list(GET ARG_TOKENS ${j} var)
-      if(stem MATCHES "${token}$")
-        set(flags ${${var}})
-        break()
-      endif()
-    endforeach()
+    if(n GREATER 0)
+      foreach(i RANGE 0 ${last} 2)
+        math(EXPR j "${i} + 1")
+        list(GET ARG_TOKENS ${i} token)
+        list(GET ARG_TOKENS ${j} var)
+        if(stem MATCHES "${token}$")
+          set(flags ${${var}})
+          break()
+        endif()
+      endforeach()
+    endif()
     target_sources(${target} PRIVATE ${src})
     if(flags)
       set_source_files_properties(${src} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "${flags}")

@@ -5,7 +5,9 @@
 //    compared without _neon / _avx2 / _ref); one with another name has the mr, nr, kr, sr of
 //    every KleidiAI kernel of the same operands and tile (the name up to the ISA and technique).
 //  - Every name's panels say its own params: LHS `p<mr>x..`, RHS `p<nr>x..` (vl = SVL/32), the
-//    tile `<m_step>x<n_step>`, and where a panel spells `x<kr>s<sr>` (docs/design.md §4), kr and sr.
+//    tile `<m_step>x<n_step>`, and where a panel spells `x<kr>s<sr>` (docs/design.md §4), kr and sr;
+//    an LHS `p<mr>x<chunk>` without `s` spells the K values of a row its packer holds together
+//    (lhs_chunk: kr, kr/sr or the 32-block), except in KleidiAI's own names (bound above).
 // Checked at SVL 128, 256 and 512 bits.
 #include <gtest/gtest.h>
 
@@ -105,12 +107,15 @@ TEST(KleidiAINames, EveryKernelNameMeansOneLayout) {
 }
 
 TEST(KleidiAINames, EveryNameSpellsItsOwnParams) {
+  const std::vector<KaiKernel> kai = load_kleidiai();
   const std::regex panel(R"(^[a-z0-9]*?p([0-9]+)(vl)?x([0-9]+)(?:s([0-9]+))?$)");
   const std::regex tile(R"(^([0-9]+)(vl)?x([0-9]+)(vl)?(?:x[0-9]+)?$)");
   for (const PackerPreset& p : packer_presets()) {
     const std::string name = p.kernel;
     const std::vector<std::string> f = fields(name);
     ASSERT_GE(f.size(), 7u) << name;
+    bool kai_name = false;
+    for (const KaiKernel& k : kai) kai_name = kai_name || name == k.name;
     std::smatch l, r, t;
     ASSERT_TRUE(std::regex_match(f[3], l, panel)) << name << ": LHS field '" << f[3] << "'";
     ASSERT_TRUE(std::regex_match(f[4], r, panel)) << name << ": RHS field '" << f[4] << "'";
@@ -125,6 +130,10 @@ TEST(KleidiAINames, EveryNameSpellsItsOwnParams) {
       EXPECT_EQ(rows(r[1], r[2]), tp.nr) << name << " at SVL " << svl * 8;
       EXPECT_EQ(rows(t[1], t[2]), tp.m_step) << name << " at SVL " << svl * 8;
       EXPECT_EQ(rows(t[3], t[4]), tp.n_step) << name << " at SVL " << svl * 8;
+      if (!l[4].matched && !kai_name) {
+        EXPECT_EQ(std::stoul(l[3].str()), lhs_chunk(*p.lhs, tp)) << name << ": p<mr>x<chunk> spells the K chunk of "
+                                                                   << p.lhs->name;
+      }
       for (const std::smatch* m : {&l, &r}) {
         if (!(*m)[4].matched) continue;
         EXPECT_EQ(std::stoul((*m)[3].str()), tp.kr) << name << ": x<kr>s<sr> spells kr";

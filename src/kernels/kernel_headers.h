@@ -1,13 +1,8 @@
-// Declarations of every variant in the kernel list (one header per kernel file pair); the
-// architecture's own are generated from its folder (cmake/QmmIsa.cmake, build/generated/).
+// Declarations of every variant and packer in the kernel list (one header per file pair),
+// generated from each folder (cmake/QmmIsa.cmake's qmm_kernel_folder, build/generated/): the
+// scalar references', then the architecture's own.
 #pragma once
-#include "kernels/ref/matmul_clamp_f32_f32p_f16p_scalar.h"
-#include "kernels/ref/matmul_clamp_f32_f32p_f32p_scalar.h"
-#include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi4cxp_scalar.h"
-#include "kernels/ref/matmul_clamp_f32_qai8dxp_qsi8cxp_scalar.h"
-#include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi4c32p_scalar.h"
-#include "kernels/ref/matmul_clamp_f32_qsi8d32p_kquants_scalar.h"
-#include "kernels/ref/matmul_clamp_f32_qsi8d32p_qsi8c32p_scalar.h"
+#include "kernels/kernel_headers_ref.h"
 #if defined(__aarch64__)
 #include "kernels/kernel_headers_arm.h"
 #endif

@@ -4,15 +4,7 @@
 
 #include "core/cpu.h"
 #include "kernels/kernel_headers.h"
-#include "kernels/ref/lhs_quant_pack_qai8dxp_f32.h"
-#include "kernels/ref/lhs_quant_pack_qsi8d32p_f32.h"
 #include "kernels/ref/pack_float_panels.h"
-#include "kernels/ref/rhs_pack_nxk_kquants.h"
-#include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
-#include "kernels/ref/rhs_pack_nxk_qsi4cxp_qs4cxs1s0.h"
-#include "kernels/ref/rhs_pack_nxk_qsi4cxps1s0_qsu4cxs1s0.h"
-#include "kernels/ref/rhs_pack_nxk_qsi8c32pscalef16_qsi8c32.h"
-#include "kernels/ref/rhs_pack_nxk_qsi8cxp_qsi8cx.h"
 #include "kernels/sme2_params.h"
 
 namespace qmm {
@@ -27,27 +19,7 @@ const Ukernel* const kKernels[] = {
 #if defined(__x86_64__)
 #include "kernels/x86/kernel_list_x86.inc"
 #endif
-    // Scalar reference: the last resort on every CPU.
-    &matmul_clamp_f32_qsi8d32p4x4_qsi4c32p8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4s2_qsi4c32p8x4s2_1x8_scalar,
-    &matmul_clamp_f32_qsi8d32p4x4_qsi8c32p8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4_qsi8c32p8x4_1x8_scalar,
-    &matmul_clamp_f32_qsi8d32p4x4_q4kp8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4_q4kp8x4_1x8_scalar,
-    &matmul_clamp_f32_qsi8d32p4x4_q5kp8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4_q5kp8x4_1x8_scalar,
-    &matmul_clamp_f32_qsi8d32p4x4_q6kp8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_scalar,
-    &matmul_clamp_f32_qsi8d32p4x4_iq4nlp8x4_4x8_scalar,
-    &matmul_clamp_f32_qsi8d32p1x4_iq4nlp8x4_1x8_scalar,
-    &matmul_clamp_f32_qai8dxp4x4_qsi4cxp8x4_4x8_scalar,
-    &matmul_clamp_f32_qai8dxp1x4_qsi4cxp8x4_1x8_scalar,
-    &matmul_clamp_f32_qai8dxp4x4_qsi8cxp8x4_4x8_scalar,
-    &matmul_clamp_f32_qai8dxp1x4_qsi8cxp8x4_1x8_scalar,
-    &matmul_clamp_f32_f32p4x1_f16p8x1_4x8_scalar,
-    &matmul_clamp_f32_f32p1x1_f16p8x1_1x8_scalar,
-    &matmul_clamp_f32_f32p4x1_f32p8x1_4x8_scalar,
-    &matmul_clamp_f32_f32p1x1_f32p8x1_1x8_scalar,
+#include "kernels/ref/kernel_list_ref.inc"
 };
 
 #if defined(__aarch64__)

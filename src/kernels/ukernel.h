@@ -51,6 +51,12 @@ struct TileParams {
   size_t m_step, n_step;   // sub-matmuls may start only at multiples of these
 };
 
+// The K values of one row a packed LHS holds together, rows interleaved chunk by chunk (a
+// kernel name's LHS token p<mr>x<chunk>, docs/design.md §4): kr, kr/sr (KleidiAI's packers,
+// which interleave each kr-chunk's sr sub-blocks), or the whole 32-value block whatever kr says
+// (the AMX tile rows). tests/test_kleidiai_names.cpp checks every name against it.
+enum class LhsChunk : uint8_t { kr, kr_over_sr, block };
+
 // F32 activations [m, k] (row stride in bytes) -> packed LHS. Packs whole mr-row panels:
 // `lhs_packed` points at the panel of row 0 of `lhs`; rows beyond m in the last panel are zero.
 struct LhsPacker {
@@ -63,7 +69,12 @@ struct LhsPacker {
   // A plain C++ twin writing the same bytes (tests compare byte for byte); nullptr when this
   // packer is itself plain reference code.
   const LhsPacker* reference = nullptr;
+  LhsChunk chunk = LhsChunk::kr;
 };
+
+inline size_t lhs_chunk(const LhsPacker& p, const TileParams& t) {
+  return p.chunk == LhsChunk::block ? 32 : p.chunk == LhsChunk::kr_over_sr ? t.kr / t.sr : t.kr;
+}
 
 // GGUF rows [n, k] of `src_type` -> packed RHS (once, at load). `rhs_packed` must be zeroed
 // by the caller and hold packed_size bytes.

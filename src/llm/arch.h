@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace qmm::llm {
 
@@ -55,7 +56,59 @@ struct ArchSpec {
   bool moe_norm = false;        // the chosen experts' weights are renormalised to sum to 1 (Qwen 3 MoE)
   bool shared_expert = false;   // plus one always-run expert (ffn_*_shexp) gated by sigmoid(ffn_gate_inp_shexp · x) (Qwen 2 MoE)
   bool expert_ff_is_ff = false; // an expert's width is feed_forward_length (OLMoE: llama.cpp reads no expert_feed_forward_length)
+  // How the family's files are written where the loader takes several forms (llama.cpp's
+  // converter; `qmm synth` writes files so):
+  bool qkv_fused_file = false;  // Q/K/V as one attn_qkv (Phi-3)
+  bool qkv_bias_file = false;   // with attn_{q,k,v}.bias (Qwen 2)
+  bool key_length_file = false; // attention.key_length / value_length even where head_dim = n_embd / n_head (Gemma)
+  bool vocab_size_file = false; // <arch>.vocab_size (llama)
+  float rms_eps = 1e-6f;        // the models' attention.layer_norm_rms_epsilon
 };
+
+// The tensors of a family's file, written once (arch.cpp) and read by the loader, the check
+// that a file holds them and nothing else (model.cpp) and `qmm synth`.
+enum class Role : uint8_t {
+  token_embd, output_norm, output, rope_freqs, rope_long, rope_short, cls_output,  // outside the layers
+  attn_norm, attn_qkv, attn_q, attn_k, attn_v, attn_q_norm, attn_k_norm, attn_output, post_attn_norm,
+  ffn_norm, ffn_gate, ffn_up, ffn_down, post_ffn_norm,
+  ffn_router, ffn_gate_exps, ffn_up_exps, ffn_down_exps,                        // MoE (moe.h)
+  shexp_router, ffn_gate_shexp, ffn_up_shexp, ffn_down_shexp,                    // its shared expert
+  scale, input_scale, bias,  // of the weight `of`: a per-tensor scale [1], an input scale (never read), a bias [n]
+};
+
+enum class Need : uint8_t {
+  required,  // every file has it
+  usual,     // optional; the family's files have it (Q/K/V biases of Qwen 2)
+  optional,  // read when present
+  unused,    // accepted and never read, any shape (llama.cpp loads it and does not use it)
+};
+
+struct TensorSpec {
+  Role role;
+  std::string name;             // without "blk.N." for a layer's
+  std::vector<uint64_t> shape;  // GGUF order: [k, n] for a weight, [k, n, n_expert] for experts' (empty: any)
+  Need need = Need::required;
+  Role of = Role::token_embd;   // the weight a scale, input scale or bias belongs to
+};
+
+// The hyper-parameters the shapes are functions of.
+struct TensorDims {
+  uint64_t embd, vocab, q, kv, ff, head, rot;
+  uint64_t expert = 0, ff_exp = 0, ff_shexp = 0;
+};
+
+// How a file stores Q/K/V (llama.cpp's create_tensor_qkv takes either): fused in attn_qkv or not,
+// the biases fused in attn_qkv.bias or not.
+struct QkvForm {
+  bool fused = false, fused_bias = false;
+};
+
+// The tensors outside the layers; `long_rope`: LongRoPE's factor tensors instead of rope_freqs.
+std::vector<TensorSpec> global_tensors(const ArchSpec& a, const TensorDims& d, bool long_rope);
+// The tensors of one layer, in the order of the family's files.
+std::vector<TensorSpec> layer_tensors(const ArchSpec& a, const TensorDims& d, QkvForm form);
+// The entry of `role` (for scale / input_scale / bias: of the weight `of`), or nullptr.
+const TensorSpec* find_tensor(const std::vector<TensorSpec>& ts, Role role, Role of = Role::token_embd);
 
 // The entry for general.architecture `name`, or nullptr.
 const ArchSpec* find_arch(std::string_view name);

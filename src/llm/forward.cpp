@@ -200,90 +200,84 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, size_t
   return forward(model, s, tokens, s.rows_.data(), n);
 }
 
-const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n) {
+// One forward pass's steps over the state, in the order forward() below calls them.
+struct ForwardPass {
+  const Model& model;
+  State& s;
+  const BatchRow* rows;
+  size_t m;
   const Config& c = model.config();
-  if (n < 1 || n > s.n_batch_) {  // (messages built only on failure: no allocation per token)
-    fail(Status::invalid_argument, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(n));
-  }
-  // Check the rows and group them into spans (consecutive positions of one sequence) for attention.
-  std::copy(s.pos_.begin(), s.pos_.end(), s.next_pos_.begin());
-  s.spans_.clear();
-  size_t n_out = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const BatchRow& r = rows[i];
-    if (r.seq >= s.pos_.size()) fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": no sequence " + std::to_string(r.seq));
-    const bool continues = !s.spans_.empty() && s.spans_.back().seq == r.seq && s.spans_.back().pos + s.spans_.back().rows == r.pos;
-    const bool earlier = std::any_of(s.spans_.begin(), s.spans_.end(), [&](const State::Span& sp) { return sp.seq == r.seq; });
-    if (r.pos >= s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
-    if (earlier ? r.pos != s.next_pos_[r.seq] : !s.can_resume(r.seq, r.pos)) {
-      fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": position " + std::to_string(r.pos) + " of sequence " +
-                                         std::to_string(r.seq) + " does not follow its cache");
-    }
-    if (continues) {
-      ++s.spans_.back().rows;
-    } else {
-      s.spans_.push_back({i, 1, r.seq, r.pos});
-    }
-    s.next_pos_[r.seq] = r.pos + 1;
-    n_out += r.logits;
-  }
-  if (n_out > s.pos_.size()) fail(Status::invalid_argument, "a batch returns logits for at most one row per sequence");
-  for (size_t i = 0; i < n; ++i) model.check_token(tokens[i]);
   Context& ctx = *s.ctx_;
   ThreadPool& pool = ctx.pool();
-  const ArchSpec& arch = *c.spec;
-  const size_t m = n, dim = c.n_embd, kv_dim = c.kv_dim(), hd = c.head_dim, ff = c.n_ff, q_dim = c.q_dim();
-  const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
-  const size_t qkv_dim = q_dim + 2 * kv_dim, seq_kv = s.layer_kv_.back();
-  float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *qkv = s.qkv_.data(), *hb = s.hb_.data();
+  const size_t dim = c.n_embd, q_dim = c.q_dim(), kv_dim = c.kv_dim(), hd = c.head_dim, qkv_dim = q_dim + 2 * kv_dim;
+  const size_t seq_kv = s.layer_kv_.back();  // cache rows of one sequence
+
+  // Checks the rows and groups them into spans (consecutive positions of one sequence) for
+  // attention; returns how many rows ask for logits.
+  size_t plan(const int32_t* tokens) {
+    if (m < 1 || m > s.n_batch_) {  // (messages built only on failure: no allocation per token)
+      fail(Status::invalid_argument, "a batch holds 1.." + std::to_string(s.n_batch_) + " tokens, got " + std::to_string(m));
+    }
+    std::copy(s.pos_.begin(), s.pos_.end(), s.next_pos_.begin());
+    s.spans_.clear();
+    size_t n_out = 0;
+    for (size_t i = 0; i < m; ++i) {
+      const BatchRow& r = rows[i];
+      if (r.seq >= s.pos_.size()) fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": no sequence " + std::to_string(r.seq));
+      const bool continues = !s.spans_.empty() && s.spans_.back().seq == r.seq && s.spans_.back().pos + s.spans_.back().rows == r.pos;
+      const bool earlier = std::any_of(s.spans_.begin(), s.spans_.end(), [&](const State::Span& sp) { return sp.seq == r.seq; });
+      if (r.pos >= s.n_ctx_) fail(Status::invalid_argument, "the context is full (" + std::to_string(s.n_ctx_) + " tokens)");
+      if (earlier ? r.pos != s.next_pos_[r.seq] : !s.can_resume(r.seq, r.pos)) {
+        fail(Status::invalid_argument, "batch row " + std::to_string(i) + ": position " + std::to_string(r.pos) + " of sequence " +
+                                           std::to_string(r.seq) + " does not follow its cache");
+      }
+      if (continues) {
+        ++s.spans_.back().rows;
+      } else {
+        s.spans_.push_back({i, 1, r.seq, r.pos});
+      }
+      s.next_pos_[r.seq] = r.pos + 1;
+      n_out += r.logits;
+    }
+    if (n_out > s.pos_.size()) fail(Status::invalid_argument, "a batch returns logits for at most one row per sequence");
+    for (size_t i = 0; i < m; ++i) model.check_token(tokens[i]);
+    return n_out;
+  }
 
   // Token embeddings: x[i] = token_embd[tokens[i]] (· √dim for Gemma)
-  for (size_t i = 0; i < m; ++i) {
-    model.embed(tokens[i], x + i * dim);
-    if (c.embed_scale != 1.0f) std::transform(x + i * dim, x + (i + 1) * dim, x + i * dim, [&](float e) { return e * c.embed_scale; });
+  void embed(const int32_t* tokens, float* x) {
+    for (size_t i = 0; i < m; ++i) {
+      model.embed(tokens[i], x + i * dim);
+      if (c.embed_scale != 1.0f) std::transform(x + i * dim, x + (i + 1) * dim, x + i * dim, [&](float e) { return e * c.embed_scale; });
+    }
   }
 
   // RoPE angles of the rows' positions, shared by every layer: (cos, sin) per rotated pair, for
   // the global layers and (with their own base) the local ones, times the attention factor
   // (ggml's rope scales both by it: the rotated dimensions of queries and keys).
-  for (size_t local = 0; local < 2; ++local) {
-    for (size_t i = 0; i < m; ++i) {
-      for (size_t j = 0; j < c.n_rot / 2; ++j) {
-        const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs(local, s.n_ctx_)[j];
-        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j] = std::cos(theta) * c.rope_attn_factor;
-        s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j + 1] = std::sin(theta) * c.rope_attn_factor;
+  void rope_angles() {
+    for (size_t local = 0; local < 2; ++local) {
+      for (size_t i = 0; i < m; ++i) {
+        for (size_t j = 0; j < c.n_rot / 2; ++j) {
+          const float theta = static_cast<float>(rows[i].pos) * model.rope_freqs(local, s.n_ctx_)[j];
+          s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j] = std::cos(theta) * c.rope_attn_factor;
+          s.rope_[(local * s.n_batch_ + i) * c.n_rot + 2 * j + 1] = std::sin(theta) * c.rope_attn_factor;
+        }
       }
     }
   }
 
-  // Attention tasks: each span in pieces of up to rows_per_task rows, times the head groups.
-  const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
-  size_t row_tasks = 0, work = 0;
-  for (const State::Span& sp : s.spans_) {
-    row_tasks += (sp.rows + rows_per_task - 1) / rows_per_task;
-    work += c.n_head * sp.rows * (sp.pos + sp.rows) * hd;
-  }
-  const size_t chunks = (group + kAttendHeads - 1) / kAttendHeads, head_tasks = c.n_head_kv * chunks;
-  const bool f32 = s.kv_types_.k == KvType::f32 && s.kv_types_.v == KvType::f32, rotate = kv_rotated(s.kv_types_.k);
-  const size_t partial = attend_partial_size(hd), per_thread = s.chunk_.size() / static_cast<size_t>(pool.threads());
-
-  for (size_t l = 0; l < c.n_layer; ++l) {
-    const Layer& L = model.layers()[l];
-    const bool local = c.is_local(l);  // attends to the last n_swa positions only
+  // Layer l's Q/K/V of the rows (qkv_, [m, q_dim + 2·kv_dim]) made ready for attention:
+  // biases (Qwen 2), per-head RMSNorm of queries and keys (Qwen 3, Gemma 3), then RoPE on the
+  // queries and keys; each row's key and value go to its sequence's cache at its position.
+  void qkv_rows(const Layer& L, size_t l) {
+    float* qkv = s.qkv_.data();
+    const bool local = c.is_local(l), rotate = kv_rotated(s.kv_types_.k);
     // Sequence q's cache of this layer at q·seq_kv + layer_kv: per K/V head a ring of `slots`
     // positions of head_dim values (position p in slot p % slots), so one head's keys and values
     // are each one contiguous stream for attention.
     const size_t layer_kv = s.layer_kv_[l], slots = local ? s.ring_ : s.n_ctx_;
     const float* rope_cs = s.rope_.data() + (local ? s.n_batch_ * c.n_rot : 0);
-
-    // Attention RMSNorm: xb = rmsnorm(x) · attn_norm
-    norm_rows(pool, xb, x, L.attn_norm.data(), m, dim, c.norm_eps);
-
-    // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i
-    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx, &L.wo);
-
-    // Biases (Qwen 2), per-head RMSNorm of queries and keys (Qwen 3, Gemma 3), then RoPE on the
-    // queries and keys; each row's key and value go to its sequence's cache at its position.
     parallel_range(pool, m, 4, [&](size_t b, size_t e) {
       for (size_t i = b; i < e; ++i) {
         float* row = qkv + i * qkv_dim;
@@ -292,8 +286,8 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
           head_norms(row, q_dim / L.q_norm.size(), L.q_norm.size(), L.q_norm.data(), c.norm_eps);  // (OLMoE: one "head" of q_dim)
           head_norms(row + q_dim, kv_dim / L.k_norm.size(), L.k_norm.size(), L.k_norm.data(), c.norm_eps);
         }
-        rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
-        rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, arch.rope);
+        rope(row, c.n_head, hd, c.n_rot, rope_cs + i * c.n_rot, c.spec->rope);
+        rope(row + q_dim, c.n_head_kv, hd, c.n_rot, rope_cs + i * c.n_rot, c.spec->rope);
         // Quantized keys are stored rotated, so the queries meet them rotated (kv_type.h).
         if (rotate) {
           for (size_t h = 0; h < c.n_head + c.n_head_kv; ++h) kv_rotate(row + h * hd, hd);
@@ -305,6 +299,25 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
         }
       }
     });
+  }
+
+  // Layer l's grouped-query attention: xb[i] = the attention of row i's queries to its
+  // sequence's cached positions, [m, q_dim].
+  void attention(size_t l, float* xb) {
+    const float* qkv = s.qkv_.data();
+    const bool local = c.is_local(l);  // attends to the last n_swa positions only
+    const size_t layer_kv = s.layer_kv_[l], slots = local ? s.ring_ : s.n_ctx_;
+    const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
+    // Attention tasks: each span in pieces of up to rows_per_task rows, times the head groups.
+    const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
+    size_t row_tasks = 0, work = 0;
+    for (const State::Span& sp : s.spans_) {
+      row_tasks += (sp.rows + rows_per_task - 1) / rows_per_task;
+      work += c.n_head * sp.rows * (sp.pos + sp.rows) * hd;
+    }
+    const size_t chunks = (group + kAttendHeads - 1) / kAttendHeads, head_tasks = c.n_head_kv * chunks;
+    const bool f32 = s.kv_types_.k == KvType::f32 && s.kv_types_.v == KvType::f32;
+    const size_t partial = attend_partial_size(hd), per_thread = s.chunk_.size() / static_cast<size_t>(pool.threads());
 
     // Grouped-query attention, one task per (up to kAttendHeads query heads of one K/V head,
     // piece of a span): row i (position p) attends to its sequence's cache positions 0..p (on a
@@ -380,6 +393,80 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     } else {
       pool.parallel_for(head_tasks * row_tasks, attend);
     }
+  }
+
+  // SwiGLU / GeGLU FFN of the rows, in place: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, gate =
+  // act(gate) ⊙ up, xb = gate · Wdownᵀ. `next`: the weights multiplied after it.
+  void dense_ffn(const Layer& L, float* xb, const PackedWeights* next) {
+    float* hb = s.hb_.data();
+    const size_t ff = c.n_ff;
+    linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
+    apply_rows(pool, L.gate_up_out, hb, m, 2 * ff, 2 * ff);
+    parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
+        const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
+        float* gate = hb + row * 2 * ff + col;
+        (c.spec->act == Activation::geglu ? geglu : swiglu)(gate, gate + ff, len);
+        i += len;
+      }
+    });
+
+    // Down projection: xb = gate · Wdownᵀ
+    linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, next);
+    apply_rows(pool, L.down_out, xb, m, dim, dim);
+  }
+
+  // The weights the pass multiplies after layer l's.
+  const PackedWeights* after(size_t l) const { return l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output(); }
+
+  // Final RMSNorm and output projection, for the rows that asked for logits: logits_ = [n_out, n_vocab].
+  void logits(const float* x, float* xb, size_t n_out) {
+    for (size_t i = 0, j = 0; i < m; ++i) {
+      if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
+    }
+    if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx, nullptr);
+    apply_rows(pool, model.output_out(), s.logits_.data(), n_out, c.n_vocab, c.n_vocab);
+    if (c.final_softcap > 0) {  // Gemma 2
+      parallel_range(pool, n_out * c.n_vocab, 1 << 15, [&](size_t b, size_t e) { softcap_logits(s.logits_.data() + b, e - b, c.final_softcap); });
+    }
+  }
+
+  // The rings now hold the last ring_ positions of each sequence (all of them from position 0
+  // when the sequence started over); the sequences' positions move past the batch.
+  void commit() {
+    for (const State::Span& sp : s.spans_) {
+      if (sp.pos == 0) s.held_[sp.seq] = 0;
+    }
+    for (size_t q = 0; q < s.pos_.size(); ++q) s.held_[q] = std::max(s.held_[q], s.next_pos_[q] - std::min(s.next_pos_[q], s.ring_));
+    std::copy(s.next_pos_.begin(), s.next_pos_.end(), s.pos_.begin());
+  }
+};
+
+const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n) {
+  ForwardPass p{model, s, rows, n};
+  const size_t n_out = p.plan(tokens);
+  const Config& c = model.config();
+  Context& ctx = *s.ctx_;
+  ThreadPool& pool = ctx.pool();
+  const size_t m = n, dim = c.n_embd, q_dim = c.q_dim(), qkv_dim = q_dim + 2 * c.kv_dim();
+  float *x = s.x_.data(), *xb = s.xb_.data(), *xb2 = s.xb2_.data(), *qkv = s.qkv_.data();
+
+  p.embed(tokens, x);
+  p.rope_angles();
+  for (size_t l = 0; l < c.n_layer; ++l) {
+    const Layer& L = model.layers()[l];
+
+    // Attention RMSNorm: xb = rmsnorm(x) · attn_norm
+    norm_rows(pool, xb, x, L.attn_norm.data(), m, dim, c.norm_eps);
+
+    // Q, K, V projections (one matmul when fused): qkv[i] = [q | k | v] of row i; then biases,
+    // q/k norms and RoPE, and the keys and values into the cache
+    linear(L.qkv, m, xb, dim, qkv, qkv_dim, ctx, &L.wo);
+    p.qkv_rows(L, l);
+
+    // Grouped-query attention: xb[i] = softmax(q_i · Kᵀ) · V over row i's positions
+    p.attention(l, xb);
+
     // Output projection (then its RMSNorm for Gemma) and residual: x += xb · Woᵀ
     linear(L.wo, m, xb, q_dim, xb2, dim, ctx, c.n_expert ? &L.moe.router : &L.gate_up.parts[0]);
     apply_rows(pool, L.wo_out, xb2, m, dim, dim);
@@ -389,47 +476,20 @@ const float* forward(const Model& model, State& s, const int32_t* tokens, const 
     // FFN RMSNorm: xb = rmsnorm(x) · ffn_norm
     norm_rows(pool, xb, x, L.ffn_norm.data(), m, dim, c.norm_eps);
 
+    // FFN: xb = the router's chosen experts of each row, weighted (moe.h), or SwiGLU / GeGLU
     if (c.n_expert) {
-      // Mixture of experts (moe.h): xb = the router's chosen experts of each row, weighted
-      moe_ffn(c, L.moe, l, m, xb, xb, s.moe_, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
+      moe_ffn(c, L.moe, l, m, xb, xb, s.moe_, ctx, p.after(l));
     } else {
-      // SwiGLU / GeGLU: hb[i] = [gate | up] = xb · [Wgate; Wup]ᵀ, then gate = act(gate) ⊙ up
-      linear(L.gate_up, m, xb, dim, hb, 2 * ff, ctx, &L.w_down);
-      apply_rows(pool, L.gate_up_out, hb, m, 2 * ff, 2 * ff);
-      parallel_range(pool, m * ff, 4096, [&](size_t b, size_t e) {
-        for (size_t i = b; i < e;) {  // [b, e) over the gate halves of the rows
-          const size_t row = i / ff, col = i % ff, len = std::min(e - i, ff - col);
-          float* gate = hb + row * 2 * ff + col;
-          (arch.act == Activation::geglu ? geglu : swiglu)(gate, gate + ff, len);
-          i += len;
-        }
-      });
-
-      // Down projection (then its RMSNorm for Gemma) and residual: x += gate · Wdownᵀ
-      linear(L.w_down, m, hb, 2 * ff, xb, dim, ctx, l + 1 < c.n_layer ? &model.layers()[l + 1].qkv.parts[0] : &model.output());
-      apply_rows(pool, L.down_out, xb, m, dim, dim);
+      p.dense_ffn(L, xb, p.after(l));
     }
+
+    // (Its RMSNorm for Gemma and) residual: x += xb
     if (!L.post_ffn_norm.empty()) norm_rows(pool, xb, xb, L.post_ffn_norm.data(), m, dim, c.norm_eps);
     parallel_range(pool, m * dim, 4096, [&](size_t b, size_t e) { add(x + b, xb + b, e - b); });
   }
 
-  // Final RMSNorm and output projection, for the rows that asked for logits.
-  for (size_t i = 0, j = 0; i < m; ++i) {
-    if (rows[i].logits) rmsnorm(xb + j++ * dim, x + i * dim, model.output_norm().data(), dim, c.norm_eps);
-  }
-  if (n_out > 0) linear(model.output(), n_out, xb, dim, s.logits_.data(), c.n_vocab, ctx, nullptr);
-  apply_rows(pool, model.output_out(), s.logits_.data(), n_out, c.n_vocab, c.n_vocab);
-  if (c.final_softcap > 0) {  // Gemma 2
-    parallel_range(pool, n_out * c.n_vocab, 1 << 15, [&](size_t b, size_t e) { softcap_logits(s.logits_.data() + b, e - b, c.final_softcap); });
-  }
-
-  // The rings now hold the last ring_ positions of each sequence (all of them from position 0
-  // when the sequence started over).
-  for (const State::Span& sp : s.spans_) {
-    if (sp.pos == 0) s.held_[sp.seq] = 0;
-  }
-  for (size_t q = 0; q < s.pos_.size(); ++q) s.held_[q] = std::max(s.held_[q], s.next_pos_[q] - std::min(s.next_pos_[q], s.ring_));
-  std::copy(s.next_pos_.begin(), s.next_pos_.end(), s.pos_.begin());
+  p.logits(x, xb, n_out);
+  p.commit();
   return s.logits_.data();
 }
 

@@ -465,4 +465,16 @@ void GeneratorThread::call(const std::function<void(Generator&)>& f) {
   if (c.error) std::rethrow_exception(c.error);
 }
 
+ReversePrompts::ReversePrompts(std::vector<std::string> prompts) : prompts_(std::move(prompts)) {
+  for (const std::string& r : prompts_) longest_ = std::max(longest_, r.size());
+}
+
+bool ReversePrompts::feed(std::string_view text) {
+  if (seen_ || longest_ == 0) return seen_;
+  tail_.append(text);
+  for (const std::string& r : prompts_) seen_ = seen_ || tail_.find(r) != std::string::npos;
+  if (tail_.size() > longest_) tail_.erase(0, tail_.size() - longest_);
+  return seen_;
+}
+
 }  // namespace qmm::llm

@@ -264,4 +264,19 @@ class GeneratorThread {
   std::thread thread_;
 };
 
+// llama-cli's reverse prompts (`qmm run -r`): the generation stops once the text streamed so
+// far holds one of them, which is shown (unlike Params::stop, which cuts a stop string off).
+class ReversePrompts {
+ public:
+  explicit ReversePrompts(std::vector<std::string> prompts);
+  // Adds the next streamed text; true once a reverse prompt has appeared (and ever after).
+  bool feed(std::string_view text);
+
+ private:
+  std::vector<std::string> prompts_;
+  std::string tail_;  // the last (longest prompt) bytes streamed
+  size_t longest_ = 0;
+  bool seen_ = false;
+};
+
 }  // namespace qmm::llm

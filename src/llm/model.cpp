@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -26,7 +28,6 @@ std::string mib(size_t bytes) {
   std::snprintf(buf, sizeof buf, "%.2f MiB", static_cast<double>(bytes) / (1 << 20));
   return buf;
 }
-
 
 // The weight type of a GGML id when the kernels take it as it is.
 std::optional<WeightType> native_type(uint32_t ggml) {
@@ -379,96 +380,53 @@ Config read_config(const gguf::File& f) {
   return c;
 }
 
-// A tensor the model reads: its name, its shape, and whether the file may leave it out; or one
-// llama.cpp loads and never uses, which is accepted and not read (`unused`, any shape).
-struct Expected {
-  std::string name;
-  std::vector<uint64_t> shape;
-  bool optional = false;
-  bool unused = false;
+// A layer's (prefix "blk.N.") or the global tensors (prefix "") as arch.h's schema lists them
+// for this model and, for Q/K/V, how the file stores them.
+struct Tensors {
+  const gguf::File& f;
+  std::string prefix;
+  std::vector<TensorSpec> specs;
+  const TensorSpec* spec(Role r, Role of = Role::token_embd) const { return find_tensor(specs, r, of); }
+  const gguf::TensorInfo* find(const TensorSpec* s) const { return s ? f.find_tensor(prefix + s->name) : nullptr; }
 };
 
-// The tensors of layer l (names after "blk.N.") by what the family has and, for Q/K/V, how the
-// file stores them: fused in attn_qkv or not, biases or not (llama.cpp's create_tensor_qkv).
-std::vector<Expected> layer_tensors(const gguf::File& f, const Config& c, size_t l) {
-  const ArchSpec& a = *c.spec;
-  const uint64_t embd = c.n_embd, q = c.q_dim(), kv = c.kv_dim(), ff = c.n_ff, hd = c.head_dim;
+// The weights of `rs` the schema lists (expert e's slices of them), packed side by side.
+Fused matrices(Loader& ld, const Tensors& ts, std::initializer_list<Role> rs, std::optional<size_t> e = {}) {
+  std::vector<gguf::TensorInfo> slices;
+  slices.reserve(rs.size());  // (pointed to below)
+  std::vector<const gguf::TensorInfo*> infos;
+  std::vector<size_t> ns;
+  size_t k = 0;
+  for (Role r : rs) {
+    const TensorSpec* s = ts.spec(r);
+    if (!s) continue;
+    const gguf::TensorInfo& t = *ts.find(s);
+    infos.push_back(e ? &slices.emplace_back(expert_slice(t, *e)) : &t);
+    ns.push_back(static_cast<size_t>(s->shape[1]));
+    k = static_cast<size_t>(s->shape[0]);
+  }
+  return ld.matrices(infos, ns, k);
+}
+
+PackedWeights matrix(Loader& ld, const Tensors& ts, Role r, std::optional<size_t> e = {}) {
+  return std::move(matrices(ld, ts, {r}, e).parts[0]);
+}
+
+std::vector<float> vec(Loader& ld, const Tensors& ts, Role r) {
+  const TensorSpec& s = *ts.spec(r);
+  return ld.vec(ts.prefix + s.name, static_cast<size_t>(s.shape[0]));
+}
+
+Tensors layer(const gguf::File& f, const Config& c, size_t l) {
   const std::string b = "blk." + std::to_string(l) + ".";
-  std::vector<Expected> t;
-  auto add = [&](const std::string& name, std::vector<uint64_t> shape, bool optional = false) {
-    t.push_back({b + name, std::move(shape), optional});
-  };
-  // Per projection: its per-tensor scale (applied by every family's graph, or for the FFN only
-  // where the family's is), its input scale (never used), its bias where the family has one.
-  auto extras = [&](const char* w, bool scale_used, uint64_t bias) {
-    add(std::string(w) + ".scale", {1}, true);
-    t.back().unused = !scale_used;
-    t.push_back({b + w + ".input_scale", {}, true, true});
-    if (bias) add(std::string(w) + ".bias", {bias}, true);
-  };
-  add("attn_norm.weight", {embd});
-  const bool fused_qkv = f.find_tensor(b + "attn_qkv.weight") != nullptr;
-  if (fused_qkv) {
-    add("attn_qkv.weight", {embd, q + 2 * kv});
-    add("attn_qkv.bias", {q + 2 * kv}, true);
-    extras("attn_qkv", true, 0);
-  } else {
-    add("attn_q.weight", {embd, q});
-    add("attn_k.weight", {embd, kv});
-    add("attn_v.weight", {embd, kv});
-    for (const char* w : {"attn_q", "attn_k", "attn_v"}) extras(w, true, 0);
-  }
-  if (!fused_qkv || !f.find_tensor(b + "attn_qkv.bias")) {
-    add("attn_q.bias", {q}, true);
-    add("attn_k.bias", {kv}, true);
-    add("attn_v.bias", {kv}, true);
-  }
-  if (a.qk_norm) {
-    add("attn_q_norm.weight", {a.qk_norm_whole ? q : hd});
-    add("attn_k_norm.weight", {a.qk_norm_whole ? kv : hd});
-  }
-  add("attn_output.weight", {q, embd});
-  extras("attn_output", true, a.wo_bias ? embd : 0);
-  if (a.post_norms) add("post_attention_norm.weight", {embd});
-  add("ffn_norm.weight", {embd});
-  if (a.moe) {
-    moe_tensors(c, [&](const char* name, std::vector<uint64_t> shape) { add(name, std::move(shape)); });
-  } else if (a.fused) {
-    add("ffn_up.weight", {embd, 2 * ff});
-    extras("ffn_up", a.ffn_scales, a.ffn_biases ? 2 * ff : 0);
-  } else {
-    add("ffn_gate.weight", {embd, ff});
-    add("ffn_up.weight", {embd, ff});
-    extras("ffn_gate", a.ffn_scales, a.ffn_biases ? ff : 0);
-    extras("ffn_up", a.ffn_scales, a.ffn_biases ? ff : 0);
-  }
-  if (!a.moe) {
-    add("ffn_down.weight", {ff, embd});
-    extras("ffn_down", a.ffn_scales, a.ffn_biases ? embd : 0);
-  }
-  if (a.post_norms) add("post_ffw_norm.weight", {embd});
-  return t;
+  const QkvForm form{f.find_tensor(b + "attn_qkv.weight") != nullptr, f.find_tensor(b + "attn_qkv.bias") != nullptr};
+  return {f, b, layer_tensors(*c.spec, c.dims(), form)};
 }
 
 // LongRoPE's factor tensors replace rope_freqs (llama.cpp: Phi-3, or llama with longrope scaling).
 bool long_rope(const Config& c) { return c.spec->long_rope || (c.spec->rope_freqs && c.rope_scaling == "longrope"); }
 
-// The tensors outside the layers.
-std::vector<Expected> global_tensors(const Config& c) {
-  std::vector<Expected> t = {{"token_embd.weight", {c.n_embd, c.n_vocab}},
-                             {"output_norm.weight", {c.n_embd}},
-                             {"output.weight", {c.n_embd, c.n_vocab}, true},
-                             {"output.scale", {1}, true}};
-  if (c.spec->output_bias) t.push_back({"output.bias", {c.n_vocab}, true});
-  if (c.spec->cls_output) t.push_back({"cls.output.weight", {}, true, true});
-  if (long_rope(c)) {
-    t.push_back({"rope_factors_short.weight", {c.n_rot / 2}, true});
-    t.push_back({"rope_factors_long.weight", {c.n_rot / 2}, true});
-  } else if (c.spec->rope_freqs) {
-    t.push_back({"rope_freqs.weight", {c.n_rot / 2}, true});
-  }
-  return t;
-}
+Tensors globals(const gguf::File& f, const Config& c) { return {f, "", global_tensors(*c.spec, c.dims(), long_rope(c))}; }
 
 std::string dims(const std::vector<uint64_t>& s) {
   std::string r;
@@ -482,7 +440,7 @@ std::string dims(const std::vector<uint64_t>& s) {
 // the family does not read (a bias, a scale: qmm would compute a different model without it).
 void check_tensors(const gguf::File& f, const Config& c) {
   size_t per_layer = 0;
-  for (const Expected& e : layer_tensors(f, c, 0)) per_layer += !e.optional;
+  for (const TensorSpec& e : layer(f, c, 0).specs) per_layer += e.need == Need::required;
   if (c.n_layer > f.tensors().size() / per_layer) {
     fail(Status::io, f.path() + ": block_count " + std::to_string(c.n_layer) + " needs " + std::to_string(per_layer) +
                          " tensors per layer, the file has " + std::to_string(f.tensors().size()) + " tensors");
@@ -497,24 +455,24 @@ void check_tensors(const gguf::File& f, const Config& c) {
     }
   }
   std::unordered_set<std::string> expected;
-  auto need = [&](const Expected& e) {
-    expected.insert(e.name);
-    const gguf::TensorInfo* t = f.find_tensor(e.name);
-    if ((!t && e.optional) || e.unused) return;
-    if (!t && e.name.ends_with(".attn_q.weight")) {
-      fail(Status::io, f.path() + ": tensor '" + e.name + "' missing (nor is Q/K/V fused in '" +
-                           e.name.substr(0, e.name.size() - 8) + "qkv.weight')");
+  auto need = [&](const Tensors& ts) {
+    for (const TensorSpec& e : ts.specs) {
+      const std::string name = ts.prefix + e.name;
+      expected.insert(name);
+      const gguf::TensorInfo* t = f.find_tensor(name);
+      if ((!t && e.need != Need::required) || e.need == Need::unused) continue;
+      if (!t && e.role == Role::attn_q) {
+        fail(Status::io, f.path() + ": tensor '" + name + "' missing (nor is Q/K/V fused in '" + ts.prefix + "attn_qkv.weight')");
+      }
+      if (!t) fail(Status::io, f.path() + ": tensor '" + name + "' missing");
+      if (t->shape != e.shape) {
+        fail(Status::io, f.path() + ": tensor '" + name + "' has shape " + dims(t->shape) + ", expected " + dims(e.shape));
+      }
+      if (!gguf::ggml_can_dequantize(t->type)) unloadable(*t);
     }
-    if (!t) fail(Status::io, f.path() + ": tensor '" + e.name + "' missing");
-    if (t->shape != e.shape) {
-      fail(Status::io, f.path() + ": tensor '" + e.name + "' has shape " + dims(t->shape) + ", expected " + dims(e.shape));
-    }
-    if (!gguf::ggml_can_dequantize(t->type)) unloadable(*t);
   };
-  for (const Expected& e : global_tensors(c)) need(e);
-  for (size_t l = 0; l < c.n_layer; ++l) {
-    for (const Expected& e : layer_tensors(f, c, l)) need(e);
-  }
+  need(globals(f, c));
+  for (size_t l = 0; l < c.n_layer; ++l) need(layer(f, c, l));
   std::string unused;
   size_t n_unused = 0;
   for (const gguf::TensorInfo& t : f.tensors()) {
@@ -528,34 +486,131 @@ void check_tensors(const gguf::File& f, const Config& c) {
   }
 }
 
-// The scales and biases of projections side by side (name prefix, output columns), per column:
-// a part's ".scale" (one number; 1 where absent) over its columns when `scales`, its ".bias"
-// (0 where absent) when `biases`; each empty when no part has one.
-Affine affine(Loader& ld, const gguf::File& f, const std::vector<std::pair<std::string, size_t>>& parts, bool scales,
-              bool biases) {
+// The scales and biases of weights side by side (those of `ws` the schema lists), per column: a
+// weight's ".scale" (one number; 1 where absent) over its columns where the family applies it,
+// its ".bias" (0 where absent) where the family has one; each empty when no weight has one.
+Affine affine(Loader& ld, const Tensors& ts, std::initializer_list<Role> ws) {
   Affine a;
   bool any_scale = false, any_bias = false;
-  for (const auto& [w, n] : parts) {
-    const bool s = scales && f.find_tensor(w + ".scale"), bi = biases && f.find_tensor(w + ".bias");
-    a.scale.insert(a.scale.end(), n, s ? ld.vec(w + ".scale", 1)[0] : 1.0f);
-    const std::vector<float> bias = bi ? ld.vec(w + ".bias", n) : std::vector<float>(n, 0.0f);
+  for (Role w : ws) {
+    const TensorSpec* weight = ts.spec(w);
+    if (!weight) continue;
+    const TensorSpec* s = ts.spec(Role::scale, w);
+    const bool has = s && s->need != Need::unused && ts.find(s);
+    a.scale.insert(a.scale.end(), weight->shape[1], has ? ld.vec(ts.prefix + s->name, 1)[0] : 1.0f);
+    any_scale |= has;
+  }
+  for (Role w : ws) {  // (Q/K/V: the biases as the file has them, fused or per part, whatever the weights are)
+    const TensorSpec* b = ts.spec(Role::bias, w);
+    if (!b) continue;
+    const bool has = ts.find(b) != nullptr;
+    const std::vector<float> bias = has ? ld.vec(ts.prefix + b->name, b->shape[0]) : std::vector<float>(b->shape[0], 0.0f);
     a.bias.insert(a.bias.end(), bias.begin(), bias.end());
-    any_scale |= s;
-    any_bias |= bi;
+    any_bias |= has;
   }
   if (!any_scale) a.scale.clear();
   if (!any_bias) a.bias.clear();
   return a;
 }
 
-// Q/K/V's: the scales of the weights as the file stores them, the biases fused or per part.
-Affine qkv_affine(Loader& ld, const gguf::File& f, const std::string& b, size_t q, size_t kv) {
-  const bool fused = f.find_tensor(b + "attn_qkv.weight") != nullptr;
-  const std::vector<std::pair<std::string, size_t>> fused_part = {{b + "attn_qkv", q + 2 * kv}};
-  const std::vector<std::pair<std::string, size_t>> parts = {{b + "attn_q", q}, {b + "attn_k", kv}, {b + "attn_v", kv}};
-  Affine a = affine(ld, f, fused ? fused_part : parts, true, false);
-  a.bias = affine(ld, f, f.find_tensor(b + "attn_qkv.bias") ? fused_part : parts, false, true).bias;
-  return a;
+// One layer's weights as its schema lists them, in the order of the pack cache's entries
+// (Model::weights()).
+Layer load_layer(Loader& ld, const Tensors& T, const Config& c) {
+  const ArchSpec& spec = *c.spec;
+  Layer L;
+  L.attn_norm = vec(ld, T, Role::attn_norm);
+  L.qkv = matrices(ld, T, {Role::attn_qkv, Role::attn_q, Role::attn_k, Role::attn_v});  // (fused or not, as the file has them)
+  L.qkv_out = affine(ld, T, {Role::attn_qkv, Role::attn_q, Role::attn_k, Role::attn_v});
+  if (spec.qk_norm) {
+    L.q_norm = vec(ld, T, Role::attn_q_norm);
+    L.k_norm = vec(ld, T, Role::attn_k_norm);
+  }
+  L.wo = matrix(ld, T, Role::attn_output);
+  L.wo_out = affine(ld, T, {Role::attn_output});
+  if (spec.post_norms) L.post_attn_norm = vec(ld, T, Role::post_attn_norm);
+  L.ffn_norm = vec(ld, T, Role::ffn_norm);
+  if (spec.moe) {  // the router, then each expert's slices of the 3-D tensors (moe.h)
+    L.moe.router = matrix(ld, T, Role::ffn_router);
+    for (size_t e = 0; e < c.n_expert; ++e) {
+      L.moe.gate_up.push_back(matrices(ld, T, {Role::ffn_gate_exps, Role::ffn_up_exps}, e));
+      L.moe.down.push_back(matrix(ld, T, Role::ffn_down_exps, e));
+    }
+    if (spec.shared_expert) {
+      L.moe.shared_gate = vec(ld, T, Role::shexp_router);
+      L.moe.shared_gate_up = matrices(ld, T, {Role::ffn_gate_shexp, Role::ffn_up_shexp});
+      L.moe.shared_down = matrix(ld, T, Role::ffn_down_shexp);
+    }
+  } else {
+    L.gate_up = matrices(ld, T, {Role::ffn_gate, Role::ffn_up});  // (Phi-3: ffn_up alone, [gate; up])
+    L.gate_up_out = affine(ld, T, {Role::ffn_gate, Role::ffn_up});
+    L.gate_up_out.bias_first = true;
+    L.w_down = matrix(ld, T, Role::ffn_down);
+    L.down_out = affine(ld, T, {Role::ffn_down});
+    L.down_out.bias_first = true;
+  }
+  if (spec.post_norms) L.post_ffn_norm = vec(ld, T, Role::post_ffn_norm);
+  return L;
+}
+
+// The RoPE tables (Model::rope_freqs): angle per position of pair i = base^(-2i/n_rot) · scale,
+// divided by the frequency factor of the pair where the model has them: Llama 3's rope_freqs,
+// or LongRoPE's short factors and (for contexts beyond n_ctx_orig) long ones. A LongRoPE model
+// without one of the two runs without factors at that length, as llama.cpp does.
+struct RopeTables {
+  std::vector<float> global, local, long_ctx;
+};
+
+RopeTables rope_tables(Loader& ld, const Tensors& G, const Config& c, const std::string& path, const LoadOptions& opt) {
+  const ArchSpec& spec = *c.spec;
+  const std::vector<float> ones(c.n_rot / 2, 1.0f);
+  auto factors = [&](Role r) {
+    if (!G.find(G.spec(r))) return ones;
+    if (opt.trace) opt.trace("  " + G.spec(r)->name + ": RoPE frequency factors");
+    return vec(ld, G, r);
+  };
+  auto freqs = [&](double base, double scale, const std::vector<float>& factor, const char* name) {
+    std::vector<float> out(c.n_rot / 2);
+    for (size_t i = 0; i < c.n_rot / 2; ++i) {
+      const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
+      out[i] = static_cast<float>(theta * scale / factor[i]);
+      if (factor[i] == 0 || !std::isfinite(factor[i]) || !std::isfinite(out[i])) {  // (a negative one turns the pair the other way, as in llama.cpp)
+        fail(Status::io, path + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(factor[i]) +
+                             " must be a finite non-zero number");
+      }
+    }
+    return out;
+  };
+  RopeTables t;
+  if (long_rope(c)) {
+    t.global = freqs(c.rope_freq_base, c.rope_freq_scale, factors(Role::rope_short), "rope_factors_short.weight");
+    if (G.find(G.spec(Role::rope_short)) || G.find(G.spec(Role::rope_long))) {
+      t.long_ctx = freqs(c.rope_freq_base, c.rope_freq_scale, factors(Role::rope_long), "rope_factors_long.weight");
+    }
+  } else {
+    t.global = freqs(c.rope_freq_base, c.rope_freq_scale, factors(Role::rope_freqs), "rope_freqs.weight");
+  }
+  // The local layers' RoPE (llama.cpp's rope_freq_base_train_swa / rope_freq_scale_train_swa):
+  // Gemma 3's base 10000 without scaling, Gemma 2's the model's base and scale, unless the file
+  // names a base.
+  t.local = spec.swa_pattern ? freqs(c.rope_freq_base_swa, spec.swa_rope_base > 0 ? 1.0 : c.rope_freq_scale, ones, "rope_freqs.weight")
+                             : t.global;  // (no local layers: never read)
+  return t;
+}
+
+// --trace's line of what the family does.
+std::string architecture_line(const Config& c, bool qkv_biases, bool long_factors) {
+  const ArchSpec& spec = *c.spec;
+  std::string line = "  architecture " + c.arch + ": " + (spec.rope == Rope::neox ? "NeoX" : "normal") + " RoPE, " +
+                     (spec.act == Activation::geglu ? "GeGLU" : "SwiGLU");
+  if (qkv_biases) line += ", Q/K/V biases";
+  if (long_factors) line += ", LongRoPE (long factors beyond " + std::to_string(c.n_ctx_orig) + " positions)";
+  if (c.rope_attn_factor != 1.0f) line += ", RoPE attention factor " + std::to_string(c.rope_attn_factor);
+  if (spec.qk_norm) line += spec.qk_norm_whole ? ", q/k norms over the whole projections" : ", q/k norms";
+  if (spec.post_norms) line += ", post-attention/FFN norms";
+  if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
+  if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";
+  if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
+  return line + moe_summary(c);
 }
 
 }  // namespace
@@ -588,7 +643,8 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   // Token embedding: copied out of the mapping (read on every token, it must not fault if the
   // file is truncated while the model runs), rows dequantized on lookup; or the pack cache's
   // copy (a file qmm only ever replaces, never truncates).
-  m.tok_embd_ = &f.tensor("token_embd.weight");
+  const Tensors G = globals(f, c);
+  m.tok_embd_ = G.find(G.spec(Role::token_embd));
   m.tok_row_bytes_ = gguf::ggml_row_bytes(m.tok_embd_->type, c.n_embd);
   m.tok_embd_bytes_ = ld.take_raw(m.tok_embd_->type, m.tok_embd_->bytes);
   if (!m.tok_embd_bytes_) {
@@ -604,112 +660,23 @@ Model Model::load(const std::string& path, const LoadOptions& opt, ThreadPool& p
   }
   ld.done(*m.tok_embd_);
 
-  const size_t q_dim = c.q_dim(), kv_dim = c.kv_dim();
-  const ArchSpec& spec = *c.spec;
   m.layers_.resize(c.n_layer);
-  for (size_t l = 0; l < c.n_layer; ++l) {
-    const std::string b = "blk." + std::to_string(l) + ".";
-    Layer& L = m.layers_[l];
-    auto t = [&](const char* name) { return &f.tensor(b + name); };
-    L.attn_norm = ld.vec(b + "attn_norm.weight", c.n_embd);
-    L.qkv = f.find_tensor(b + "attn_qkv.weight")
-                ? ld.matrices({t("attn_qkv.weight")}, {q_dim + 2 * kv_dim}, c.n_embd)
-                : ld.matrices({t("attn_q.weight"), t("attn_k.weight"), t("attn_v.weight")}, {q_dim, kv_dim, kv_dim}, c.n_embd);
-    L.qkv_out = qkv_affine(ld, f, b, q_dim, kv_dim);
-    if (spec.qk_norm) {
-      L.q_norm = ld.vec(b + "attn_q_norm.weight", spec.qk_norm_whole ? q_dim : c.head_dim);
-      L.k_norm = ld.vec(b + "attn_k_norm.weight", spec.qk_norm_whole ? kv_dim : c.head_dim);
-    }
-    L.wo = ld.matrix(*t("attn_output.weight"), c.n_embd, q_dim);
-    L.wo_out = affine(ld, f, {{b + "attn_output", c.n_embd}}, true, spec.wo_bias);
-    if (spec.post_norms) L.post_attn_norm = ld.vec(b + "post_attention_norm.weight", c.n_embd);
-    L.ffn_norm = ld.vec(b + "ffn_norm.weight", c.n_embd);
-    if (spec.moe) {  // the router, then each expert's slices of the 3-D tensors (moe.h)
-      L.moe.router = ld.matrix(*t("ffn_gate_inp.weight"), c.n_expert, c.n_embd);
-      for (size_t e = 0; e < c.n_expert; ++e) {
-        const gguf::TensorInfo g = expert_slice(*t("ffn_gate_exps.weight"), e), u = expert_slice(*t("ffn_up_exps.weight"), e);
-        L.moe.gate_up.push_back(ld.matrices({&g, &u}, {c.n_ff_exp, c.n_ff_exp}, c.n_embd));
-        L.moe.down.push_back(ld.matrix(expert_slice(*t("ffn_down_exps.weight"), e), c.n_embd, c.n_ff_exp));
-      }
-      if (spec.shared_expert) {
-        L.moe.shared_gate = ld.vec(b + "ffn_gate_inp_shexp.weight", c.n_embd);
-        L.moe.shared_gate_up = ld.matrices({t("ffn_gate_shexp.weight"), t("ffn_up_shexp.weight")}, {c.n_ff_shexp, c.n_ff_shexp}, c.n_embd);
-        L.moe.shared_down = ld.matrix(*t("ffn_down_shexp.weight"), c.n_embd, c.n_ff_shexp);
-      }
-    } else {
-      L.gate_up = spec.fused ? ld.matrices({t("ffn_up.weight")}, {2 * c.n_ff}, c.n_embd)
-                             : ld.matrices({t("ffn_gate.weight"), t("ffn_up.weight")}, {c.n_ff, c.n_ff}, c.n_embd);
-      const std::vector<std::pair<std::string, size_t>> gate_up =
-          spec.fused ? std::vector<std::pair<std::string, size_t>>{{b + "ffn_up", 2 * c.n_ff}}
-                     : std::vector<std::pair<std::string, size_t>>{{b + "ffn_gate", c.n_ff}, {b + "ffn_up", c.n_ff}};
-      L.gate_up_out = affine(ld, f, gate_up, spec.ffn_scales, spec.ffn_biases);
-      L.gate_up_out.bias_first = true;
-      L.w_down = ld.matrix(*t("ffn_down.weight"), c.n_embd, c.n_ff);
-      L.down_out = affine(ld, f, {{b + "ffn_down", c.n_embd}}, spec.ffn_scales, spec.ffn_biases);
-      L.down_out.bias_first = true;
-    }
-    if (spec.post_norms) L.post_ffn_norm = ld.vec(b + "post_ffw_norm.weight", c.n_embd);
-  }
+  for (size_t l = 0; l < c.n_layer; ++l) m.layers_[l] = load_layer(ld, layer(f, c, l), c);  // (in the order of Model::weights())
   ld.drop_scratch();
-  m.output_norm_ = ld.vec("output_norm.weight", c.n_embd);
-  if (const gguf::TensorInfo* out = f.find_tensor("output.weight")) {
-    m.output_ = ld.matrix(*out, c.n_vocab, c.n_embd);
+  m.output_norm_ = vec(ld, G, Role::output_norm);
+  if (G.find(G.spec(Role::output))) {
+    m.output_ = matrix(ld, G, Role::output);
   } else {
     if (opt.trace) opt.trace("  output.weight absent: the output projection is tied to token_embd.weight");
     m.output_ = ld.matrix(*m.tok_embd_, c.n_vocab, c.n_embd);
   }
-  m.output_out_ = affine(ld, f, {{"output", c.n_vocab}}, true, spec.output_bias);
+  m.output_out_ = affine(ld, G, {Role::output});
 
-  // RoPE: angle per position of pair i = base^(-2i/n_rot) · scale, divided by the frequency
-  // factor of the pair where the model has them: Llama 3's rope_freqs, or LongRoPE's short
-  // factors and (for contexts beyond n_ctx_orig) long ones. A LongRoPE model without one of the
-  // two runs without factors at that length, as llama.cpp does.
-  const std::vector<float> ones(c.n_rot / 2, 1.0f);
-  auto factors = [&](const char* name) {
-    if (!f.find_tensor(name)) return ones;
-    if (opt.trace) opt.trace(std::string("  ") + name + ": RoPE frequency factors");
-    return ld.vec(name, c.n_rot / 2);
-  };
-  auto freqs = [&](double base, double scale, const std::vector<float>& factor, const char* name) {
-    std::vector<float> out(c.n_rot / 2);
-    for (size_t i = 0; i < c.n_rot / 2; ++i) {
-      const double theta = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(c.n_rot));
-      out[i] = static_cast<float>(theta * scale / factor[i]);
-      if (factor[i] == 0 || !std::isfinite(factor[i]) || !std::isfinite(out[i])) {  // (a negative one turns the pair the other way, as in llama.cpp)
-        fail(Status::io, path + ": " + name + "[" + std::to_string(i) + "] = " + std::to_string(factor[i]) +
-                             " must be a finite non-zero number");
-      }
-    }
-    return out;
-  };
-  if (long_rope(c)) {
-    m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_factors_short.weight"), "rope_factors_short.weight");
-    if (f.find_tensor("rope_factors_short.weight") || f.find_tensor("rope_factors_long.weight")) {
-      m.rope_freqs_long_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_factors_long.weight"), "rope_factors_long.weight");
-    }
-  } else {
-    m.rope_freqs_ = freqs(c.rope_freq_base, c.rope_freq_scale, factors("rope_freqs.weight"), "rope_freqs.weight");
-  }
-  // The local layers' RoPE (llama.cpp's rope_freq_base_train_swa / rope_freq_scale_train_swa):
-  // Gemma 3's base 10000 without scaling, Gemma 2's the model's base and scale, unless the file
-  // names a base.
-  m.rope_freqs_local_ = spec.swa_pattern ? freqs(c.rope_freq_base_swa, spec.swa_rope_base > 0 ? 1.0 : c.rope_freq_scale, ones,
-                                                 "rope_freqs.weight")
-                                          : m.rope_freqs_;  // (no local layers: never read)
-  if (opt.trace) {
-    std::string line = "  architecture " + c.arch + ": " + (spec.rope == Rope::neox ? "NeoX" : "normal") + " RoPE, " +
-                       (spec.act == Activation::geglu ? "GeGLU" : "SwiGLU");
-    if (!m.layers_.empty() && !m.layers_[0].qkv_out.bias.empty()) line += ", Q/K/V biases";
-    if (!m.rope_freqs_long_.empty()) line += ", LongRoPE (long factors beyond " + std::to_string(c.n_ctx_orig) + " positions)";
-    if (c.rope_attn_factor != 1.0f) line += ", RoPE attention factor " + std::to_string(c.rope_attn_factor);
-    if (spec.qk_norm) line += spec.qk_norm_whole ? ", q/k norms over the whole projections" : ", q/k norms";
-    if (spec.post_norms) line += ", post-attention/FFN norms";
-    if (spec.embed_scale) line += ", embeddings x sqrt(" + std::to_string(c.n_embd) + ")";
-    if (c.n_swa) line += ", window " + std::to_string(c.n_swa) + " on local layers";
-    if (c.attn_softcap > 0 || c.final_softcap > 0) line += ", soft-capping";
-    line += moe_summary(c);
-    opt.trace(line);
-  }
+  RopeTables rope = rope_tables(ld, G, c, path, opt);
+  m.rope_freqs_ = std::move(rope.global);
+  m.rope_freqs_local_ = std::move(rope.local);
+  m.rope_freqs_long_ = std::move(rope.long_ctx);
+  if (opt.trace) opt.trace(architecture_line(c, !m.layers_.empty() && !m.layers_[0].qkv_out.bias.empty(), !m.rope_freqs_long_.empty()));
   if (pack && ld.all_from_pack()) {
     m.stats_.from_pack_cache = true;
     m.pack_ = pack;

@@ -59,6 +59,10 @@ struct Config {
   size_t n_ff_shexp = 0;         // expert_shared_feed_forward_length, else n_ff: the shared expert's (0: none)
   size_t kv_dim() const { return n_head_kv * head_dim; }
   size_t q_dim() const { return n_head * head_dim; }
+  TensorDims dims() const {  // what the tensor schema's shapes are functions of (arch.h)
+    return {.embd = n_embd, .vocab = n_vocab, .q = q_dim(), .kv = kv_dim(), .ff = n_ff, .head = head_dim, .rot = n_rot,
+            .expert = n_expert, .ff_exp = n_ff_exp, .ff_shexp = n_ff_shexp};
+  }
   // Layer l attends to the last n_swa positions only (Gemma's local layers).
   bool is_local(size_t l) const {
     if (!swa_layers.empty()) return n_swa > 0 && swa_layers[l];
@@ -260,6 +264,7 @@ class State {
  private:
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, const BatchRow* rows, size_t n);
   friend const float* forward(const Model& model, State& s, const int32_t* tokens, size_t n);
+  friend struct ForwardPass;  // (forward.cpp: the steps of forward())
   struct Span {  // consecutive rows of one sequence at consecutive positions
     size_t row, rows, seq, pos;
   };

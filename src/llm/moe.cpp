@@ -133,19 +133,6 @@ void read_moe_config(const gguf::File& f, Config& c) {
   }
 }
 
-void moe_tensors(const Config& c, const std::function<void(const char*, std::vector<uint64_t>)>& add) {
-  const uint64_t embd = c.n_embd, ne = c.n_expert, fe = c.n_ff_exp, fs = c.n_ff_shexp;
-  add("ffn_gate_inp.weight", {embd, ne});
-  add("ffn_gate_exps.weight", {embd, fe, ne});
-  add("ffn_up_exps.weight", {embd, fe, ne});
-  add("ffn_down_exps.weight", {fe, embd, ne});
-  if (!c.spec->shared_expert) return;
-  add("ffn_gate_inp_shexp.weight", {embd});
-  add("ffn_gate_shexp.weight", {embd, fs});
-  add("ffn_up_shexp.weight", {embd, fs});
-  add("ffn_down_shexp.weight", {fs, embd});
-}
-
 std::string moe_summary(const Config& c) {
   if (!c.spec->moe) return "";
   return ", " + std::to_string(c.n_expert) + " experts of width " + std::to_string(c.n_ff_exp) + ", " + std::to_string(c.n_expert_used) +

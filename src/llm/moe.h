@@ -12,7 +12,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,9 +35,6 @@ class State;
 // reads neither expert_weights_norm, expert_weights_scale nor expert_gating_func for these
 // families; a file whose value of one would make it another model is refused by name.
 void read_moe_config(const gguf::File& f, Config& c);
-
-// The FFN tensors of an MoE layer (names after "blk.N.") and their shapes, to add(name, shape).
-void moe_tensors(const Config& c, const std::function<void(const char*, std::vector<uint64_t>)>& add);
 
 // ", 128 experts of width 768, 8 per token (weights renormalised)" for --trace ("" if dense).
 std::string moe_summary(const Config& c);

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "llm/arch.h"
 #include "text/chat_template.h"
 #include "gguf/gguf_writer.h"
 #include "gguf/quantize.h"
@@ -66,20 +67,76 @@ std::vector<float> llama3_rope_factors(uint32_t head_dim, float base) {
   return out;
 }
 
+// The family's metadata keys, its vocabulary and chat template (as llama.cpp's converter writes them).
+void write_keys(Writer& w, const SynthShape& sh, const llm::ArchSpec& spec, uint64_t seed, const std::string& chat_template) {
+  const std::string a = std::string(sh.arch) + ".";
+  w.set_u32(a + "context_length", sh.context);
+  w.set_u32(a + "embedding_length", sh.dim);
+  w.set_u32(a + "block_count", sh.layers);
+  w.set_u32(a + "feed_forward_length", sh.ffn);
+  w.set_u32(a + "attention.head_count", sh.heads);
+  w.set_u32(a + "attention.head_count_kv", sh.kv_heads);
+  if (sh.head_dim != sh.dim / sh.heads || spec.key_length_file) {
+    w.set_u32(a + "attention.key_length", sh.head_dim);
+    w.set_u32(a + "attention.value_length", sh.head_dim);
+  }
+  w.set_u32(a + "rope.dimension_count", sh.head_dim);
+  w.set_f32(a + "rope.freq_base", sh.rope_base);
+  w.set_f32(a + "attention.layer_norm_rms_epsilon", spec.rms_eps);
+  if (sh.sliding_window) w.set_u32(a + "attention.sliding_window", sh.sliding_window);
+  if (sh.long_rope_orig) {  // as llama.cpp's converter writes Phi-3's LongRoPE (the attention factor from the two contexts)
+    w.set_u32(a + "rope.scaling.original_context_length", sh.long_rope_orig);
+    const double scale = static_cast<double>(sh.context) / sh.long_rope_orig;
+    w.set_f32(a + "rope.scaling.attn_factor", static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(sh.long_rope_orig))));
+  }
+  if (spec.softcap) {
+    w.set_f32(a + "attn_logit_softcapping", 50.0f);
+    w.set_f32(a + "final_logit_softcapping", 30.0f);
+  }
+  if (spec.vocab_size_file) w.set_u32(a + "vocab_size", sh.vocab);
+  if (sh.experts) {  // (as llama.cpp's converter writes Qwen's MoE keys)
+    w.set_u32(a + "expert_count", sh.experts);
+    w.set_u32(a + "expert_used_count", sh.experts_used);
+    if (!spec.expert_ff_is_ff) w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
+    if (sh.shared_ffn) w.set_u32(a + "expert_shared_feed_forward_length", sh.shared_ffn);
+  }
+
+  const SynthVocab v = make_vocab(sh.vocab_flavor, sh.vocab, seed);
+  w.set_string("tokenizer.ggml.model", v.model);
+  if (!v.pre.empty()) w.set_string("tokenizer.ggml.pre", v.pre);
+  w.set_string_array("tokenizer.ggml.tokens", v.tokens);
+  if (!v.scores.empty()) w.set_f32_array("tokenizer.ggml.scores", v.scores);
+  w.set_i32_array("tokenizer.ggml.token_type", v.token_type);
+  if (!v.merges.empty()) w.set_string_array("tokenizer.ggml.merges", v.merges);
+  w.set_u32("tokenizer.ggml.bos_token_id", v.bos);
+  w.set_u32("tokenizer.ggml.eos_token_id", v.eos);
+  if (v.has_unk) w.set_u32("tokenizer.ggml.unknown_token_id", v.unk);
+  w.set_bool("tokenizer.ggml.add_bos_token", v.add_bos);
+  w.set_bool("tokenizer.ggml.add_eos_token", false);
+  if (!v.add_space_prefix) w.set_bool("tokenizer.ggml.add_space_prefix", false);
+  // The family's chat template (qmm's built-in one unless the caller gives one), so `qmm chat`
+  // and `qmm serve` run on the file.
+  if (!chat_template.empty()) {
+    w.set_string("tokenizer.chat_template", chat_template);
+  } else if (sh.chat_template) {
+    w.set_string("tokenizer.chat_template", *llm::builtin_chat_template(sh.chat_template));
+  }
+}
+
 }  // namespace
 
 const std::vector<SynthShape>& synth_shapes() {
   using enum VocabFlavor;
   static const std::vector<SynthShape> shapes = {
       {.name = "tiny", .arch = "llama", .vocab_flavor = llama, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
-       .head_dim = 16, .ffn = 192, .vocab = 512, .context = 512, .rope_base = 10000.0f,
+       .head_dim = 16, .ffn = 192, .vocab = 512, .context = 512, .rope_base = 10000.0f, .unit_norms = true,
        .summary = "dim 64, 2 layers, 4/2 heads, FFN 192, 512 SentencePiece tokens"},
       {.name = "tiny-llama3", .arch = "llama", .vocab_flavor = llama3, .dim = 64, .layers = 2, .heads = 4, .kv_heads = 2,
-       .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 2048, .rope_base = 500000.0f, .tied = true, .llama3 = true,
+       .head_dim = 16, .ffn = 192, .vocab = 1024, .context = 2048, .rope_base = 500000.0f, .unit_norms = true, .tied = true, .llama3 = true,
        .chat_template = "llama3",
        .summary = "tiny with Llama 3 features: 1024-token BPE vocabulary, rope_freqs, tied embeddings"},
       {.name = "tiny-k", .arch = "llama", .vocab_flavor = llama, .dim = 256, .layers = 2, .heads = 4, .kv_heads = 2,
-       .head_dim = 64, .ffn = 512, .vocab = 512, .context = 512, .rope_base = 10000.0f,
+       .head_dim = 64, .ffn = 512, .vocab = 512, .context = 512, .rope_base = 10000.0f, .unit_norms = true,
        .summary = "dim 256, 2 layers, 4/2 heads, FFN 512, 512 SentencePiece tokens (rows fit K-quant super-blocks)"},
       {.name = "tiny-gemma3", .arch = "gemma3", .vocab_flavor = gemma, .dim = 64, .layers = 6, .heads = 4, .kv_heads = 1,
        .head_dim = 32, .ffn = 192, .vocab = 1024, .context = 512, .rope_base = 1000000.0f, .sliding_window = 8,
@@ -114,14 +171,14 @@ const std::vector<SynthShape>& synth_shapes() {
        .expert_ffn = 64, .chat_template = "chatml",
        .summary = "OLMoE features: 16 experts of width 64 (feed_forward_length), 4 per token, q/k norms over whole projections"},
       {.name = "llama-1b", .arch = "llama", .vocab_flavor = llama, .dim = 2048, .layers = 16, .heads = 32, .kv_heads = 8,
-       .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f,
+       .head_dim = 64, .ffn = 8192, .vocab = 32000, .context = 4096, .rope_base = 10000.0f, .unit_norms = true,
        .summary = "dim 2048, 16 layers, 32/8 heads, FFN 8192, 32000 SentencePiece tokens"},
       {.name = "llama-3.2-1b", .arch = "llama", .vocab_flavor = llama3, .dim = 2048, .layers = 16, .heads = 32,
-       .kv_heads = 8, .head_dim = 64, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f,
+       .kv_heads = 8, .head_dim = 64, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f, .unit_norms = true,
        .tied = true, .llama3 = true, .chat_template = "llama3",
        .summary = "Llama 3.2 1B: llama-1b with 128256 BPE tokens, rope_freqs, tied embeddings"},
       {.name = "llama-3.2-3b", .arch = "llama", .vocab_flavor = llama3, .dim = 3072, .layers = 28, .heads = 24,
-       .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f,
+       .kv_heads = 8, .head_dim = 128, .ffn = 8192, .vocab = 128256, .context = 131072, .rope_base = 500000.0f, .unit_norms = true,
        .tied = true, .llama3 = true, .chat_template = "llama3",
        .summary = "Llama 3.2 3B: dim 3072, 28 layers, 24/8 heads, FFN 8192, 128256 BPE tokens, tied embeddings"},
       {.name = "gemma3-1b", .arch = "gemma3", .vocab_flavor = gemma, .dim = 1152, .layers = 26, .heads = 4, .kv_heads = 1,
@@ -161,10 +218,10 @@ const SynthShape* find_synth_shape(const std::string& name) {
 
 SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint64_t seed, const std::string& path, int threads,
                        const WriteOptions& opt, const std::string& chat_template) {
-  const std::string arch = sh.arch, a = arch + ".";
-  const bool gemma = arch.starts_with("gemma"), qk_norm = arch == "gemma3" || arch == "qwen3" || arch == "qwen3moe" || arch == "olmoe";
-  const bool olmoe = arch == "olmoe";  // (q/k norms over the whole projections; experts feed_forward_length wide)
-  const bool qkv_bias = arch == "qwen2" || arch == "qwen2moe", fused = arch == "phi3", plain = arch == "llama";
+  const std::string arch = sh.arch;
+  const llm::ArchSpec* spec_p = llm::find_arch(arch);
+  check_arg(spec_p != nullptr, std::string("synth: no architecture '") + sh.arch + "'");
+  const llm::ArchSpec& spec = *spec_p;
   const uint32_t q_dim = sh.heads * sh.head_dim, kv_dim = sh.head_dim * sh.kv_heads;
   Writer w;
   w.set_string("general.architecture", arch);
@@ -174,57 +231,7 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
   q.has_output = !sh.tied;
   w.set_u32("general.file_type", llama_ftype(q));
   w.set_u32("general.quantization_version", 2);
-  w.set_u32(a + "context_length", sh.context);
-  w.set_u32(a + "embedding_length", sh.dim);
-  w.set_u32(a + "block_count", sh.layers);
-  w.set_u32(a + "feed_forward_length", sh.ffn);
-  w.set_u32(a + "attention.head_count", sh.heads);
-  w.set_u32(a + "attention.head_count_kv", sh.kv_heads);
-  if (sh.head_dim != sh.dim / sh.heads || gemma) {
-    w.set_u32(a + "attention.key_length", sh.head_dim);
-    w.set_u32(a + "attention.value_length", sh.head_dim);
-  }
-  w.set_u32(a + "rope.dimension_count", sh.head_dim);
-  w.set_f32(a + "rope.freq_base", sh.rope_base);
-  w.set_f32(a + "attention.layer_norm_rms_epsilon", plain || fused ? 1e-5f : 1e-6f);
-  if (sh.sliding_window) w.set_u32(a + "attention.sliding_window", sh.sliding_window);
-  if (sh.long_rope_orig) {  // as llama.cpp's converter writes Phi-3's LongRoPE (the attention factor from the two contexts)
-    w.set_u32(a + "rope.scaling.original_context_length", sh.long_rope_orig);
-    const double scale = static_cast<double>(sh.context) / sh.long_rope_orig;
-    w.set_f32(a + "rope.scaling.attn_factor", static_cast<float>(std::sqrt(1 + std::log(scale) / std::log(sh.long_rope_orig))));
-  }
-  if (arch == "gemma2") {
-    w.set_f32(a + "attn_logit_softcapping", 50.0f);
-    w.set_f32(a + "final_logit_softcapping", 30.0f);
-  }
-  if (plain) w.set_u32(a + "vocab_size", sh.vocab);
-  if (sh.experts) {  // (as llama.cpp's converter writes Qwen's MoE keys)
-    w.set_u32(a + "expert_count", sh.experts);
-    w.set_u32(a + "expert_used_count", sh.experts_used);
-    if (!olmoe) w.set_u32(a + "expert_feed_forward_length", sh.expert_ffn);
-    if (sh.shared_ffn) w.set_u32(a + "expert_shared_feed_forward_length", sh.shared_ffn);
-  }
-
-  const SynthVocab v = make_vocab(sh.vocab_flavor, sh.vocab, seed);
-  w.set_string("tokenizer.ggml.model", v.model);
-  if (!v.pre.empty()) w.set_string("tokenizer.ggml.pre", v.pre);
-  w.set_string_array("tokenizer.ggml.tokens", v.tokens);
-  if (!v.scores.empty()) w.set_f32_array("tokenizer.ggml.scores", v.scores);
-  w.set_i32_array("tokenizer.ggml.token_type", v.token_type);
-  if (!v.merges.empty()) w.set_string_array("tokenizer.ggml.merges", v.merges);
-  w.set_u32("tokenizer.ggml.bos_token_id", v.bos);
-  w.set_u32("tokenizer.ggml.eos_token_id", v.eos);
-  if (v.has_unk) w.set_u32("tokenizer.ggml.unknown_token_id", v.unk);
-  w.set_bool("tokenizer.ggml.add_bos_token", v.add_bos);
-  w.set_bool("tokenizer.ggml.add_eos_token", false);
-  if (!v.add_space_prefix) w.set_bool("tokenizer.ggml.add_space_prefix", false);
-  // The family's chat template (qmm's built-in one unless the caller gives one), so `qmm chat`
-  // and `qmm serve` run on the file.
-  if (!chat_template.empty()) {
-    w.set_string("tokenizer.chat_template", chat_template);
-  } else if (sh.chat_template) {
-    w.set_string("tokenizer.chat_template", *llm::builtin_chat_template(sh.chat_template));
-  }
+  write_keys(w, sh, spec, seed, chat_template);
 
   SynthStats stats;
   ThreadPool pool(threads);
@@ -249,7 +256,7 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
     return x;
   };
   auto norm = [&](const std::string& name, size_t n, float gain = 1.0f) {
-    std::vector<float> g = plain ? std::vector<float>(n, 1.0f) : random_vec(n, 1.0f);
+    std::vector<float> g = sh.unit_norms ? std::vector<float>(n, 1.0f) : random_vec(n, 1.0f);
     for (float& e : g) e *= gain;
     vec(name, std::move(g));
   };
@@ -276,57 +283,39 @@ SynthStats synth_model(const SynthShape& sh, const QuantTarget& target_in, uint6
     stats.bytes += rb * n;
   };
 
-  mat("token_embd.weight", sh.dim, sh.vocab);
-  // The final norm's gain of 8 spreads the logits (sd ~ 0.16 · 8 at dim 64): greedy decoding
-  // then has clear winners instead of near-ties that rounding differences could flip.
-  norm("output_norm.weight", sh.dim, 8.0f);
-  if (!sh.tied) mat("output.weight", sh.dim, sh.vocab);
-  if (sh.llama3) vec("rope_freqs.weight", rope);
-  if (sh.long_rope_orig) {
-    vec("rope_factors_long.weight", long_rope_factors(sh.head_dim, true));
-    vec("rope_factors_short.weight", long_rope_factors(sh.head_dim, false));
-  }
+  // The tensors of the family's schema (llm/arch.h) in its order: every required one, and the
+  // optional ones the family's files have or the shape asks for.
+  using llm::Role;
+  const llm::TensorDims dims{.embd = sh.dim, .vocab = sh.vocab, .q = q_dim, .kv = kv_dim, .ff = sh.ffn, .head = sh.head_dim,
+                             .rot = sh.head_dim, .expert = sh.experts, .ff_exp = sh.expert_ffn, .ff_shexp = sh.shared_ffn};
+  auto emit = [&](const std::string& prefix, const llm::TensorSpec& t) {
+    const std::string name = prefix + t.name;
+    const auto k = static_cast<uint32_t>(t.shape.empty() ? 0 : t.shape[0]);
+    switch (t.role) {
+      case Role::output: if (!sh.tied) mat(name, k, sh.vocab); return;
+      case Role::rope_freqs: if (sh.llama3) vec(name, rope); return;
+      case Role::rope_long: case Role::rope_short:
+        if (sh.long_rope_orig) vec(name, long_rope_factors(sh.head_dim, t.role == Role::rope_long));
+        return;
+      default: break;
+    }
+    if (t.need != llm::Need::required && t.need != llm::Need::usual) return;
+    switch (t.role) {
+      case Role::bias: case Role::shexp_router: vec(name, random_vec(k, 0.0f)); return;
+      case Role::output_norm: norm(name, k, 8.0f); return;  // (see below)
+      case Role::ffn_router: mat(name, k, static_cast<uint32_t>(t.shape[1]), 0, 0.1f); return;
+      default: break;
+    }
+    if (t.shape.size() == 1) return norm(name, k);
+    mat(name, k, static_cast<uint32_t>(t.shape[1]), t.shape.size() == 3 ? static_cast<uint32_t>(t.shape[2]) : 0);
+  };
+  // (The final norm's gain of 8 spreads the logits (sd ~ 0.16 · 8 at dim 64): greedy decoding
+  // then has clear winners instead of near-ties that rounding differences could flip.)
+  for (const llm::TensorSpec& t : llm::global_tensors(spec, dims, spec.long_rope)) emit("", t);
   for (uint32_t l = 0; l < sh.layers; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    norm(p + "attn_norm.weight", sh.dim);
-    if (fused) {
-      mat(p + "attn_qkv.weight", sh.dim, q_dim + 2 * kv_dim);
-    } else {
-      mat(p + "attn_q.weight", sh.dim, q_dim);
-      mat(p + "attn_k.weight", sh.dim, kv_dim);
-      mat(p + "attn_v.weight", sh.dim, kv_dim);
+    for (const llm::TensorSpec& t : llm::layer_tensors(spec, dims, {.fused = spec.qkv_fused_file})) {
+      emit("blk." + std::to_string(l) + ".", t);
     }
-    if (qkv_bias) {
-      vec(p + "attn_q.bias", random_vec(q_dim, 0.0f));
-      vec(p + "attn_k.bias", random_vec(kv_dim, 0.0f));
-      vec(p + "attn_v.bias", random_vec(kv_dim, 0.0f));
-    }
-    if (qk_norm) {
-      norm(p + "attn_q_norm.weight", olmoe ? q_dim : sh.head_dim);
-      norm(p + "attn_k_norm.weight", olmoe ? kv_dim : sh.head_dim);
-    }
-    mat(p + "attn_output.weight", q_dim, sh.dim);
-    if (gemma) norm(p + "post_attention_norm.weight", sh.dim);
-    norm(p + "ffn_norm.weight", sh.dim);
-    if (sh.experts) {
-      mat(p + "ffn_gate_inp.weight", sh.dim, sh.experts, 0, 0.1f);
-      mat(p + "ffn_gate_exps.weight", sh.dim, sh.expert_ffn, sh.experts);
-      mat(p + "ffn_up_exps.weight", sh.dim, sh.expert_ffn, sh.experts);
-      mat(p + "ffn_down_exps.weight", sh.expert_ffn, sh.dim, sh.experts);
-      if (sh.shared_ffn) {
-        vec(p + "ffn_gate_inp_shexp.weight", random_vec(sh.dim, 0.0f));
-        mat(p + "ffn_gate_shexp.weight", sh.dim, sh.shared_ffn);
-        mat(p + "ffn_up_shexp.weight", sh.dim, sh.shared_ffn);
-        mat(p + "ffn_down_shexp.weight", sh.shared_ffn, sh.dim);
-      }
-    } else if (fused) {
-      mat(p + "ffn_up.weight", sh.dim, 2 * sh.ffn);
-    } else {
-      mat(p + "ffn_gate.weight", sh.dim, sh.ffn);
-      mat(p + "ffn_up.weight", sh.dim, sh.ffn);
-    }
-    if (!sh.experts) mat(p + "ffn_down.weight", sh.ffn, sh.dim);
-    if (gemma) norm(p + "post_ffw_norm.weight", sh.dim);
   }
   stats.tensors = w.tensor_count();
   w.write(path, opt);

@@ -24,6 +24,7 @@ struct SynthShape {
   VocabFlavor vocab_flavor;
   uint32_t dim, layers, heads, kv_heads, head_dim, ffn, vocab, context;
   float rope_base;
+  bool unit_norms = false;      // norm gains 1 (else 1 + N(0, 0.1))
   uint32_t sliding_window = 0;  // gemma: the local layers' attention window
   bool tied = false;            // no output.weight: the output projection is token_embd
   bool llama3 = false;          // Llama 3.x: rope_freqs (llama3 scaling)

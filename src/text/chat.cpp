@@ -1,5 +1,8 @@
 #include "text/chat.h"
 
+#include <cstddef>
+#include <utility>
+
 #include "core/error.h"
 #include "gguf/gguf.h"
 
@@ -46,6 +49,38 @@ std::vector<int32_t> ChatFormat::tokens(const Tokenizer& tok, const std::vector<
 std::vector<int32_t> ChatFormat::tokens(const Tokenizer& tok, const jinja::Value& messages, const jinja::Value& tools,
                                         bool add_generation_prompt) const {
   return encode_rendered(tok, render_chat(template_source, messages, tools, add_generation_prompt, bos, eos));
+}
+
+bool drop_oldest_turn(std::vector<ChatMessage>& messages) {
+  size_t first = 0;
+  while (first < messages.size() && messages[first].role == "system") ++first;
+  if (first + 1 >= messages.size()) return false;
+  size_t end = first + 1;
+  while (end + 1 < messages.size() && messages[end].role != "user") ++end;
+  messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(first), messages.begin() + static_cast<std::ptrdiff_t>(end));
+  return true;
+}
+
+FittedPrompt fit_conversation(const ChatFormat& fmt, const Tokenizer& tok, std::vector<ChatMessage>& messages, size_t n_ctx,
+                              size_t reserve) {
+  FittedPrompt out;
+  out.tokens = fmt.tokens(tok, messages, true);
+  if (out.tokens.size() >= n_ctx) {
+    // Could it fit with every older turn dropped? If not, refuse it before dropping any.
+    std::vector<ChatMessage> alone;
+    for (size_t i = 0; i + 1 < messages.size() && messages[i].role == "system"; ++i) alone.push_back(messages[i]);
+    alone.push_back(messages.back());
+    if (std::vector<int32_t> t = fmt.tokens(tok, alone, true); t.size() >= n_ctx) {
+      out.tokens = std::move(t);
+      out.fits = false;
+      return out;
+    }
+  }
+  while (out.tokens.size() + reserve > n_ctx && drop_oldest_turn(messages)) {
+    ++out.dropped;
+    out.tokens = fmt.tokens(tok, messages, true);
+  }
+  return out;
 }
 
 }  // namespace qmm::llm

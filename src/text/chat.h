@@ -37,4 +37,21 @@ struct ChatFormat {
                               bool add_generation_prompt) const;
 };
 
+// A conversation's prompt for its next reply in n_ctx positions, `reserve` of them kept for the
+// reply (`qmm chat`): while it does not fit, the oldest turn (a user message and what follows it
+// up to the next one) is dropped, never the system messages. Where even the last message alone
+// after the system messages takes n_ctx tokens or more, nothing is dropped and `fits` is false
+// (`tokens` then holds that alone-prompt).
+struct FittedPrompt {
+  std::vector<int32_t> tokens;
+  size_t dropped = 0;  // turns dropped from `messages`
+  bool fits = true;
+};
+FittedPrompt fit_conversation(const ChatFormat& fmt, const Tokenizer& tok, std::vector<ChatMessage>& messages, size_t n_ctx,
+                              size_t reserve);
+
+// Drops the oldest turn after the leading system messages; false when there is none to drop
+// (the last message is never dropped).
+bool drop_oldest_turn(std::vector<ChatMessage>& messages);
+
 }  // namespace qmm::llm

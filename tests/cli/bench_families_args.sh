@@ -5,17 +5,7 @@
 set -uo pipefail
 qmm=$1
 script=$(dirname "$0")/../../scripts/bench_families.sh
-fail=0
-expect() {  # expect CODE REGEX -- command...
-  local code=$1 regex=$2 out rc
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ] || ! grep -Eq "$regex" <<<"$out" || { [ "$code" != 0 ] && [ "$(wc -l <<<"$out")" != 1 ]; }; then
-    echo "FAIL: $* -> exit $rc (want $code), output: $out"
-    fail=1
-  fi
-}
+. "$(dirname "$0")/expect_lib.sh"
 expect 0 "^usage: scripts/bench_families.sh" -- bash "$script" --help
 expect 2 "unknown option '--frob'" -- bash "$script" --frob
 expect 2 "PP must be a positive number, not '0'" -- env PP=0 QMM="$qmm" bash "$script"

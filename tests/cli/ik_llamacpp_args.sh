@@ -8,17 +8,7 @@ script=$(dirname "$0")/../../scripts/ik_llamacpp.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export QMM_IK_CACHE=$tmp/cache IK_LLAMA_SRC=
-fail=0
-expect() {  # expect CODE REGEX -- command...
-  local code=$1 regex=$2 out rc
-  shift 3
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ "$rc" != "$code" ] || ! grep -Eq "$regex" <<<"$out" || { [ "$code" != 0 ] && [ "$(wc -l <<<"$out")" != 1 ]; }; then
-    echo "FAIL: $* -> exit $rc (want $code), output: $out"
-    fail=1
-  fi
-}
+. "$(dirname "$0")/expect_lib.sh"
 expect 0 "^ik_llama.cpp built for the CPU" -- bash "$script" --help
 expect 2 "unknown option '--frob'" -- bash "$script" --frob
 expect 1 "no source: give ik_llama.cpp's source tree" -- bash "$script" --print-bin

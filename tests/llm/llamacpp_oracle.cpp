@@ -1,5 +1,7 @@
 #include "llamacpp_oracle.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -58,6 +60,60 @@ std::vector<int32_t> read_ids(std::istringstream& in) {
   std::vector<int32_t> v;
   for (int32_t id; in >> id;) v.push_back(id);
   return v;
+}
+
+OracleAnswers read_answers(std::istream& in) {
+  OracleAnswers o;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ls(line);
+    char kind = 0;
+    size_t m = 0, i = 0;
+    ls >> kind >> m;
+    if (kind == 'E') {
+      std::getline(ls, o.errors[m]);
+      continue;
+    }
+    ls >> i;
+    if (kind == 'T') o.strings[{m, i}] = read_ids(ls);
+    if (kind == 'P') o.prompts[{m, i}] = read_ids(ls);
+    if (kind == 'G') o.greedy[{m, i}] = read_ids(ls);
+    if (kind == 'L') {
+      size_t step = 0;
+      ls >> step;
+      auto& v = o.top[{m, i, step}];
+      for (std::string e; ls >> e;) {
+        const size_t colon = e.find(':');
+        v.emplace_back(std::stoi(e.substr(0, colon)), std::stod(e.substr(colon + 1)));
+      }
+    }
+  }
+  return o;
+}
+
+std::vector<double> softmax(const float* logits, size_t n) {
+  const float mx = *std::max_element(logits, logits + n);
+  std::vector<double> p(n);
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += p[i] = std::exp(static_cast<double>(logits[i] - mx));
+  for (double& e : p) e /= sum;
+  return p;
+}
+
+StepCheck check_step(const std::vector<double>& probs, const std::vector<std::pair<int32_t, double>>& top, int32_t next,
+                     int32_t want, size_t step, double tie_below, double& worst) {
+  for (const auto& [id, pr] : top) worst = std::max(worst, std::abs(probs[static_cast<size_t>(id)] - pr));
+  StepCheck c;
+  if (next == want) return c;
+  c.differs = true;
+  c.where = "step " + std::to_string(step) + ", token: llama.cpp / qmm probability";
+  double theirs_of_ours = 0;
+  for (const auto& [id, pr] : top) {
+    c.where += "  " + std::to_string(id) + ": " + std::to_string(pr) + " / " + std::to_string(probs[static_cast<size_t>(id)]);
+    if (id == next) theirs_of_ours = pr;
+  }
+  c.where += "  qmm's " + std::to_string(next) + ": " + std::to_string(probs[static_cast<size_t>(next)]);
+  c.tie = !top.empty() && top[0].second - theirs_of_ours < tie_below;
+  return c;
 }
 
 }  // namespace qmm::test

@@ -459,5 +459,21 @@ TEST(SlidingWindow, SequencesDecodedTogetherEqualAloneWithAFullCache) {
   EXPECT_EQ(again.tokens.size(), 20u);
 }
 
+// qmm run -r: a reverse prompt split over streamed pieces is found, once found stays found, and
+// text before it never matches across what was dropped.
+TEST(ReversePrompts, FoundAcrossPieces) {
+  ReversePrompts r({"User:", "###"});
+  EXPECT_FALSE(r.feed("Once upon a time. Us"));
+  EXPECT_FALSE(r.feed("e"));
+  EXPECT_TRUE(r.feed("r: hi"));
+  EXPECT_TRUE(r.feed("more"));
+  ReversePrompts h({"###"});
+  EXPECT_FALSE(h.feed("#"));
+  EXPECT_FALSE(h.feed("#x#"));
+  EXPECT_TRUE(h.feed("##"));
+  ReversePrompts none({});
+  EXPECT_FALSE(none.feed("User: ###"));
+}
+
 }  // namespace
 }  // namespace qmm::llm

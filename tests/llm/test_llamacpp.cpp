@@ -108,50 +108,6 @@ std::vector<Case> cases() {
   return c;
 }
 
-// llama.cpp's answers, by model index.
-struct Oracle {
-  std::map<std::pair<size_t, size_t>, std::vector<int32_t>> strings, prompts, greedy;
-  std::map<std::tuple<size_t, size_t, size_t>, std::vector<std::pair<int32_t, double>>> top;
-  std::map<size_t, std::string> errors;
-};
-
-Oracle parse(std::istream& in) {
-  Oracle o;
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ls(line);
-    char kind = 0;
-    size_t m = 0, i = 0;
-    ls >> kind >> m;
-    if (kind == 'E') {
-      std::getline(ls, o.errors[m]);
-      continue;
-    }
-    ls >> i;
-    if (kind == 'T') o.strings[{m, i}] = read_ids(ls);
-    if (kind == 'P') o.prompts[{m, i}] = read_ids(ls);
-    if (kind == 'G') o.greedy[{m, i}] = read_ids(ls);
-    if (kind == 'L') {
-      size_t step = 0;
-      ls >> step;
-      auto& v = o.top[{m, i, step}];
-      for (std::string e; ls >> e;) {
-        const size_t colon = e.find(':');
-        v.emplace_back(std::stoi(e.substr(0, colon)), std::stod(e.substr(colon + 1)));
-      }
-    }
-  }
-  return o;
-}
-
-std::vector<double> softmax(const float* logits, size_t n) {
-  const float mx = *std::max_element(logits, logits + n);
-  std::vector<double> p(n);
-  double sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += p[i] = std::exp(static_cast<double>(logits[i] - mx));
-  for (double& e : p) e /= sum;
-  return p;
-}
-
 class LlamaCpp : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -179,7 +135,7 @@ class LlamaCpp : public ::testing::Test {
     const std::string out = (work_ / "answers.txt").string();
     if (!test::run_llamacpp((work_ / "request.json").string(), out, failure_)) return;
     std::ifstream in(out);
-    oracle_ = new Oracle(parse(in));
+    oracle_ = new test::OracleAnswers(test::read_answers(in));
   }
   static void TearDownTestSuite() {
     delete oracle_;
@@ -194,7 +150,7 @@ class LlamaCpp : public ::testing::Test {
   static inline std::string skip_, failure_;
   static inline std::filesystem::path work_;
   static inline std::vector<std::string> paths_;
-  static inline Oracle* oracle_ = nullptr;
+  static inline test::OracleAnswers* oracle_ = nullptr;
 };
 
 TEST_F(LlamaCpp, TokenizationEqualsLlamaCpp) {
@@ -237,19 +193,13 @@ TEST_F(LlamaCpp, GreedyTokensAndProbabilitiesEqualLlamaCpp) {
         std::string where;  // at a divergence: llama.cpp's top probabilities and qmm's for the same ids
         double worst = 0;
         for (size_t step = 0; step < kTokens; ++step) {
-          const std::vector<double> probs = softmax(logits, model.config().n_vocab);
-          for (const auto& [id, pr] : oracle_->top[std::make_tuple(m, p, step)]) worst = std::max(worst, std::abs(probs[static_cast<size_t>(id)] - pr));
+          const std::vector<double> probs = test::softmax(logits, model.config().n_vocab);
           const auto next = static_cast<int32_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
-          if (step < want.size() && next != want[step]) {
-            const auto& top = oracle_->top[std::make_tuple(m, p, step)];
-            where = "step " + std::to_string(step) + ", token: llama.cpp / qmm probability";
-            double theirs_of_ours = 0;
-            for (const auto& [id, pr] : top) {
-              where += "  " + std::to_string(id) + ": " + std::to_string(pr) + " / " + std::to_string(probs[static_cast<size_t>(id)]);
-              if (id == next) theirs_of_ours = pr;
-            }
-            where += "  qmm's " + std::to_string(next) + ": " + std::to_string(probs[static_cast<size_t>(next)]);
-            if (!top.empty() && top[0].second - theirs_of_ours < kTie) {
+          const test::StepCheck check = test::check_step(probs, oracle_->top[std::make_tuple(m, p, step)], next,
+                                                         step < want.size() ? want[step] : next, step, kTie, worst);
+          if (check.differs) {
+            where = check.where;
+            if (check.tie) {
               if (!yardstick) {
                 ++ties;
                 std::printf("tie: %s, prompt %zu, %s\n", what.c_str(), p, where.c_str());

@@ -51,15 +51,6 @@ std::vector<std::vector<int32_t>> prompts() {
   return p;
 }
 
-std::vector<double> softmax(const float* logits, size_t n) {
-  const float mx = *std::max_element(logits, logits + n);
-  std::vector<double> p(n);
-  double sum = 0;
-  for (size_t i = 0; i < n; ++i) sum += p[i] = std::exp(static_cast<double>(logits[i] - mx));
-  for (double& e : p) e /= sum;
-  return p;
-}
-
 class LlamaCppArchs : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -112,25 +103,7 @@ class LlamaCppArchs : public ::testing::Test {
     const std::string out = (work_ / "answers.txt").string();
     if (!test::run_llamacpp((work_ / "request.json").string(), out, failure_)) return;
     std::ifstream in(out);
-    for (std::string line; std::getline(in, line);) {
-      std::istringstream ls(line);
-      char kind = 0;
-      size_t m = 0, i = 0;
-      ls >> kind >> m;
-      if (kind == 'E') std::getline(ls, errors_[m]);
-      if (kind != 'G' && kind != 'L') continue;
-      ls >> i;
-      if (kind == 'G') greedy_[{m, i}] = test::read_ids(ls);
-      if (kind == 'L') {
-        size_t step = 0;
-        ls >> step;
-        auto& v = top_[{m, i, step}];
-        for (std::string e; ls >> e;) {
-          const size_t colon = e.find(':');
-          v.emplace_back(std::stoi(e.substr(0, colon)), std::stod(e.substr(colon + 1)));
-        }
-      }
-    }
+    answers_ = test::read_answers(in);
   }
   static void TearDownTestSuite() {
     if (!work_.empty()) std::filesystem::remove_all(work_);
@@ -146,9 +119,7 @@ class LlamaCppArchs : public ::testing::Test {
   static inline std::string skip_, failure_;
   static inline std::filesystem::path work_;
   static inline std::vector<File> files_;
-  static inline std::map<size_t, std::string> errors_;
-  static inline std::map<std::pair<size_t, size_t>, std::vector<int32_t>> greedy_;
-  static inline std::map<std::tuple<size_t, size_t, size_t>, std::vector<std::pair<int32_t, double>>> top_;
+  static inline test::OracleAnswers answers_;
 };
 
 TEST_F(LlamaCppArchs, GreedyTokensEqualLlamaCpp) {
@@ -158,7 +129,7 @@ TEST_F(LlamaCppArchs, GreedyTokensEqualLlamaCpp) {
   std::map<std::string, double> worst_of;  // per type
   for (size_t m = 0; m < files_.size(); ++m) {
     const std::string what = files_[m].arch + " " + files_[m].type;
-    ASSERT_EQ(errors_.count(m), 0u) << what << ": llama.cpp: " << errors_[m];
+    ASSERT_EQ(answers_.errors.count(m), 0u) << what << ": llama.cpp: " << answers_.errors[m];
     std::optional<Model> loaded;
     try {
       loaded.emplace(Model::load(files_[m].path, {}, ctx.pool()));
@@ -168,7 +139,7 @@ TEST_F(LlamaCppArchs, GreedyTokensEqualLlamaCpp) {
     }
     const Model& model = *loaded;
     for (size_t p = 0; p < ps.size(); ++p) {
-      const std::vector<int32_t>& want = greedy_[{m, p}];
+      const std::vector<int32_t>& want = answers_.greedy[{m, p}];
       ASSERT_FALSE(want.empty()) << what << ", prompt " << p << ": no answer from llama.cpp";
       State s(model, 256, ps[p].size(), ctx, 1, {KvType::f32, KvType::f32});
       const float* logits = forward(model, s, ps[p].data(), ps[p].size());
@@ -176,18 +147,12 @@ TEST_F(LlamaCppArchs, GreedyTokensEqualLlamaCpp) {
       std::string where;
       double worst = 0;
       for (size_t step = 0; step < want.size(); ++step) {
-        const std::vector<double> probs = softmax(logits, model.config().n_vocab);
-        const auto& top = top_[{m, p, step}];
-        for (const auto& [id, pr] : top) worst = std::max(worst, std::abs(probs[static_cast<size_t>(id)] - pr));
+        const std::vector<double> probs = test::softmax(logits, model.config().n_vocab);
         const auto next = static_cast<int32_t>(std::max_element(probs.begin(), probs.end()) - probs.begin());
-        if (next != want[step]) {
-          double theirs_of_ours = 0;
-          where = "step " + std::to_string(step) + ", llama.cpp / qmm probability:";
-          for (const auto& [id, pr] : top) {
-            where += "  " + std::to_string(id) + ": " + std::to_string(pr) + " / " + std::to_string(probs[static_cast<size_t>(id)]);
-            if (id == next) theirs_of_ours = pr;
-          }
-          if (!top.empty() && top[0].second - theirs_of_ours < kTie) {
+        const test::StepCheck check = test::check_step(probs, answers_.top[{m, p, step}], next, want[step], step, kTie, worst);
+        if (check.differs) {
+          where = check.where;
+          if (check.tie) {
             ++ties;
             std::printf("tie: %s, prompt %zu, %s\n", what.c_str(), p, where.c_str());
             got = want;

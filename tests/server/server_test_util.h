@@ -1,5 +1,6 @@
 // Helpers of the qmm serve tests: an HttpServer on 127.0.0.1 at a free port, run on its own
-// thread, and a small HTTP client (cpp-httplib) for plain and streamed (SSE) requests.
+// thread, a small HTTP client (cpp-httplib) for plain and streamed (SSE) requests, and
+// stories260K loaded once with a server over it.
 #pragma once
 #include <arpa/inet.h>
 #include <httplib.h>
@@ -16,7 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "llm/model.h"
+#include "qmm/server/engine_backend.h"
 #include "qmm/server/http_server.h"
+#include "text/tokenizer.h"
+#include "../llm/test_models.h"
 
 namespace qmm::serve::test {
 
@@ -167,5 +172,38 @@ inline std::string receive(int fd, std::chrono::milliseconds timeout, bool* clos
   }
   return out;
 }
+
+// A model and its tokenizer on a one-thread context (stories260K unless another path).
+struct Stories {
+  Context ctx{1};
+  llm::Model model;
+  llm::Tokenizer tok;
+  explicit Stories(const std::string& path = qmm::test::stories260k_path())
+      : model(llm::Model::load(path, {}, ctx.pool())), tok(llm::Tokenizer::from_gguf(model.file())) {}
+};
+
+// stories260K, loaded once per test binary.
+inline Stories& stories() {
+  static Stories s;
+  return s;
+}
+
+// A plain-text chat template ("role: content" lines, then "assistant:").
+inline const char* plain_chat_source() { return "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:"; }
+
+// One server over stories260K: an EngineBackend (engine thread) with `opt` and the chat template
+// `tmpl`, and the HTTP side, serving the model as "stories260K".
+struct ServedStories {
+  EngineBackend backend;
+  TestServer server;
+  explicit ServedStories(const llm::GeneratorOptions& opt, const std::string& tmpl = plain_chat_source())
+      : backend(stories().model, stories().tok, stories().ctx, opt, llm::ChatFormat::from_template(stories().tok, tmpl, "test")),
+        server(backend, [] {
+          ServerOptions o;
+          o.model_id = "stories260K";
+          return o;
+        }()) {}
+  int port() const { return server.port(); }
+};
 
 }  // namespace qmm::serve::test

@@ -21,28 +21,15 @@ namespace {
 using nlohmann::json;
 using test::request;
 
-struct Stories {
-  Context ctx{1};
-  llm::Model model;
-  llm::Tokenizer tok;
-  Stories()
-      : model(llm::Model::load(qmm::test::stories260k_path(), {}, ctx.pool())),
-        tok(llm::Tokenizer::from_gguf(model.file())) {}
-};
-
-Stories& stories() {
-  static Stories s;
-  return s;
-}
+using test::plain_chat_source;
+using test::stories;
 
 struct Served {
   EngineBackend backend;
   test::TestServer server;
   explicit Served(const std::string& key = {}, llm::Pooling pooling = llm::Pooling::mean)
       : backend(stories().model, stories().tok, stories().ctx, {2, 128, 16, 4},
-                llm::ChatFormat::from_template(stories().tok,
-                                               "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:",
-                                               "test")),
+                llm::ChatFormat::from_template(stories().tok, plain_chat_source(), "test")),
         server(backend, [&key] {
           ServerOptions o;
           o.model_id = "stories260K";

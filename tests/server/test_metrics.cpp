@@ -214,21 +214,12 @@ TEST(ServeDrain, RefusesNewRequestsAndFinishesThoseInFlight) {
   EXPECT_EQ(s.http().in_flight(), 0u);
 }
 
-struct Stories {
-  Context ctx{1};
-  llm::Model model;
-  llm::Tokenizer tok;
-  Stories()
-      : model(llm::Model::load(qmm::test::stories260k_path(), {}, ctx.pool())),
-        tok(llm::Tokenizer::from_gguf(model.file())) {}
-};
-
 // Over the real engine: the token counters equal the answers' usage, every request has one
 // time-to-first-token and (tokens - 1) inter-token latencies, each answer is counted by status,
 // and the engine's gauges are in range.
 TEST(ServeMetrics, CountTheEngine) {
   QMM_REQUIRE_STORIES260K();
-  static Stories st;
+  test::Stories& st = test::stories();
   ServeMetrics m;
   EngineBackend backend(st.model, st.tok, st.ctx, {2, 256, 64, 4}, std::nullopt, &m);
   test::TestServer s(backend, options(), &m);
@@ -278,7 +269,7 @@ TEST(ServeMetrics, CountTheEngine) {
 // finish_reason "abort" and its usage, a clean end of stream, not an error.
 TEST(ServeDrain, ShutdownEndsRunningRequestsWithAbort) {
   QMM_REQUIRE_STORIES260K();
-  static Stories st;
+  test::Stories& st = test::stories();
   ServeMetrics m;
   EngineBackend backend(st.model, st.tok, st.ctx, {1, 2048, 64, 4}, std::nullopt, &m);
   test::TestServer s(backend, options(), &m);
@@ -314,7 +305,7 @@ TEST(ServeDrain, ShutdownEndsRunningRequestsWithAbort) {
 // A full queue is a retryable 503: Retry-After, as the drain's.
 TEST(ServeDrain, FullQueueIs503WithRetryAfter) {
   QMM_REQUIRE_STORIES260K();
-  static Stories st;
+  test::Stories& st = test::stories();
   EngineBackend backend(st.model, st.tok, st.ctx, {1, 2048, 64, 0}, std::nullopt);  // one request at a time
   test::TestServer s(backend, options());
   const std::string slow = R"({"prompt":"Once","max_tokens":2000,"ignore_eos":true,"stream":true})";

@@ -38,21 +38,11 @@ constexpr bool kAsan = false;
 constexpr bool kAsan = false;
 #endif
 
-struct Stories {  // (or another model)
-  Context ctx{1};
-  llm::Model model;
-  llm::Tokenizer tok;
-  explicit Stories(const std::string& path = qmm::test::stories260k_path())
-      : model(llm::Model::load(path, {}, ctx.pool())), tok(llm::Tokenizer::from_gguf(model.file())) {}
-};
-
-Stories& stories() {
-  static Stories s;
-  return s;
-}
+using test::plain_chat_source;
+using test::Stories;
+using test::stories;
 
 // A plain-text chat format (the tests of real templates are the chat template's own).
-const char* plain_chat_source() { return "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:"; }
 llm::ChatFormat plain_chat(const std::string& source = plain_chat_source(),
                            const llm::Tokenizer& tok = stories().tok) {
   return llm::ChatFormat::from_template(tok, source, "test");

@@ -23,18 +23,7 @@ using nlohmann::json;
 using test::Reply;
 using test::request;
 
-struct Model260K {
-  Context ctx{1};
-  llm::Model model;
-  llm::Tokenizer tok;
-  Model260K()
-      : model(llm::Model::load(qmm::test::stories260k_path(), {}, ctx.pool())), tok(llm::Tokenizer::from_gguf(model.file())) {}
-};
-
-Model260K& stories() {
-  static Model260K s;
-  return s;
-}
+using test::stories;
 
 struct Served {
   EngineBackend backend;

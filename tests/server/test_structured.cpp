@@ -20,34 +20,9 @@ namespace {
 using nlohmann::json;
 using test::request;
 
-struct Model {
-  Context ctx{1};
-  llm::Model model;
-  llm::Tokenizer tok;
-  Model()
-      : model(llm::Model::load(qmm::test::stories260k_path(), {}, ctx.pool())),
-        tok(llm::Tokenizer::from_gguf(model.file())) {}
-};
-
-Model& stories() {
-  static Model m;
-  return m;
-}
-
-struct Served {
-  EngineBackend backend;
-  test::TestServer server;
-  Served()
-      : backend(stories().model, stories().tok, stories().ctx, {2, 1024, 64, 8},
-                llm::ChatFormat::from_template(stories().tok,
-                                               "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}assistant:",
-                                               "test")),
-        server(backend, [] {
-          ServerOptions o;
-          o.model_id = "stories260K";
-          return o;
-        }()) {}
-  int port() const { return server.port(); }
+// Two slots of 1024 positions, the plain chat template.
+struct Served : test::ServedStories {
+  Served() : ServedStories({2, 1024, 64, 8}) {}
 };
 
 class Structured : public ::testing::Test {

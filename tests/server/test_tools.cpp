@@ -130,32 +130,9 @@ std::optional<std::string> published(const std::string& name) {
   return ss.str();
 }
 
-struct Model {
-  Context ctx{1};
-  llm::Model model;
-  llm::Tokenizer tok;
-  Model()
-      : model(llm::Model::load(qmm::test::stories260k_path(), {}, ctx.pool())),
-        tok(llm::Tokenizer::from_gguf(model.file())) {}
-};
-
-Model& stories() {
-  static Model m;
-  return m;
-}
-
-struct Served {
-  EngineBackend backend;
-  test::TestServer server;
-  explicit Served(const std::string& tmpl)
-      : backend(stories().model, stories().tok, stories().ctx, {1, 2048, 64, 4},
-                llm::ChatFormat::from_template(stories().tok, tmpl, "test")),
-        server(backend, [] {
-          ServerOptions o;
-          o.model_id = "stories260K";
-          return o;
-        }()) {}
-  int port() const { return server.port(); }
+// One slot of 2048 positions with the chat template `tmpl`.
+struct Served : test::ServedStories {
+  explicit Served(const std::string& tmpl) : ServedStories({1, 2048, 64, 4}, tmpl) {}
 };
 
 // stories260K never calls a tool by itself: tool_choice required / named makes it, in the

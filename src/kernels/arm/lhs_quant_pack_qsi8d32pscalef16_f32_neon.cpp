@@ -64,6 +64,7 @@ void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, 
 }  // namespace
 
 const LhsPacker lhs_quant_pack_qsi8d32pscalef16_f32_neon = {"lhs_quant_pack_qsi8d32pscalef16_f32_neon", packed_size,
-                                                            packed_offset, run, &lhs_quant_pack_qsi8d32pscalef16_f32};
+                                                            packed_offset, run, &lhs_quant_pack_qsi8d32pscalef16_f32,
+                                                            LhsChunk::kr_over_sr};
 
 }  // namespace qmm

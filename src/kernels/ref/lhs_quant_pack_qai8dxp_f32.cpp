@@ -70,6 +70,6 @@ Qai8dxpRowQuant qai8dxp_row_quant(float lo, float hi, bool finite) {
 }
 
 const LhsPacker lhs_quant_pack_qai8dxp_f32 = {"lhs_quant_pack_qai8dxp_f32", qai8dxp_packed_size, qai8dxp_packed_offset,
-                                             run};
+                                             run, nullptr, LhsChunk::kr_over_sr};
 
 }  // namespace qmm

@@ -97,6 +97,6 @@ void run(size_t m, size_t k, size_t mr, size_t kr, size_t sr, const float* lhs, 
 
 const LhsPacker lhs_quant_pack_qai8dxp_f32_avx2 = {"lhs_quant_pack_qai8dxp_f32_avx2", qai8dxp_packed_size,
                                                   qai8dxp_packed_offset, run,
-                                                  &lhs_quant_pack_qai8dxp_f32};
+                                                  &lhs_quant_pack_qai8dxp_f32, LhsChunk::kr_over_sr};
 
 }  // namespace qmm

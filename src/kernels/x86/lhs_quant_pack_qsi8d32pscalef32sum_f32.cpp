@@ -47,6 +47,7 @@ void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, si
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_ref = {
     "lhs_quant_pack_qsi8d32pscalef32sum_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref<4>};
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref = {
-    "lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref<kBlock>};
+    "lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref", x86lhs::packed_size, x86lhs::packed_offset, run_ref<kBlock>, nullptr,
+    LhsChunk::block};
 
 }  // namespace qmm

@@ -116,6 +116,6 @@ const LhsPacker lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2 = {
     &lhs_quant_pack_qsi8d32pscalef32sum_f32_ref};
 const LhsPacker lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2 = {
     "lhs_quant_pack_qsi8d32pscalef32sumrows_f32_avx2", x86lhs::packed_size, x86lhs::packed_offset, run<kBlock>,
-    &lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref};
+    &lhs_quant_pack_qsi8d32pscalef32sumrows_f32_ref, LhsChunk::block};
 
 }  // namespace qmm

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "qmm/cli/args.h"
+#include "bench/paired.h"
 #include "bench_util.h"
 #include "bench_verbs.h"
 #include "core/buffer.h"
@@ -32,14 +33,6 @@ struct Row {
   double seconds, gops, gbs, pct_limit;
   const char* limit_name;
 };
-
-// Packs `copies` copies of the weights (to rotate through DRAM) for the pair `filter` selects.
-std::vector<PackedWeights> pack_copies(WeightType type, size_t n, size_t k, const std::vector<uint8_t>& rows,
-                                       const KernelFilter& filter, size_t copies, ThreadPool& pool) {
-  std::vector<PackedWeights> out;
-  for (size_t i = 0; i < copies; ++i) out.push_back(PackedWeights::pack(type, n, k, rows.data(), filter, &pool));
-  return out;
-}
 
 }  // namespace
 
@@ -97,7 +90,7 @@ int bench_matmul(int argc, char** argv) {
   size_t dram_pairs = 0;         // GEMV: kernel / plain-read pairs timed over the same copies
   double dram_ratio = 0, dram_read_gbs = 0;
   auto measure = [&](const KernelFilter& f, bool scalar) {
-    std::vector<PackedWeights> w = pack_copies(type, n, k, rows, f, 1, ctx.pool());
+    std::vector<PackedWeights> w = bench::pack_copies(type, n, k, rows.data(), f, 1, ctx.pool());
     const Ukernel& u = w[0].kernel_for(m);
     const double bytes = static_cast<double>(w[0].bytes());
     const bool is_q = is_block_type(type) || is_channel_type(type);
@@ -125,21 +118,10 @@ int bench_matmul(int argc, char** argv) {
       // copies; the figure is the median of the paired ratios (a shared machine's memory
       // bandwidth drifts from second to second, so a limit measured before is not enough).
       const size_t copies = std::max<size_t>(2, (rotate_mib << 20) / w[0].bytes() + 1);
-      w = pack_copies(type, n, k, rows, f, copies, ctx.pool());
-      std::vector<const uint8_t*> bufs;
-      std::vector<size_t> sizes;
-      for (const PackedWeights& c : w) bufs.push_back(c.data()), sizes.push_back(c.bytes());
-      std::vector<double> kernel_s, ratio, read_gbs;
-      const double start = now_seconds();
-      while (kernel_s.size() < 3 || now_seconds() - start < t) {
-        const double t0 = clock();
-        for (const PackedWeights& c : w) matmul(c, m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx);
-        const double tk = (clock() - t0) / static_cast<double>(copies);
-        const double tr = read_pass_seconds(ctx.pool(), bufs.data(), sizes.data(), copies) / static_cast<double>(copies);
-        kernel_s.push_back(tk), ratio.push_back(tr / tk), read_gbs.push_back(bytes / tr / 1e9);
-      }
-      add("dram", median(kernel_s), true);
-      dram_pairs = ratio.size(), dram_ratio = median(ratio), dram_read_gbs = median(read_gbs);
+      w = bench::pack_copies(type, n, k, rows.data(), f, copies, ctx.pool());
+      const bench::PairedRounds p = bench::paired_dram(w, m, lhs.data(), dst.data(), ctx, t, clock, read_pass_seconds);
+      add("dram", median(p.kernel_s), true);
+      dram_pairs = p.ratio.size(), dram_ratio = median(p.ratio), dram_read_gbs = median(p.read_gbs);
     }
     add(m == 1 ? "hot" : "gemm", hot, false);
     if (m > 1 && !scalar) {

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,6 +25,7 @@
 #include "core/error.h"
 #include "qmm/cli/json.h"
 #include "limits.h"
+#include "llm/bench_runs.h"
 #include "llm/model.h"
 #include "qmm/cli/llm_session.h"
 #include "qmm/cli/llm_util.h"
@@ -176,15 +176,24 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
               mi.reps, mi.reps == 1 ? "" : "s");
 }
 
-}  // namespace
-
-int bench_model(int argc, char** argv) {
-  std::string model_path, kernels, disable, convert, format = "md";
+// The verb's options, parsed and checked.
+struct Options {
+  std::string model_path, format = "md";
   std::vector<size_t> n_prompt{512}, n_gen{128}, n_depth{0}, threads;
-  KvFlags kv_flags;
+  std::vector<std::pair<size_t, size_t>> pg;  // -pg PP,TG
   size_t reps = 5;
-  bool no_limits = false, json = false, no_tune = false, progress = false;
-  std::vector<std::string> pg_args;
+  bool no_limits = false, no_tune = false, progress = false;
+  llm::KvTypes kv;
+  llm::LoadOptions load;
+  size_t max_p = 0, max_n = 0, max_pg = 0, max_d = 0;  // the most positions each kind of test fills
+};
+
+Options parse_options(int argc, char** argv) {
+  Options o;
+  std::string kernels, disable, convert;
+  KvFlags kv_flags;
+  bool json = false;
+  std::vector<std::string> pg_args, models;
   Args args("bench model",
             "Prefill (pp) and decode (tg) tokens/s of a GGUF model, like llama-bench: every combination of the -p,\n"
             "-n and -t lists, -r repetitions each (mean ± standard deviation), and the same as fractions of the\n"
@@ -192,196 +201,141 @@ int bench_model(int argc, char** argv) {
             "int8 / FP32 peak / matmul ops per token). Tokens are random ids; the KV cache starts empty, or filled\n"
             "to each -d depth first.",
             argc - 1, argv + 1);
-  std::vector<std::string> models;
   args.strs("-m,--model", &models, "FILE", "GGUF model (required; one per run)")
-      .counts("-p,--n-prompt", &n_prompt, 0, "prompt tokens of the prefill tests (default 512; 0 skips it)")
-      .counts("-n,--n-gen", &n_gen, 0, "tokens of the decode tests (default 128; 0 skips it)")
-      .counts("-d,--n-depth", &n_depth, 0, "KV cache positions filled before each test (default 0)")
+      .counts("-p,--n-prompt", &o.n_prompt, 0, "prompt tokens of the prefill tests (default 512; 0 skips it)")
+      .counts("-n,--n-gen", &o.n_gen, 0, "tokens of the decode tests (default 128; 0 skips it)")
+      .counts("-d,--n-depth", &o.n_depth, 0, "KV cache positions filled before each test (default 0)")
       .strs("-pg", &pg_args, "PP,TG", "also a prompt of PP tokens then TG decodes, timed together as (PP + TG) / time (repeatable)")
-      .counts("-t,--threads", &threads, 1, "thread counts (default: as qmm run, all cores; one for models under 16 MiB)")
-      .size("-r,--repetitions", &reps, "repetitions of each test (default 5)")
-      .choice("-o,--output", &format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
+      .counts("-t,--threads", &o.threads, 1, "thread counts (default: as qmm run, all cores; one for models under 16 MiB)")
+      .size("-r,--repetitions", &o.reps, "repetitions of each test (default 5)")
+      .choice("-o,--output", &o.format, {"md", "csv", "json", "jsonl"}, "output format (default md)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
       .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load, as qmm run --convert")
-      .flag("--no-limits", &no_limits, "skip measuring the machine limits")
-      .flag("--progress", &progress, "print each test and repetition to stderr as it starts")
-      .flag("--no-tune", &no_tune, "keep the default decode plans (like QMM_TUNE=0); else tuned per thread count, as loads do")
+      .flag("--no-limits", &o.no_limits, "skip measuring the machine limits")
+      .flag("--progress", &o.progress, "print each test and repetition to stderr as it starts")
+      .flag("--no-tune", &o.no_tune, "keep the default decode plans (like QMM_TUNE=0); else tuned per thread count, as loads do")
       .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
       .no_effect("-mmp,--mmap", "0|1", "it maps the file only to pack the weights, then releases it")
       .flag("--json", &json, "the same as -o json");
   kv_flags.add_to(args);
   args.parse();
-  if (json) format = "json";
+  if (json) o.format = "json";
   if (models.empty()) throw UsageError("-m/--model is required");
   if (models.size() > 1) {  // llama-bench measures each; refused rather than measuring only the last
     throw UsageError("one -m per run (" + std::to_string(models.size()) + " given): run qmm bench model once for each model");
   }
-  model_path = models[0];
-  if (threads.empty()) threads.push_back(default_threads(model_path));
+  o.model_path = models[0];
+  if (o.threads.empty()) o.threads.push_back(default_threads(o.model_path));
   std::vector<size_t> distinct;  // -t 1,2,1: each count once, in the order given
-  for (size_t t : threads) {
+  for (size_t t : o.threads) {
     if (std::find(distinct.begin(), distinct.end(), t) == distinct.end()) distinct.push_back(t);
   }
-  threads = distinct;
-  for (size_t t : threads) {
+  o.threads = distinct;
+  for (size_t t : o.threads) {
     if (t > 1024) throw UsageError("-t must be at most 1024");
   }
-  if (reps > 1000) throw UsageError("-r must be at most 1000");
-  std::vector<std::pair<size_t, size_t>> pg;  // -pg PP,TG
+  if (o.reps > 1000) throw UsageError("-r must be at most 1000");
   for (const std::string& a : pg_args) {
     size_t pp = 0, tg = 0, used = 0;
     const bool ok = std::sscanf(a.c_str(), "%zu,%zu%zn", &pp, &tg, &used) == 2 && used == a.size() && pp > 0 && tg > 0;
     if (!ok) throw UsageError("-pg takes PP,TG (two positive numbers, as 512,128), not '" + a + "'");
-    pg.emplace_back(pp, tg);
+    o.pg.emplace_back(pp, tg);
   }
-  size_t max_p = *std::max_element(n_prompt.begin(), n_prompt.end());
-  const size_t max_n = *std::max_element(n_gen.begin(), n_gen.end());
-  size_t max_pg = 0;  // positions a -pg test fills
-  for (const auto& [pp, tg] : pg) max_p = std::max(max_p, pp), max_pg = std::max(max_pg, pp + tg);
-  if (max_p + max_n == 0) throw UsageError("nothing to measure (-p 0 -n 0)");
-  const size_t max_d = *std::max_element(n_depth.begin(), n_depth.end());
-  if (std::max(max_p + max_n, max_pg) > (size_t{1} << 20) || max_d > (size_t{1} << 20)) {
+  o.max_p = *std::max_element(o.n_prompt.begin(), o.n_prompt.end());
+  o.max_n = *std::max_element(o.n_gen.begin(), o.n_gen.end());
+  for (const auto& [pp, tg] : o.pg) o.max_p = std::max(o.max_p, pp), o.max_pg = std::max(o.max_pg, pp + tg);
+  if (o.max_p + o.max_n == 0) throw UsageError("nothing to measure (-p 0 -n 0)");
+  o.max_d = *std::max_element(o.n_depth.begin(), o.n_depth.end());
+  if (std::max(o.max_p + o.max_n, o.max_pg) > (size_t{1} << 20) || o.max_d > (size_t{1} << 20)) {
     throw UsageError("-p + -n, -pg's PP + TG and -d must be at most 2^20");
   }
-  const llm::KvTypes kv = kv_flags.types();
+  o.kv = kv_flags.types();
+  o.load.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
+  if (!convert.empty()) o.load.convert_to = convert_type(convert);
+  return o;
+}
 
-  llm::LoadOptions opt;
-  opt.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
-  if (!convert.empty()) opt.convert_to = convert_type(convert);
+}  // namespace
+
+int bench_model(int argc, char** argv) {
+  const Options o = parse_options(argc, argv);
+  llm::LoadOptions opt = o.load;
   ProgressBar bar("loading");
-  if (format == "md") opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
-  const size_t max_threads = *std::max_element(threads.begin(), threads.end());
-  Context load_ctx(static_cast<int>(max_threads));
-  llm::Model model = llm::Model::load(model_path, opt, load_ctx.pool());
+  if (o.format == "md") opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
+  Context load_ctx(static_cast<int>(*std::max_element(o.threads.begin(), o.threads.end())));
+  llm::Model model = llm::Model::load(o.model_path, opt, load_ctx.pool());
   bar.finish();
   const llm::Config& c = model.config();
   const llm::LoadStats& st = model.stats();
-  std::mt19937 rng(42);
-  std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(c.n_vocab - 1));
-  std::vector<int32_t> prompt(std::max<size_t>(max_d + max_p, 1));
-  for (auto& t : prompt) t = tok(rng);
-  // Bounds: decode reads every packed weight once per token (an MoE model: the dense ones and
-  // its chosen experts; plus one embedding row); prefill does matmul_ops per token on the int8
-  // kernels (quantized weights) or FMA (float).
-  const double bytes_per_token = static_cast<double>(st.active_bytes) + static_cast<double>(c.n_embd) * 4;
-  const double int8_ops = static_cast<double>(st.int8_ops), float_ops = static_cast<double>(st.matmul_ops - st.int8_ops);
-  // The int8 peak of the instruction sequence the kernels use: AVX2 kernels (no VNNI) need
-  // vpmaddubsw + vpmaddwd + vpaddd per multiply-add, so their peak is the AVX2 figure.
+  const llm::TokenCost cost = llm::token_cost(model);
   const Ukernel& gemm = model.layers().front().qkv.parts[0].gemm();
   const Ukernel& gemv = model.layers().front().qkv.parts[0].gemv();
-  ModelInfo mi{model_path, std::filesystem::path(model_path).filename().string(), c.arch, gemm.name, gemv.name,
-               st.packed_bytes, static_cast<size_t>(bytes_per_token), reps, st.load_seconds, st.pack_seconds, 0, kv};
+  ModelInfo mi{o.model_path, std::filesystem::path(o.model_path).filename().string(), c.arch, gemm.name, gemv.name,
+               st.packed_bytes, static_cast<size_t>(cost.weight_bytes), o.reps, st.load_seconds, st.pack_seconds, 0, o.kv};
 
   std::vector<Result> results;
   std::vector<std::unique_ptr<MachineLimits>> limits;
-  auto next_id = [&c](int32_t t) { return static_cast<int32_t>((static_cast<size_t>(t) * 7 + 1) % c.n_vocab); };  // decode input
   const size_t tests_per_thread_count =
-      n_depth.size() * (static_cast<size_t>(std::count_if(n_prompt.begin(), n_prompt.end(), [](size_t p) { return p > 0; })) +
-                        static_cast<size_t>(std::count_if(n_gen.begin(), n_gen.end(), [](size_t n) { return n > 0; })) + pg.size());
+      o.n_depth.size() * (static_cast<size_t>(std::count_if(o.n_prompt.begin(), o.n_prompt.end(), [](size_t p) { return p > 0; })) +
+                          static_cast<size_t>(std::count_if(o.n_gen.begin(), o.n_gen.end(), [](size_t n) { return n > 0; })) + o.pg.size());
   auto show_progress = [&](const Result& r, size_t rep) {  // llama-bench's --progress, on stderr
+    if (!o.progress) return;
     std::fprintf(stderr, "qmm bench model: test %zu/%zu: %s, %zu thread%s, repetition %zu/%zu\n", results.size() + 1,
-                 tests_per_thread_count * threads.size(), test_name(r).c_str(), r.threads, r.threads == 1 ? "" : "s",
-                 rep + 1, reps);
+                 tests_per_thread_count * o.threads.size(), test_name(r).c_str(), r.threads, r.threads == 1 ? "" : "s",
+                 rep + 1, o.reps);
   };
-  for (size_t t : threads) {
+  for (size_t t : o.threads) {
     Context ctx(static_cast<int>(t));
-    if (!no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
-    const size_t n_batch = std::max<size_t>({max_p, std::min<size_t>(max_d, 512), 1});
-    llm::State state(model, max_d + std::max<size_t>({max_p, max_n, max_pg, 1}), n_batch, ctx, 1, kv);
-    mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, kv);
-    // The cache at depth d: kept from the last test when it holds the first d positions, else refilled.
-    auto to_depth = [&](size_t d) {
-      if (state.pos() >= d && state.truncate(0, d) == d) return;
-      state.reset();
-      for (size_t p = 0; p < d; p += n_batch) llm::forward(model, state, prompt.data() + p, std::min(n_batch, d - p));
-    };
-    // Warm-up: one token (first touch of the scratch, the pool's threads). The peak memory is
-    // taken before any limits are measured (they read 512 MiB buffers of their own).
-    llm::forward(model, state, prompt.data(), 1);
+    if (!o.no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
+    const size_t n_batch = std::max<size_t>({o.max_p, std::min<size_t>(o.max_d, 512), 1});
+    llm::State state(model, o.max_d + std::max<size_t>({o.max_p, o.max_n, o.max_pg, 1}), n_batch, ctx, 1, o.kv);
+    mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, o.kv);
+    llm::BenchRuns runs(model, state, o.max_d + o.max_p, n_batch);
+    // Warm-up first; the peak memory is taken before any limits are measured (they read 512 MiB
+    // buffers of their own).
+    runs.warm_up();
     if (limits.empty()) mi.peak_rss = peak_rss_bytes();
     limits.push_back(std::make_unique<MachineLimits>());
     MachineLimits& lim = *limits.back();
     lim.threads = static_cast<int>(t);
-    if (!no_limits) lim = measure_limits(static_cast<int>(t));
+    if (!o.no_limits) lim = measure_limits(static_cast<int>(t));
+    // The int8 peak of the instruction sequence the kernels use: AVX2 kernels (no VNNI) need
+    // vpmaddubsw + vpmaddwd + vpaddd per multiply-add, so their peak is the AVX2 figure.
     const double int8_peak = gemm.isa == Isa::avx2 && lim.avx2_int8_gops > 0 ? lim.avx2_int8_gops : lim.int8_gops;
-    const double pp_sec_per_token = (int8_peak > 0 ? int8_ops / (int8_peak * 1e9) : 0) +
-                                    (lim.fp32_gflops > 0 ? float_ops / (lim.fp32_gflops * 1e9) : 0);
-    for (size_t d : n_depth) {
-      for (size_t p : n_prompt) {
+    const double pp_bound = o.no_limits ? 0 : llm::prefill_bound(cost, int8_peak, lim.fp32_gflops);
+    for (size_t d : o.n_depth) {
+      for (size_t p : o.n_prompt) {
         if (!p) continue;
-        Result r{t, true, p, 0, d, {}, !no_limits && pp_sec_per_token > 0 ? 1.0 / pp_sec_per_token : 0, -1, 0, &lim};
-        for (size_t i = 0; i < reps; ++i) {
-          if (progress) show_progress(r, i);
-          to_depth(d);
-          const double t0 = now_seconds();
-          llm::forward(model, state, prompt.data() + d, p);
-          r.tokens_per_s.push_back(static_cast<double>(p) / (now_seconds() - t0));
-        }
+        Result r{t, true, p, 0, d, {}, pp_bound, -1, 0, &lim};
+        for (size_t i = 0; i < o.reps; ++i) show_progress(r, i), r.tokens_per_s.push_back(runs.prefill(d, p));
         results.push_back(r);
       }
-      for (size_t n : n_gen) {
+      for (size_t n : o.n_gen) {
         if (!n) continue;
-        double kv_read = 0;  // KV bytes read per token, averaged over the test's positions
-        for (size_t j = 0; j < n; ++j) kv_read += static_cast<double>(state.kv_bytes_read(d + j)) / static_cast<double>(n);
-        Result r{t, false, n, 0, d, {}, lim.dram_read_gbs > 0 ? lim.dram_read_gbs * 1e9 / (bytes_per_token + kv_read) : 0, -1, 0, &lim};
+        Result r{t, false, n, 0, d, {}, llm::decode_bound(cost.weight_bytes + runs.kv_read_per_token(d, n), lim.dram_read_gbs), -1, 0, &lim};
         std::vector<double> paired, read_gbs;
-        std::vector<std::pair<const uint8_t*, size_t>> spans;
-        std::vector<const uint8_t*> bufs;
-        std::vector<size_t> sizes;
-        std::vector<const PackedWeights*> read;
-        for (size_t i = 0; i < reps; ++i) {
-          if (progress) show_progress(r, i);
-          to_depth(d);
-          int32_t next = prompt[0];
-          double total = 0;
-          for (size_t j = 0; j < n; ++j) {
-            state.kv_spans(0, spans);  // what this token's attention reads
-            const double t0 = now_seconds();
-            llm::forward(model, state, &next, 1);
-            const double token_s = now_seconds() - t0;
-            total += token_s;
-            next = next_id(next);
-            // Paired with each token: a plain read of the packed weights and of the KV bytes it read, at the same moment.
-            llm::decode_weights(model, state, read);
-            bufs.clear(), sizes.clear();
-            size_t bytes = 0;
-            for (const PackedWeights* w : read) bufs.push_back(w->data()), sizes.push_back(w->bytes()), bytes += w->bytes();
-            for (const auto& [b, len] : spans) {  // (widened to whole cache lines: the read pass loads aligned lines)
-              const auto* a = reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(b) / 64 * 64);
-              bufs.push_back(a), sizes.push_back((static_cast<size_t>(b - a) + len + 63) / 64 * 64), bytes += len;
-            }
-            const double tr = read_pass_seconds(ctx.pool(), bufs.data(), sizes.data(), bufs.size());
-            paired.push_back(tr / token_s);
-            read_gbs.push_back(static_cast<double>(bytes) / tr / 1e9);
-          }
-          r.tokens_per_s.push_back(static_cast<double>(n) / total);
+        for (size_t i = 0; i < o.reps; ++i) {
+          show_progress(r, i);
+          const llm::BenchRuns::Decode run = runs.decode(d, n, read_pass_seconds);
+          r.tokens_per_s.push_back(run.tokens_per_s);
+          paired.insert(paired.end(), run.paired.begin(), run.paired.end());
+          read_gbs.insert(read_gbs.end(), run.read_gbs.begin(), run.read_gbs.end());
         }
         r.paired = median(paired);
         r.paired_read_gbs = median(read_gbs);
         results.push_back(r);
       }
-      for (const auto& [pp, tg] : pg) {  // no bound, no paired read: a mix of the two
+      for (const auto& [pp, tg] : o.pg) {  // no bound, no paired read: a mix of the two
         Result r{t, true, pp, tg, d, {}, 0, -1, 0, &lim};
-        for (size_t i = 0; i < reps; ++i) {
-          if (progress) show_progress(r, i);
-          to_depth(d);
-          const double t0 = now_seconds();
-          llm::forward(model, state, prompt.data() + d, pp);
-          int32_t next = prompt[0];
-          for (size_t j = 0; j < tg; ++j) {
-            llm::forward(model, state, &next, 1);
-            next = next_id(next);
-          }
-          r.tokens_per_s.push_back(static_cast<double>(pp + tg) / (now_seconds() - t0));
-        }
+        for (size_t i = 0; i < o.reps; ++i) show_progress(r, i), r.tokens_per_s.push_back(runs.prefill_decode(d, pp, tg));
         results.push_back(r);
       }
     }
   }
-  print_results(format, mi, results, limits);
+  print_results(o.format, mi, results, limits);
   return 0;
 }
 

@@ -48,18 +48,6 @@ struct SessionStats {
   }
 };
 
-// Drops the oldest turn after the system prompt (the first non-system message and the replies
-// up to the next user message). False if only the newest message is left.
-bool drop_oldest_turn(std::vector<llm::ChatMessage>& messages) {
-  size_t first = 0;
-  while (first < messages.size() && messages[first].role == "system") ++first;
-  if (first + 1 >= messages.size()) return false;
-  size_t end = first + 1;
-  while (end + 1 < messages.size() && messages[end].role != "user") ++end;
-  messages.erase(messages.begin() + static_cast<std::ptrdiff_t>(first), messages.begin() + static_cast<std::ptrdiff_t>(end));
-  return true;
-}
-
 bool ends_with(const std::string& s, const char* tail) {
   const size_t n = std::strlen(tail);
   return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
@@ -172,29 +160,19 @@ int cmd_chat(int argc, char** argv) {
 
   // A reply to `messages` (which end with the user's message); false if it was refused.
   auto reply_to_last = [&]() -> bool {
-    std::vector<int32_t> prompt = fmt.tokens(tok, messages, true);
-    if (prompt.size() >= cf.n_ctx) {
-      // Could it fit with every older turn dropped? If not, refuse it before dropping any.
-      std::vector<llm::ChatMessage> alone;
-      for (size_t i = 0; i + 1 < messages.size() && messages[i].role == "system"; ++i) alone.push_back(messages[i]);
-      alone.push_back(messages.back());
-      if (const size_t n = fmt.tokens(tok, alone, true).size(); n >= cf.n_ctx) {
-        std::printf("[the message does not fit in the context: %zu tokens, the context holds %zu (-c)]\n\n", n, cf.n_ctx);
-        messages.pop_back();
-        return false;
-      }
+    llm::FittedPrompt fitted = llm::fit_conversation(fmt, tok, messages, cf.n_ctx, reserve);
+    if (!fitted.fits) {
+      std::printf("[the message does not fit in the context: %zu tokens, the context holds %zu (-c)]\n\n", fitted.tokens.size(),
+                  cf.n_ctx);
+      messages.pop_back();
+      return false;
     }
-    size_t dropped = 0;
-    while (prompt.size() + reserve > cf.n_ctx && drop_oldest_turn(messages)) {
-      ++dropped;
-      prompt = fmt.tokens(tok, messages, true);
-    }
-    if (dropped > 0) {
+    if (fitted.dropped > 0) {
       std::fprintf(stderr, "[context full (%zu tokens, -c): dropped the %zu oldest turn%s, kept the system prompt]\n", cf.n_ctx,
-                   dropped, dropped == 1 ? "" : "s");
+                   fitted.dropped, fitted.dropped == 1 ? "" : "s");
     }
     llm::Request req;
-    req.prompt = std::move(prompt);
+    req.prompt = std::move(fitted.tokens);
     req.slot = 0;
     req.params.sampling = sampling;
     req.params.max_tokens = n_predict > 0 ? static_cast<size_t>(n_predict) : 0;

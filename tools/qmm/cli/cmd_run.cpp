@@ -173,11 +173,7 @@ int cmd_run(int argc, char** argv) {
     std::fwrite(prompt.data(), 1, prompt.size(), stdout);  // all of it: -p 'a\x00b' holds a NUL
     std::fputs(colored ? kReset : "", stdout);
   };
-  // -r: the generation stops once the text ends with a reverse prompt (shown, as llama-cli).
-  std::string tail;
-  size_t longest_reverse = 0;
-  for (const std::string& r : reverse_prompts) longest_reverse = std::max(longest_reverse, r.size());
-  bool reversed = false;
+  llm::ReversePrompts reverse(reverse_prompts);  // -r: shown, then the generation stops (as llama-cli)
   llm::Result res;
   llm::Request req;
   req.prompt = tokens;
@@ -200,13 +196,7 @@ int cmd_run(int argc, char** argv) {
     }
     std::fwrite(p.text.data(), 1, p.text.size(), stdout);
     std::fflush(stdout);
-    if (longest_reverse > 0) {
-      tail.append(p.text);
-      for (const std::string& r : reverse_prompts) reversed = reversed || tail.find(r) != std::string::npos;
-      if (tail.size() > longest_reverse) tail.erase(0, tail.size() - longest_reverse);
-      if (reversed) return false;
-    }
-    return !g_interrupted.load();
+    return !reverse.feed(p.text) && !g_interrupted.load();
   };
   req.on_done = [&](const llm::Result& r) { res = r; };
   gen.submit(std::move(req));
