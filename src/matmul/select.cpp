@@ -34,7 +34,7 @@ bool names(const std::vector<std::string>& list, const Ukernel& u) {
 
 // Every ISA of every architecture: names of another one are accepted and ignored, so one
 // QMM_DISABLE=sme2 or QMM_KERNELS=avx2,i8mm works on every machine.
-constexpr Isa kAllIsas[] = {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni, Isa::amx, Isa::dotprod, Isa::i8mm, Isa::sme2, Isa::neon};
+constexpr Isa kAllIsas[] = {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni, Isa::amx, Isa::amxbf16, Isa::dotprod, Isa::i8mm, Isa::sme2, Isa::neon};
 
 bool is_local_isa(const std::string& name) {
   Isa isa;
