@@ -175,27 +175,22 @@ TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
   }
 }
 
-// A GEMV that reads the packed weights of an earlier GEMV of its ISA (the tuner's candidates:
-// the ymm GEMVs over the zmm kernels' 16-column panels) gives that GEMV's bits, whole and in
-// n_step tiles: choosing it changes speed, never output. (GEMVs of other ISAs over one layout,
-// AVX2 and AVX-VNNI, may differ in the last bits within the reference tolerance.)
-TEST_P(KernelTest, GemvTwinsGiveTheSameBits) {
+// A GEMV over several column groups (x86: 4 panels each) with 1-3 panels left over and a
+// partial last panel, with K long enough that the weight prefetch runs ahead within each
+// panel before it moves on to the next group (x86_qloops.h): right, and the same bits whole
+// as in tiles of one or three n_step column tiles (other groupings, other leftovers).
+TEST_P(KernelTest, GemvGroupsAndLeftoverPanelsKeepTheBits) {
   const Ukernel& u = *GetParam();
-  if (!u.gemv || !is_block_type(u.type)) GTEST_SKIP() << u.name << ": not a block-quantized GEMV";
-  const Ukernel* first = nullptr;
-  for (const Ukernel* v : kernel_list()) {
-    if (!first && v->gemv && v->isa == u.isa && shares_packed_rhs(*v, u)) first = v;
-  }
-  if (first == &u) GTEST_SKIP() << u.name << " is the first GEMV of its ISA and packed layout";
-  if (auto why = test::why_unavailable(*first); !why.empty()) GTEST_SKIP() << first->name << ": " << why;
+  if (!u.gemv) GTEST_SKIP() << u.name << ": not a GEMV";
   const TileParams p = kernel_params(u);
-  const size_t k = 3 * std::max<size_t>(32, block_len(u.type));
-  for (size_t n : {size_t{1}, p.nr / 2 + 1, p.nr + 3, 2 * p.nr, 5 * p.nr + 7}) {
-    const Problem prob(u.type, 1, n, k, 11 + n);
-    const std::vector<float> want = prob.run(*first, 1, n, -INFINITY, INFINITY);
-    for (size_t tn : {n, p.n_step}) {
-      const std::vector<float> got = prob.run(u, 1, n, -INFINITY, INFINITY, 1, tn);
-      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), n * 4)) << "n " << n << " tiles of " << tn << " vs " << first->name;
+  const size_t k = 12 * std::max<size_t>(32, block_len(u.type));
+  for (size_t n : {4 * p.nr + 2 * p.nr, 8 * p.nr + 3 * p.nr + 5, 12 * p.nr + p.nr - 1}) {
+    const Problem prob(u.type, 1, n, k, 23 + n);
+    const std::vector<float> whole = prob.run(u, 1, n, -INFINITY, INFINITY);
+    prob.check(whole, 1, n, -INFINITY, INFINITY, "n " + std::to_string(n));
+    for (size_t tn : {p.n_step, 3 * p.n_step}) {
+      const std::vector<float> tiled = prob.run(u, 1, n, -INFINITY, INFINITY, 1, tn);
+      ASSERT_EQ(0, std::memcmp(whole.data(), tiled.data(), n * 4)) << "n " << n << " tiles of " << tn;
     }
   }
 }
@@ -292,6 +287,54 @@ std::string kernel_name(const ::testing::TestParamInfo<const Ukernel*>& info) { 
 INSTANTIATE_TEST_SUITE_P(KernelList, KernelTest, ::testing::ValuesIn(kernel_list().begin(), kernel_list().end()),
                          kernel_name);
 
+// A GEMV that reads the packed weights of an earlier GEMV of its ISA (the tuner's candidates:
+// the ymm GEMVs over the zmm kernels' 16-column panels) gives that GEMV's bits, whole and in
+// n_step tiles: choosing it changes speed, never output. (GEMVs of other ISAs over one layout,
+// AVX2 and AVX-VNNI, may differ in the last bits within the reference tolerance.) Instantiated
+// over those pairs only (a later GEMV and the first of its ISA and packed layout).
+struct GemvTwins {
+  const Ukernel* gemv;   // the later one
+  const Ukernel* first;  // the first GEMV of its ISA and packed layout
+};
+
+std::vector<GemvTwins> gemv_twins() {
+  std::vector<GemvTwins> out;
+  for (const Ukernel* u : kernel_list()) {
+    if (!u->gemv || !is_block_type(u->type)) continue;
+    const Ukernel* first = nullptr;
+    for (const Ukernel* v : kernel_list()) {
+      if (!first && v->gemv && v->isa == u->isa && shares_packed_rhs(*v, *u)) first = v;
+    }
+    if (first != u) out.push_back({u, first});
+  }
+  return out;
+}
+
+class GemvTwinTest : public ::testing::TestWithParam<GemvTwins> {};
+
+TEST_P(GemvTwinTest, GiveTheSameBits) {
+  const Ukernel& u = *GetParam().gemv;
+  const Ukernel& first = *GetParam().first;
+  for (const Ukernel* k : {&u, &first}) {
+    if (auto why = test::why_unavailable(*k); !why.empty()) GTEST_SKIP() << k->name << ": " << why;
+  }
+  const TileParams p = kernel_params(u);
+  const size_t k = 3 * std::max<size_t>(32, block_len(u.type));
+  for (size_t n : {size_t{1}, p.nr / 2 + 1, p.nr + 3, 2 * p.nr, 5 * p.nr + 7}) {
+    const Problem prob(u.type, 1, n, k, 11 + n);
+    const std::vector<float> want = prob.run(first, 1, n, -INFINITY, INFINITY);
+    for (size_t tn : {n, p.n_step}) {
+      const std::vector<float> got = prob.run(u, 1, n, -INFINITY, INFINITY, 1, tn);
+      ASSERT_EQ(0, std::memcmp(want.data(), got.data(), n * 4)) << "n " << n << " tiles of " << tn << " vs " << first.name;
+    }
+  }
+}
+
+// The pairs exist on x86 (zmm / ymm GEMVs); an Arm build may have none.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemvTwinTest);
+std::string twin_name(const ::testing::TestParamInfo<GemvTwins>& p) { return p.param.gemv->name; }
+INSTANTIATE_TEST_SUITE_P(KernelList, GemvTwinTest, ::testing::ValuesIn(gemv_twins()), twin_name);
+
 // Quantization error of the whole path against the unquantized F32 product stays within a
 // stated bound: |y_q − y| ≤ 0.01·S (Q8_0 weights) and 0.08·S (Q4_0), S = Σ|a|·|w|, for the
 // kernel this CPU selects.
@@ -345,6 +388,24 @@ TEST(KernelTwins, AmxGemmsAreTheAvx512VnniBits) {
     }
   }
   if (compared == 0) GTEST_SKIP() << "no AMX kernel in this build";
+}
+
+// Where AMX is granted, every weight type with an AMX GEMM selects it for prefill, and the
+// AVX-512 VNNI GEMV that reads its packed weights for decode (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K).
+TEST(KernelTwins, AmxCpusSelectTheAmxGemmsAndVnniGemvs) {
+  size_t types = 0;
+  for (const Ukernel* u : kernel_list()) {
+    if (u->isa != Isa::amx) continue;
+    if (auto why = test::why_unavailable(*u); !why.empty()) GTEST_SKIP() << u->name << ": " << why;
+    const KernelPair pair = select_kernels(u->type, KernelFilter{}, cpu_info());
+    EXPECT_EQ(pair.gemm, u) << type_name(u->type);
+    ASSERT_NE(pair.gemv, nullptr);
+    EXPECT_EQ(pair.gemv->isa, Isa::avx512vnni) << type_name(u->type) << ": " << pair.gemv->name;
+    EXPECT_TRUE(pair.gemv->gemv && shares_packed_rhs(*pair.gemv, *u)) << pair.gemv->name;
+    ++types;
+  }
+  if (types == 0) GTEST_SKIP() << "no AMX kernel in this build";
+  EXPECT_EQ(types, 5u);  // Q4_0, Q8_0, Q4_K, Q5_K, Q6_K
 }
 
 }  // namespace

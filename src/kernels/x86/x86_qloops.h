@@ -18,6 +18,7 @@
 #pragma once
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -192,26 +193,33 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   gemm_cols<V, K, R, C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
-// GEMV: columns go in groups of kGemvGroup panels (each activation broadcast serves the group,
-// and its panels are kGemvGroup concurrent read streams), the rest one panel at a time. While
-// a group streams, it prefetches into L2 the same blocks of the next group, so DRAM reads run
-// ahead across group boundaries: the hardware prefetcher stops at the end of each panel and
-// restarts on the next one, which cost 10-25% of the DRAM bandwidth at k = 2048 on Zen 3
-// (docs/performance.md; 2 or 3 groups ahead, T0 / NTA hints, prefetches within the panel and
-// groups of 2 or 8 ymm panels were measured worse). The prefetch stays inside the call's own
-// columns (under threads, another thread owns the next ones). A group is 32 columns: 4 ymm
-// panels or 2 zmm ones (4 zmm panels read 5-8 points slower from DRAM, 1 or 2 threads, on the
-// Xeon of docs/performance.md).
+// GEMV: columns go in groups of 4 panels (4 concurrent read streams, as the plain read the
+// paired figure divides by; each activation broadcast serves the group). Each panel's stream
+// is prefetched into L2 ahead of its reads, so DRAM reads run on across panel ends: the
+// hardware prefetcher stops at the end of each panel and restarts on the next one, which cost
+// 10-25% of the DRAM bandwidth at k = 2048 on Zen 3 (docs/performance.md). How far ahead is
+// kGemvAhead<V>:
+//   - AVX-512 layouts (16-column panels): ~2 KiB ahead in each panel's stream, running on into
+//     the same panel of the next group near a panel's end. On the 2-vCPU Xeon (model 167) this
+//     took the Q4_0 GEMV from 78-83% to 92-95% of the paired read and Q8_0 from 88-90% to
+//     97-99%; the same block of the next group (below) came too late or too early there
+//     (84% with 4 panels, 80% with 2), and 1-4.6 KiB ahead all read alike.
+//   - 8-column layouts (AVX2 / AVX-VNNI), 0: the same block of the next group, as tuned on
+//     Zen 3 (2 or 3 groups ahead, T0 / NTA hints, prefetches within the panel and groups of 2
+//     or 8 ymm panels were measured worse there).
+// The prefetch stays inside the call's own columns (under threads, another thread owns the
+// next ones): the panels left over (n / 16 not a multiple of 4) go first, as a smaller group,
+// so the last group has none to prefetch.
+constexpr size_t kGemvPanels = 4;
 template <class V>
-constexpr size_t kGemvGroup = 32 / V::kLanes;  // (sub-)panels of V::kLanes columns
+constexpr size_t kGemvAhead = kPanel<V> >= 16 ? 2048 : 0;  // bytes; 0: the next group's block
 
-// P column (sub-)panels of one row (mr = 1): acc[p] = Σ_blocks sums · s_w · s_a, and block b
-// of each panel is prefetched at +pf.
+// P column (sub-)panels of one row (mr = 1), blocks [b0, b1): acc[p] += Σ sums · s_w · s_a,
+// and block b of each panel is prefetched at +pf.
 template <class V, class K, size_t P>
-inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t blocks,
+inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t b0, size_t b1,
                         typename V::F acc[P][1]) {
-  for (size_t p = 0; p < P; ++p) acc[p][0] = V::zero();
-  for (size_t b = 0; b < blocks; ++b) {
+  for (size_t b = b0; b < b1; ++b) {
     const uint8_t* a = lp + b * step_blocks<K>() * x86lhs::kBlockBytes;
     const uint8_t* w = rp + b * K::kRhsBlock;
     if constexpr (prefetches_in_step<K>()) {
@@ -223,28 +231,46 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
   }
 }
 
+// One group of P (sub-)panels from column j0 (`last`: no group follows it in this call), into
+// dst[j0, min(n, j0 + P·kLanes)).
+template <class V, class K, size_t P>
+inline void gemv_group(size_t n, size_t j0, size_t blocks, const uint8_t* lp, const uint8_t* rp, size_t rhs_panel,
+                       bool last, float* dst, typename V::F vlo, typename V::F vhi) {
+  constexpr size_t nr = V::kLanes, panels = P / kSplit<V>;
+  typename V::F acc[P][1];
+  for (size_t p = 0; p < P; ++p) acc[p][0] = V::zero();
+  const size_t next = last ? 0 : panels * rhs_panel;  // to the same panel of the next group (0: re-touches its own lines)
+  if constexpr (kGemvAhead<V> == 0) {
+    gemv_panels<V, K, P>(rp, rhs_panel, next, lp, 0, blocks, acc);
+  } else {
+    // d blocks ahead: block b + d of the panel, then block b + d − blocks of the next group's.
+    const size_t d = std::min(blocks, (kGemvAhead<V> + K::kRhsBlock - 1) / K::kRhsBlock);
+    gemv_panels<V, K, P>(rp, rhs_panel, d * K::kRhsBlock, lp, 0, blocks - d, acc);
+    gemv_panels<V, K, P>(rp, rhs_panel, last ? 0 : next - (blocks - d) * K::kRhsBlock, lp, blocks - d, blocks, acc);
+  }
+  for (size_t p = 0; p < P && j0 + p * nr < n; ++p) {
+    const size_t j = j0 + p * nr;
+    V::store_clamped(dst + j, acc[p][0], n - j < nr ? n - j : nr, vlo, vhi);
+  }
+}
+
 // dst[0, n) = clamp(x · Wᵀ) for one row.
 template <class V, class K>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  constexpr size_t nr = V::kLanes, group = kGemvGroup<V> * nr, panels = group / kPanel<V>, np = kPanel<V>;
+  constexpr size_t np = kPanel<V>, group = kGemvPanels * np, sub = kSplit<V>;
   const size_t blocks = k / (kBlock * step_blocks<K>()), rhs_panel = blocks * K::kRhsBlock;
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const typename V::F vlo = V::set1(lo), vhi = V::set1(hi);
-  const size_t groups = n / group;
+  const size_t panels = (n + np - 1) / np, groups = panels / kGemvPanels, left = panels % kGemvPanels;
+  const bool none_after = groups == 0;  // (kGemvPanels = 4: 1 to 3 panels left)
+  if (left == 1) gemv_group<V, K, sub>(n, 0, blocks, lp, rp, rhs_panel, none_after, dst, vlo, vhi);
+  if (left == 2) gemv_group<V, K, 2 * sub>(n, 0, blocks, lp, rp, rhs_panel, none_after, dst, vlo, vhi);
+  if (left == 3) gemv_group<V, K, 3 * sub>(n, 0, blocks, lp, rp, rhs_panel, none_after, dst, vlo, vhi);
   for (size_t g = 0; g < groups; ++g) {
-    const size_t pf = g + 1 < groups ? panels * rhs_panel : 0;  // 0 (the last group): re-touches its own lines
-    typename V::F acc[kGemvGroup<V>][1];
-    gemv_panels<V, K, kGemvGroup<V>>(rp + g * panels * rhs_panel, rhs_panel, pf, lp, blocks, acc);
-    for (size_t p = 0; p < kGemvGroup<V>; ++p) V::store_clamped(dst + g * group + p * nr, acc[p][0], nr, vlo, vhi);
-  }
-  for (size_t j0 = groups * group; j0 < n; j0 += np) {
-    typename V::F acc[kSplit<V>][1];
-    gemv_panels<V, K, kSplit<V>>(rp + j0 / np * rhs_panel, rhs_panel, 0, lp, blocks, acc);
-    for (size_t p = 0; p < kSplit<V> && j0 + p * nr < n; ++p) {
-      const size_t j = j0 + p * nr;
-      V::store_clamped(dst + j, acc[p][0], n - j < nr ? n - j : nr, vlo, vhi);
-    }
+    const size_t j0 = left * np + g * group;
+    gemv_group<V, K, kGemvPanels * sub>(n, j0, blocks, lp, rp + j0 / np * rhs_panel, rhs_panel, g + 1 == groups,
+                                           dst, vlo, vhi);
   }
 }
 
