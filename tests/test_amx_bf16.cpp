@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/buffer.h"
+#include "core/error.h"
+#include "matmul/matmul.h"
 #include "matmul/select.h"
 #include "test_util.h"
 
@@ -101,8 +103,8 @@ TEST(Bf16Gemms, ErrorAgainstTheF32ProductIsBounded) {
 }
 
 // Where AMX-BF16 is granted, its GEMMs come first for their types, with the AVX-512 VNNI GEMV
-// over the same weights; `--disable amxbf16` gives the AMX-INT8 GEMM back (or VNNI's where
-// AMX-INT8 has none). A CPU described, so this runs on any x86 build.
+// over the same weights; `--disable amxbf16` gives the AMX-INT8 GEMM back (VNNI's for IQ4_NL,
+// which AMX-INT8 lacks). A CPU described, so this runs on any x86 build.
 TEST(Bf16Gemms, SelectedWhereGrantedAndDisabledByName) {
   CpuInfo cpu = cpu_info();
   cpu.features |= isa_features(Isa::amxbf16) | isa_features(Isa::amx) | isa_features(Isa::avx512vnni);
@@ -112,16 +114,59 @@ TEST(Bf16Gemms, SelectedWhereGrantedAndDisabledByName) {
     EXPECT_EQ(pair.gemv->isa, Isa::avx512vnni) << type_name(t);
     EXPECT_TRUE(shares_packed_rhs(*pair.gemm, *pair.gemv)) << type_name(t);
     const KernelPair off = select_kernels(t, parse_kernel_filter("", "amxbf16"), cpu);
-    const bool has_int8_amx = t == WeightType::q4_0 || t == WeightType::q8_0 || t == WeightType::q4_k;
+    const bool has_int8_amx = t != WeightType::iq4_nl;
     EXPECT_EQ(off.gemm->isa, has_int8_amx ? Isa::amx : Isa::avx512vnni) << type_name(t);
     EXPECT_EQ(off.gemv, pair.gemv) << type_name(t);
   }
+  // Below its measured rows the next GEMM on the same weights serves (select.cpp gemm_min_rows).
+  const KernelPair q4 = select_kernels(WeightType::q4_0, KernelFilter{}, cpu);
+  ASSERT_NE(q4.gemm_few, nullptr);
+  EXPECT_EQ(q4.gemm_few->isa, Isa::amx);
+  EXPECT_EQ(q4.few_below, gemm_min_rows(*q4.gemm));
+  EXPECT_GT(q4.few_below, 2u);
+  const KernelPair q6 = select_kernels(WeightType::q6_k, KernelFilter{}, cpu);
+  ASSERT_NE(q6.gemm_few, nullptr);
+  EXPECT_EQ(q6.gemm_few->isa, Isa::amx);
+  EXPECT_TRUE(shares_packed_rhs(*q6.gemm_few, *q6.gemm));
+  EXPECT_EQ(select_kernels(WeightType::q6_k, parse_kernel_filter("", "amxbf16"), cpu).gemm_few, nullptr);
+  // Allowed alone, AMX-BF16 serves every m > 1.
+  EXPECT_EQ(select_kernels(WeightType::q4_0, parse_kernel_filter("amxbf16", ""), cpu).gemm_few, nullptr);
   CpuInfo no_bf16 = cpu;
   no_bf16.features &= ~kFeatAMXBF16;
   const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, no_bf16);
   EXPECT_EQ(pair.gemm->isa, Isa::amx);
   ASSERT_FALSE(pair.skipped.empty());
   EXPECT_NE(pair.skipped[0].find("amx-bf16"), std::string::npos) << pair.skipped[0];
+}
+
+// On this CPU: m = 1 runs the GEMV, 1 < m < few_below the next GEMM (its bits exactly), from
+// few_below rows on the AMX-BF16 GEMM; a few-rows GEMM on other weights is refused.
+TEST(Bf16Gemms, FewRowsRunTheNextGemm) {
+  if (auto why = unavailable_reason(Isa::amxbf16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  const size_t n = 40, k = 512;
+  const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_k, n, k, 3);
+  const PackedWeights w = PackedWeights::pack(WeightType::q4_k, n, k, rows.data(), KernelFilter{});
+  ASSERT_NE(w.few_rows_gemm(), nullptr);
+  const size_t below = w.few_rows_below();
+  EXPECT_EQ(w.kernel_for(1).gemv, true);
+  EXPECT_EQ(&w.kernel_for(below - 1), w.few_rows_gemm());
+  EXPECT_EQ(w.kernel_for(below).isa, Isa::amxbf16);
+  const PackedWeights few = PackedWeights::pack_with(*w.few_rows_gemm(), w.gemv(), n, k, rows.data());
+  Context ctx(1);
+  for (size_t m : {size_t{2}, below - 1, below, below + 17}) {
+    const std::vector<float> a = test::random_floats(m * k, 9);
+    std::vector<float> got(m * n), want(m * n);
+    matmul(w, m, a.data(), k * 4, got.data(), n * 4, -INFINITY, INFINITY, ctx);
+    matmul(few, m, a.data(), k * 4, want.data(), n * 4, -INFINITY, INFINITY, ctx);
+    if (m < below) {
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << "m " << m;
+    } else {
+      EXPECT_NE(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << "m " << m << ": BF16, not the int8 bits";
+    }
+  }
+  PackedWeights v = PackedWeights::pack(WeightType::q4_k, n, k, rows.data(), KernelFilter{});
+  const Ukernel& scalar = *select_kernels(WeightType::q4_k, parse_kernel_filter("scalar", ""), cpu_info()).gemm;
+  EXPECT_THROW(v.set_few_rows_gemm(&scalar, 64), Error);
 }
 
 #else

@@ -226,7 +226,27 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
   }
   if (!pair.gemv) pair.gemv = pair.gemm;
+  if (const size_t rows = gemm_min_rows(*pair.gemm); rows > 2) {
+    bool after = false;
+    for (const Ukernel* u : kernel_list()) {
+      if (u == pair.gemm) {
+        after = true;
+      } else if (after && !pair.gemm_few && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
+                 filter.permits(*u)) {
+        pair.gemm_few = u;
+        pair.few_below = rows;
+      }
+    }
+  }
   return pair;
+}
+
+size_t gemm_min_rows(const Ukernel& u) {
+  // 2-vCPU Xeon (Sapphire/Emerald Rapids class), n 4096, k 2048, against the AMX-INT8 GEMM
+  // (AVX-512 VNNI's for IQ4_NL): BF16 wins from 64 rows on, Q4_0's from 256 (its int8 tile
+  // path is the fastest one).
+  if (u.isa != Isa::amxbf16) return 0;
+  return u.type == WeightType::q4_0 ? 256 : 64;
 }
 
 }  // namespace qmm

@@ -271,6 +271,7 @@ struct Step {
   size_t c0, c1;       // the chunk's 32-blocks
   float* d;            // dst at (i0, j0)
   size_t stride, rows, cols, lhs_panel;  // rows, cols: of the whole 32 x 32 step (1..32)
+  size_t rows_after;                     // rows of the next step below (0..32)
   bool first, clamp;
   __m512 lo, hi;
   float* tmp;
@@ -287,6 +288,13 @@ template <bool kR2, bool kC2>
   if constexpr (kR2) c_load<2>(d1, s.stride, r1, n0, s.first, s.tmp);
   if constexpr (kR2 && kC2) c_load<3>(d1 + kTile, s.stride, r1, n1, s.first, s.tmp);
   const uint8_t* a1 = s.a0 + s.lhs_panel;
+  if (!s.first && s.rows_after > 0) {  // the next step's sums (rows below), into L2 meanwhile
+    float* next = row_ptr(s.d, s.stride, 2 * kTile);
+    for (size_t r = 0; r < s.rows_after; ++r) {
+      _mm_prefetch(reinterpret_cast<const char*>(row_ptr(next, s.stride, r)), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char*>(row_ptr(next, s.stride, r) + kTile), _MM_HINT_T1);
+    }
+  }
   for (size_t b = s.c0; b < s.c1; ++b) {
     const size_t t = (b - s.c0) * kTileBytes;
     _tile_loadd(4, s.a0 + b * kTileBytes, 64);
@@ -310,7 +318,7 @@ template <bool kR2, bool kC2>
 
 // K goes in chunks of kChunk 32-blocks: the B tiles of 32 columns and a chunk (2 x 16 KiB,
 // in L1) are made once and serve every row tile of the call.
-constexpr size_t kChunk = 16;
+constexpr size_t kChunk = 32;
 
 template <class W>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
@@ -326,11 +334,11 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   Step s{};
   s.stride = stride, s.lhs_panel = lhs_panel, s.lo = _mm512_set1_ps(lo), s.hi = _mm512_set1_ps(hi), s.tmp = tmp;
   s.bt0 = bt[0], s.bt1 = bt[1];
-  for (size_t j0 = 0; j0 < n; j0 += 2 * kTile) {
-    s.cols = n - j0 < 2 * kTile ? n - j0 : 2 * kTile;
-    const uint8_t* rp0 = rp + j0 / kTile * rhs_panel;
-    for (size_t c0 = 0; c0 < blocks; c0 += kChunk) {
-      const size_t c1 = blocks - c0 < kChunk ? blocks : c0 + kChunk;
+  for (size_t c0 = 0; c0 < blocks; c0 += kChunk) {
+    const size_t c1 = blocks - c0 < kChunk ? blocks : c0 + kChunk;
+    for (size_t j0 = 0; j0 < n; j0 += 2 * kTile) {
+      s.cols = n - j0 < 2 * kTile ? n - j0 : 2 * kTile;
+      const uint8_t* rp0 = rp + j0 / kTile * rhs_panel;
       for (size_t b = c0; b < c1; ++b) {
         W::tile(rp0, b, bt[0] + (b - c0) * kTileBytes, mk);
         if (s.cols > kTile) W::tile(rp0 + rhs_panel, b, bt[1] + (b - c0) * kTileBytes, mk);
@@ -339,6 +347,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
       s.c0 = c0, s.c1 = c1, s.first = c0 == 0, s.clamp = clamp && c1 == blocks;
       for (size_t i0 = 0; i0 < m; i0 += 2 * kTile) {
         s.rows = m - i0 < 2 * kTile ? m - i0 : 2 * kTile;
+        s.rows_after = m - i0 - s.rows < 2 * kTile ? m - i0 - s.rows : 2 * kTile;
         s.a0 = lp + i0 / kTile * lhs_panel;
         s.d = row_ptr(dst, stride, i0) + j0;
         const bool r2 = s.rows > kTile, c2 = s.cols > kTile;
