@@ -9,11 +9,13 @@ count is the sum of the lengths of the TBs executed between the two markers. The
 through a FIFO, so nothing large is written to disk.
 
 usage: count_instructions.py --qemu QEMU [--cpu CPU] [--svl BYTES] --driver DRIVER
-                             [--shape M N K] [--c-api MAX_INSTR MAX_PERCENT] KERNEL [KERNEL ...]
+                             [--shape M N K] [--c-api MAX_INSTR MAX_PERCENT] [--max-per-mac X]
+                             KERNEL [KERNEL ...]
 Prints per kernel: instructions, MACs, instructions per MAC, and the most executed mnemonics.
 With --c-api, each kernel is counted twice, called directly and through the public
 qmm_ukernel_run; the script fails when the public call adds more than MAX_INSTR instructions or
-more than MAX_PERCENT % of the kernel's own count.
+more than MAX_PERCENT % of the kernel's own count. With --max-per-mac, it fails when a kernel
+executes more than X instructions per MAC (a bound on a kernel's loop, e.g. the SME2 prefill GEMMs).
 """
 import argparse
 import collections
@@ -78,6 +80,7 @@ def main():
     ap.add_argument("--top", type=int, default=8, help="mnemonics listed per kernel")
     ap.add_argument("--c-api", type=float, nargs=2, metavar=("MAX_INSTR", "MAX_PERCENT"),
                     help="also count the public qmm_ukernel_run call and bound what it adds")
+    ap.add_argument("--max-per-mac", type=float, help="fail when a kernel executes more instructions per MAC")
     ap.add_argument("kernels", nargs="+")
     a = ap.parse_args()
     m, n, k = a.shape
@@ -87,6 +90,9 @@ def main():
         total, hist = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape)
         top = ", ".join(f"{mn} {c}" for mn, c in hist.most_common(a.top))
         print(f"{kernel}: {total} instructions, {total / macs:.5f} instr/MAC ({macs / max(total, 1):.1f} MACs/instr); {top}")
+        if a.max_per_mac is not None and total / macs > a.max_per_mac:
+            sys.exit(f"count_instructions: {kernel} executes {total / macs:.5f} instructions per MAC, "
+                     f"over the bound of {a.max_per_mac:g}")
         if a.c_api:
             public, _ = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape, capi=True)
             extra = public - total

@@ -97,6 +97,18 @@ std::span<const Ukernel* const> kernel_list() { return kKernels; }
 
 TileParams kernel_params(const Ukernel& u) { return u.params(cpu_info().svl_bytes); }
 
+MatmulFn neon_twin(const Ukernel& sme2_gemm) {
+#if defined(__aarch64__) && QMM_HAVE_SME2
+  const CpuInfo& cpu = cpu_info();
+  if (&sme2_gemm == &matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa && cpu.has(isa_features(Isa::sme2)) &&
+      cpu.has(isa_features(Isa::dotprod))) {
+    return q4_0_sme2_layout_gemm_neon_dotprod(cpu.svl_bytes);
+  }
+#endif
+  (void)sme2_gemm;
+  return nullptr;
+}
+
 const Ukernel* find_kernel(std::string_view name) {
   for (const Ukernel* u : kKernels) {
     if (name == u->name) return u;

@@ -22,6 +22,11 @@ bool parse_isa(std::string_view name, Isa* out);
 // A kernel's parameters on this CPU (its SVL where it has SME).
 TileParams kernel_params(const Ukernel& u);
 
+// The NEON twin of an SME2 GEMM (the hybrid SME + NEON split, docs/design.md §6): a kernel
+// that reads the SME2 kernel's packed operands at this CPU's SVL and gives its bits, or nullptr
+// (no twin for that kernel, or the CPU lacks DotProd or SME). Not in the kernel list.
+MatmulFn neon_twin(const Ukernel& sme2_gemm);
+
 // How each kernel packs, for tools that draw or check layouts (`qmm layout`): every variant of
 // this build's list, plus the SME2 variants on every architecture (their packers and params are
 // portable code, kernels/sme2_params.h), in priority order with SME2 first as in the Arm list.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 #include "core/channels.h"
@@ -63,7 +65,65 @@ void prefetch_next(const PackedWeights& w, size_t m, ThreadPool& pool) {
   }
 }
 
+// The hybrid SME + NEON run of a prefill's tiles (Context::set_sme_threads): threads 0..sme-1
+// take tiles with the SME2 kernel from the front, the others with its NEON twin from the back,
+// until the two ends meet, so each side's share is its measured speed. A NEON thread stops
+// taking tiles while fewer than ratio·sme remain (ratio: the twin's time per tile over the SME2
+// kernel's): the SME2 threads would finish those sooner than its one tile. The ratio is measured
+// once per context, on the first tile, computed by both kernels (same bits, same place), the twin first.
+template <class Tile>
+void run_hybrid(size_t tiles, int sme, MatmulFn sme_fn, MatmulFn neon_fn, const Tile& tile_at, Context& ctx) {
+  using clock = std::chrono::steady_clock;
+  double ratio = ctx.neon_sme_ratio();
+  uint64_t start = 0;
+  if (ratio == 0.0) {
+    // The twin first: it meets the cold caches, so the ratio errs high and NEON threads stop early.
+    const auto t0 = clock::now();
+    tile_at(0, neon_fn);
+    const auto t1 = clock::now();
+    tile_at(0, sme_fn);
+    const auto t2 = clock::now();
+    ratio = std::max(1e-3, std::chrono::duration<double>(t1 - t0).count() /
+                               std::max(1e-9, std::chrono::duration<double>(t2 - t1).count()));
+    start = 1;
+  }
+  std::atomic<uint64_t> ends{start};  // tiles taken from the front (low 32 bits) and the back
+  std::atomic<size_t> neon_tiles{0};
+  const double keep = ratio * sme;
+  ctx.pool().parallel_for(static_cast<size_t>(ctx.threads()), [&](size_t, int t) {
+    const bool on_sme = t < sme;
+    for (uint64_t e = ends.load(std::memory_order_relaxed);;) {
+      const size_t front = e & 0xffffffffu, back = e >> 32;
+      if (front + back >= tiles || (!on_sme && static_cast<double>(tiles - front - back) < keep)) return;
+      if (!ends.compare_exchange_weak(e, e + (on_sme ? 1 : uint64_t{1} << 32), std::memory_order_relaxed)) continue;
+      if (on_sme) {
+        tile_at(front, sme_fn);
+      } else {
+        tile_at(tiles - 1 - back, neon_fn);
+        neon_tiles.fetch_add(1, std::memory_order_relaxed);
+      }
+      e = ends.load(std::memory_order_relaxed);
+    }
+  });
+  ctx.record_hybrid(neon_tiles.load(), ratio);
+}
+
 }  // namespace
+
+int Context::sme_threads_from_env() {
+  const char* s = std::getenv("QMM_SME_THREADS");
+  if (s == nullptr || *s == '\0') return 0;
+  char* end = nullptr;
+  const long v = std::strtol(s, &end, 10);
+  check_arg(*end == '\0' && v >= 0 && v <= 65536,
+            std::string("QMM_SME_THREADS must be a thread count >= 0 (0: SME2 on every thread), got '") + s + "'");
+  return static_cast<int>(v);
+}
+
+void Context::set_sme_threads(int threads) {
+  check_arg(threads >= 0, "sme threads must be >= 0 (0: SME2 on every thread)");
+  sme_threads_ = threads;
+}
 
 std::vector<size_t> column_grabs(const PackedWeights& w, size_t m, size_t threads) {
   check_arg(threads >= 1, "column_grabs: threads must be >= 1");
@@ -215,8 +275,8 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   //    not depend on the tiling, so any thread count gives the same bits.
   const size_t m_tile = row_tile(u, p, m, k);
   const size_t m_tiles = ceil_div(m, m_tile);
-  auto run_tile = [&](size_t m0, size_t n0, size_t rows, size_t cols) {
-    u.run(rows, cols, k, lhs_packed + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
+  auto run_tile = [&](size_t m0, size_t n0, size_t rows, size_t cols, MatmulFn fn) {
+    fn(rows, cols, k, lhs_packed + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
           reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
   };
   if (m_tiles == 1 && threads > 1) {
@@ -230,7 +290,7 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
       for (size_t n0 = free_col.load(std::memory_order_relaxed); n0 < n;) {
         const size_t cols = chunks.cols(n0);
         if (free_col.compare_exchange_weak(n0, n0 + cols, std::memory_order_relaxed)) {
-          run_tile(0, n0, m, cols);
+          run_tile(0, n0, m, cols, u.run);
           n0 = free_col.load(std::memory_order_relaxed);
         }
       }
@@ -244,11 +304,16 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   const size_t n_tile = threads == 1 ? round_up(n, p.n_step)
                                      : std::min(round_up(std::max<size_t>(p.n_step, 64), p.n_step),
                                                 round_up(ceil_div(n, ceil_div(want, m_tiles)), p.n_step));
-  const size_t n_tiles = ceil_div(n, n_tile);
-  pool.parallel_for(m_tiles * n_tiles, [&](size_t t, int) {
+  const size_t n_tiles = ceil_div(n, n_tile), tiles = m_tiles * n_tiles;
+  auto tile_at = [&](size_t t, MatmulFn fn) {
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
-    run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0));
-  });
+    run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0), fn);
+  };
+  const int sme = ctx.sme_threads();
+  if (sme > 0 && static_cast<size_t>(sme) < threads && tiles > 1 && tiles < (size_t{1} << 31)) {
+    if (const MatmulFn twin = neon_twin(u)) return run_hybrid(tiles, sme, u.run, twin, tile_at, ctx);
+  }
+  pool.parallel_for(tiles, [&](size_t t, int) { tile_at(t, u.run); });
 }
 
 void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {

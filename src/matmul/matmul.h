@@ -29,10 +29,29 @@ class Context {
     return lhs_.data();
   }
 
+  // Hybrid SME + NEON (docs/design.md §6): where the SME unit is shared by several cores, at most
+  // `threads` of this context's threads (the caller first) run a GEMM's SME2 tiles and the
+  // others its NEON twin (kernels/kernel_list.h neon_twin: same packed operands, same bits).
+  // 0, the default, runs SME2 on every thread; QMM_SME_THREADS sets the default of new contexts.
+  void set_sme_threads(int threads);
+  int sme_threads() const { return sme_threads_; }
+  // Tiles of the last hybrid matmul run by the NEON twin, and the twin's measured time per tile
+  // over the SME2 kernel's (measured once per context on the first hybrid matmul's first tile).
+  size_t last_neon_tiles() const { return last_neon_tiles_; }
+  double neon_sme_ratio() const { return neon_sme_ratio_; }
+  void record_hybrid(size_t neon_tiles, double ratio) {  // by matmul
+    last_neon_tiles_ = neon_tiles;
+    neon_sme_ratio_ = ratio;
+  }
+
  private:
   std::unique_ptr<ThreadPool> own_;
   ThreadPool* pool_;
   AlignedBuffer lhs_;
+  int sme_threads_ = sme_threads_from_env();
+  size_t last_neon_tiles_ = 0;
+  double neon_sme_ratio_ = 0.0;  // 0: not measured yet
+  static int sme_threads_from_env();
 };
 
 // How a decode step (m = 1) runs over a weight: which GEMV (one reading the GEMM's packed

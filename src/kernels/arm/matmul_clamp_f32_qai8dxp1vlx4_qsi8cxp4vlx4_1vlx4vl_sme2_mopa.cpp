@@ -8,7 +8,7 @@
 namespace qmm {
 namespace {
 
-__arm_new("za") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
+__arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
                                                  size_t stride, float lo, float hi) {
   sme2ch::gemm<sme2ch::Qc8>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }

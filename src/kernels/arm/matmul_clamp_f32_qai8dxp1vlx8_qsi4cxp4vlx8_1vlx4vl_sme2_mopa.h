@@ -10,10 +10,11 @@
 // QC4 GEMM (kr 8, sr 2) is listed first, so the driver never selects this one; it is for the
 // microkernel API.
 //
-// Loop: ZA0..ZA3.S accumulate the whole of K; per 16 K: LD1B×4 (4 LHS chunks), 4 × { LD1B×2,
-// LUTI4 ×2 (ZT0 = the signed int4 values: nibble i -> byte i), 4 SMOPA }: 29 instructions for
-// 16 SMOPA, as qmm's own QC4 GEMM; the epilogue (multiply, then add the bias: KleidiAI's GEMM
-// rule) is the other per-channel kernels' (kernels/arm/sme2_channel.h).
+// Loop (kernels/arm/sme2_channel.h, policy Qc4Kai): ZA0..ZA3.S accumulate the whole of K; per
+// 32 K: LD1B×4 ×2 (8 LHS chunks), 8 × { LD1B×2, LUTI4 ×2 (ZT0 = the signed int4 values: nibble
+// i -> byte i), 4 SMOPA }, the chunk offsets in registers (no RDVL), two ADDVL pointer steps; the
+// epilogue (multiply, then add the bias: KleidiAI's GEMM rule) is the other per-channel kernels'.
+// Bit-identical to KleidiAI's kernel of this name (tests/arm/test_kleidiai_bits.cpp).
 #pragma once
 #include "kernels/ukernel.h"
 

@@ -8,9 +8,10 @@
 // F32 biases). m_step = 1, n_step = 4·VL. No qmm GEMM reads this buffer, so the driver never
 // selects it; it is for the microkernel API.
 //
-// Loop: ZA.S[0, VGx4] accumulates the whole of K; per 16 K: LD1RQB, 4 × { LD1B×2, LUTI4 ×2 (ZT0
-// = the signed int4 values: nibble i -> byte i), SDOT vgx4 lane }; the epilogue of the other
-// per-channel kernels (kernels/arm/sme2_channel.h).
+// Loop (kernels/arm/sme2_channel.h, policy Qc4Kai): ZA.S[0, VGx4] accumulates the whole of K; per
+// 32 K: LD1RQB ×2, 8 × { LD1B×2, LUTI4 ×2 (ZT0 = the signed int4 values: nibble i -> byte i),
+// SDOT vgx4 lane }; the epilogue of the other per-channel kernels. Bit-identical to KleidiAI's
+// kernel of this name (tests/arm/test_kleidiai_bits.cpp).
 #pragma once
 #include "kernels/ukernel.h"
 

@@ -16,6 +16,10 @@
 //    nibbles and 32b+16+4t..+3 in the high ones; SRSHL ×4 (one multi-vector instruction) gives
 //    16·q of the low nibbles, AND 0xF0 of the high ones (the packer's sums ×16 and scales /16
 //    undo the 16). They multiply LHS chunks 8b+t and 8b+4+t.
+//  - QC4 on KleidiAI's SME2 layout (qsi4cxps1s0, kr = 4, sr = 1): a chunk is 4 K columns as 4·VL
+//    u16 of 4 signed nibbles = 2 vectors; LUTI4 with the signed int4 values in ZT0 expands each
+//    into two operand vectors (nibble i -> byte i). The kernel loads ZT0 (Qc4Kai::load_table)
+//    before calling gemm / gemv; every kernel of this file is __arm_new("za", "zt0").
 #pragma once
 #include <arm_sme.h>
 
@@ -188,12 +192,83 @@ struct Qc4 {
   }
 };
 
+struct Qc4Kai {
+  __attribute__((always_inline)) static size_t data_bytes(size_t nr, size_t k) __arm_streaming_compatible {
+    return nr * kpad(k) / 2;
+  }
+  __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za")
+      __arm_inout("zt0") {
+    static const int32_t lut[16] = {0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1};  // signed int4
+    svldr_zt(0, lut);
+  }
+  // The four operand vectors of the chunk at q (nr·2 bytes, 4·VL rows × 4 K): LUTI4 of each
+  // of its two vectors.
+  __attribute__((always_inline)) inline static svint8x4_t chunk(const uint8_t* q) __arm_streaming
+      __arm_preserves("za") __arm_in("zt0") {
+    const svuint8x2_t idx = svld1_u8_x2(svptrue_c8(), q);
+    const svint8x2_t lo = svluti4_lane_zt_s8_x2(0, svget2(idx, 0), 0);
+    const svint8x2_t hi = svluti4_lane_zt_s8_x2(0, svget2(idx, 1), 0);
+    return svcreate4(svget2(lo, 0), svget2(lo, 1), svget2(hi, 0), svget2(hi, 1));
+  }
+  // The byte offsets of chunks 1..7 of a 32-K step (chunk c at c·nr·2) and of the second LHS
+  // quadruple (16·VL), in registers for the whole K loop: clang 19 folds no immediate into the
+  // multi-vector loads, and would otherwise recompute each offset with an RDVL per step. The
+  // empty asm keeps it from rematerialising them.
+  struct Offsets {
+    size_t c[8], a16;
+  };
+  __attribute__((always_inline)) inline static Offsets offsets(size_t nr) __arm_streaming {
+    Offsets o{{0, nr * 2, nr * 4, nr * 6, nr * 8, nr * 10, nr * 12, nr * 14}, nr * 4};
+    asm("" : "+r"(o.c[1]), "+r"(o.c[2]), "+r"(o.c[3]), "+r"(o.c[4]), "+r"(o.c[5]), "+r"(o.c[6]), "+r"(o.c[7]),
+        "+r"(o.a16));
+    return o;
+  }
+  // GEMM, per 32 K (kpad(k) is a multiple of 32): LD1B×4 ×2 LHS, 8 × (LD1B×2, 2 LUTI4, 4 SMOPA),
+  // two pointer steps (ADDVL).
+  __attribute__((always_inline)) inline static void gemm_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
+      __arm_streaming __arm_inout("za") __arm_in("zt0") {
+    const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
+    const svcount_t all = svptrue_c8();
+    const Offsets o = offsets(nr);
+    const auto* a = reinterpret_cast<const int8_t*>(lhs);
+    for (size_t c = 0; c < kp; c += 32, a += 32 * vl, rhs += 16 * nr) {
+      const svint8x4_t a0 = svld1_s8_x4(all, a), a1 = svld1_s8_x4(all, a + o.a16);
+      mopa4(svget4(a0, 0), chunk(rhs));
+      mopa4(svget4(a0, 1), chunk(rhs + o.c[1]));
+      mopa4(svget4(a0, 2), chunk(rhs + o.c[2]));
+      mopa4(svget4(a0, 3), chunk(rhs + o.c[3]));
+      mopa4(svget4(a1, 0), chunk(rhs + o.c[4]));
+      mopa4(svget4(a1, 1), chunk(rhs + o.c[5]));
+      mopa4(svget4(a1, 2), chunk(rhs + o.c[6]));
+      mopa4(svget4(a1, 3), chunk(rhs + o.c[7]));
+    }
+  }
+  // GEMV, per 32 K: LD1RQB ×2, 8 × (LD1B×2, 2 LUTI4, SDOT lane).
+  __attribute__((always_inline)) inline static void gemv_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
+      __arm_streaming __arm_inout("za") __arm_in("zt0") {
+    const size_t nr = 4 * svcntw(), kp = kpad(k);
+    const Offsets o = offsets(nr);
+    const auto* a = reinterpret_cast<const int8_t*>(lhs);
+    for (size_t c = 0; c < kp; c += 32, a += 32, rhs += 16 * nr) {
+      const svint8_t a0 = svld1rq_s8(svptrue_b8(), a), a1 = svld1rq_s8(svptrue_b8(), a + 16);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs), a0, 0);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[1]), a0, 1);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[2]), a0, 2);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[3]), a0, 3);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[4]), a1, 0);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[5]), a1, 1);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[6]), a1, 2);
+      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[7]), a1, 3);
+    }
+  }
+};
+
 // ---- GEMM: m × n in VL × 4·VL tiles --------------------------------------------------------
 
 template <class W>
 __attribute__((always_inline)) inline void gemm(size_t m, size_t n, size_t k, const void* lhs_packed,
                                                 const void* rhs_packed, float* dst, size_t stride, float lo,
-                                                float hi) __arm_streaming __arm_inout("za") {
+                                                float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
   const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
   const size_t lhs_panel = vl * (kp + 8), rhs_data = W::data_bytes(nr, k), rhs_panel = rhs_data + nr * 12;
   const svfloat32_t vlo = svdup_f32(lo), vhi = svdup_f32(hi);
@@ -224,7 +299,7 @@ __attribute__((always_inline)) inline void gemm(size_t m, size_t n, size_t k, co
 template <class W>
 __attribute__((always_inline)) inline void gemv(size_t m, size_t n, size_t k, const void* lhs_packed,
                                                 const void* rhs_packed, float* dst, size_t stride, float lo,
-                                                float hi) __arm_streaming __arm_inout("za") {
+                                                float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
   const size_t nr = 4 * svcntw(), kp = kpad(k);
   const size_t lhs_row = kp + 8, rhs_data = W::data_bytes(nr, k), rhs_panel = rhs_data + nr * 12;
   const svfloat32_t vlo = svdup_f32(lo), vhi = svdup_f32(hi);

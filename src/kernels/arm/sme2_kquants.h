@@ -26,12 +26,11 @@
 //          1 per vector (per pair of steps, 2 instructions give 2 decoded vectors). The GEMV
 //          skips the UZP (Iq4nlWeights::gemv_sums): LUTI4 alone, 0.5 per vector.
 //
-// GEMM tile (1VL × 4VL), per scale group: ZERO ZA; per step LD1B the LHS quad, [SDOT by ones],
-// the weight quad, 4 SMOPA; then the epilogue of sme2_matmul.h (MOVA, SCVTF, × d·sc per
-// column, × s_lhs per row, into dst). Q4_K / Q5_K: per super-block the min term
-// Σ_g (s_lhs·Σa)_g ⊗ m_g is 8 × 4 F32 FMOPA into the then free ZA, and one pass over the rows
-// subtracts it times dmin (per column) from dst: one pass per super-block instead of four
-// FMLS per row and sub-block.
+// GEMM tile (1VL × 4VL) in two half passes of 2·VL columns (sme2_matmul.h): per scale group
+// ZERO ZA0.S, ZA1.S; per step LD1B the LHS quads (×4), [SDOT by ones], the weight half-quad,
+// 2 SMOPA; then za_scale_block adds the group's sums × d·sc (per column) × s_lhs (per row) into
+// the F32 sums in ZA2.S, ZA3.S. Q4_K / Q5_K: the min term goes into the same F32 sums, two F32
+// FMOPS per group, (s_lhs·Σa) ⊗ (dmin·m_g). dst is written once per tile, clamped.
 #pragma once
 #include <arm_sme.h>
 
@@ -53,6 +52,12 @@ namespace qmm::sme2 {
 __attribute__((always_inline)) inline svuint8x4_t load_chunk(const uint8_t* sb, size_t nr, size_t c0,
                                                              size_t v) __arm_streaming {
   return svld1_vnum_u8_x4(svptrue_c8(), sb + c0 * 4 * nr, static_cast<int64_t>(4 * v));
+}
+
+// Half h of that chunk (vectors 2h, 2h + 1: the columns h·2VL..h·2VL + 2VL of a GEMM half pass).
+__attribute__((always_inline)) inline svuint8x2_t load_chunk_half(const uint8_t* sb, size_t nr, size_t c0, size_t v,
+                                                                  size_t h) __arm_streaming {
+  return svld1_vnum_u8_x2(svptrue_c8(), sb + c0 * 4 * nr, static_cast<int64_t>(4 * v + 2 * h));
 }
 
 // Low (hi == false) or high nibbles of every byte.
@@ -90,10 +95,23 @@ __attribute__((always_inline)) inline svfloat32x4_t bytes_f32(const uint8_t* p, 
                                     svld1ub_vnum_u32(all, p, 2), svld1ub_vnum_u32(all, p, 3)));
 }
 
-__attribute__((always_inline)) inline svfloat32x4_t mul_x4(svfloat32x4_t a, svfloat32x4_t b) __arm_streaming {
+// 2·VL bytes at p (the columns of a half pass) as two F32 vectors.
+__attribute__((always_inline)) inline svfloat32x2_t bytes_f32_x2(const uint8_t* p, bool is_signed) __arm_streaming {
   const svbool_t all = svptrue_b32();
-  return svcreate4(svmul_x(all, svget4(a, 0), svget4(b, 0)), svmul_x(all, svget4(a, 1), svget4(b, 1)),
-                   svmul_x(all, svget4(a, 2), svget4(b, 2)), svmul_x(all, svget4(a, 3), svget4(b, 3)));
+  if (is_signed) {
+    const auto* s = reinterpret_cast<const int8_t*>(p);
+    return svcvt_f32_s32_x2(svcreate2(svld1sb_vnum_s32(all, s, 0), svld1sb_vnum_s32(all, s, 1)));
+  }
+  return svcvt_f32_u32_x2(svcreate2(svld1ub_vnum_u32(all, p, 0), svld1ub_vnum_u32(all, p, 1)));
+}
+
+// 2·VL f16 scales at p -> two F32 vectors.
+__attribute__((always_inline)) inline svfloat32x2_t scales_x2(const uint8_t* p) __arm_streaming {
+  return svcreate2(load_scales(p), load_scales(p + svcntw() * 2));
+}
+
+__attribute__((always_inline)) inline svint8x2_t as_s8_x2(svuint8_t a, svuint8_t b) __arm_streaming {
+  return svcreate2(svreinterpret_s8(a), svreinterpret_s8(b));
 }
 
 // ---- weight types --------------------------------------------------------------------------
@@ -122,6 +140,34 @@ struct AsymKWeights {
       return as_s8(nibble(svget4(q, 0), hi), nibble(svget4(q, 1), hi), nibble(svget4(q, 2), hi),
                    nibble(svget4(q, 3), hi));
     }
+  }
+  // The GEMM's half pass h: the two vectors of quad v of group j for columns h·2VL..
+  __attribute__((always_inline)) inline static svint8x2_t quad_half(const uint8_t* sb, size_t nr, size_t j, size_t v,
+                                                                    size_t h) __arm_streaming {
+    const svuint8x2_t q = load_chunk_half(sb, nr, 8 * (j / 2), v, h);
+    const bool hi = j % 2;
+    if constexpr (kFiveBits) {
+      const svuint8x2_t hb = load_chunk_half(sb, nr, 32, v, h);
+      const int s = 4 - static_cast<int>(j);
+      return as_s8_x2(merge(shift(svget2(hb, 0), s), nibble(svget2(q, 0), hi), 0x10),
+                      merge(shift(svget2(hb, 1), s), nibble(svget2(q, 1), hi), 0x10));
+    } else {
+      return as_s8_x2(nibble(svget2(q, 0), hi), nibble(svget2(q, 1), hi));
+    }
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t d_half(const uint8_t* sb, size_t nr, size_t h) __arm_streaming {
+    return scales_x2(sb + kD * nr + h * svcntw() * 4);
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t dmin_half(const uint8_t* sb, size_t nr, size_t h) __arm_streaming {
+    return scales_x2(sb + (kD + 2) * nr + h * svcntw() * 4);
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t scales_half(const uint8_t* sb, size_t nr, size_t j,
+                                                                         size_t h) __arm_streaming {
+    return bytes_f32_x2(sb + kScales * nr + 2 * nr * j + h * svcntw() * 2, false);
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t mins_half(const uint8_t* sb, size_t nr, size_t j,
+                                                                       size_t h) __arm_streaming {
+    return bytes_f32_x2(sb + kScales * nr + 2 * nr * j + nr + h * svcntw() * 2, false);
   }
   __attribute__((always_inline)) inline static svfloat32x4_t d(const uint8_t* sb, size_t nr) __arm_streaming {
     return load_scales_x4(sb + kD * nr);
@@ -159,6 +205,22 @@ struct Q6KWeights {
     const bool hi = t >= 2;
     return as_s8(six_bits(svget4(ql, 0), svget4(qh, 0), hi, s), six_bits(svget4(ql, 1), svget4(qh, 1), hi, s),
                  six_bits(svget4(ql, 2), svget4(qh, 2), hi, s), six_bits(svget4(ql, 3), svget4(qh, 3), hi, s));
+  }
+  __attribute__((always_inline)) inline static svint8x2_t quad_half(const uint8_t* sb, size_t nr, size_t g, size_t v,
+                                                                    size_t half) __arm_streaming {
+    const size_t h = g / 8, t = g % 8 / 2, l4 = 4 * (g % 2) + v;
+    const svuint8x2_t ql = load_chunk_half(sb, nr, 16 * h + 8 * (t % 2), l4, half);
+    const svuint8x2_t qh = load_chunk_half(sb, nr, 32 + 8 * h, l4, half);
+    const int s = 4 - 2 * static_cast<int>(t);
+    const bool hi = t >= 2;
+    return as_s8_x2(six_bits(svget2(ql, 0), svget2(qh, 0), hi, s), six_bits(svget2(ql, 1), svget2(qh, 1), hi, s));
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t d_half(const uint8_t* sb, size_t nr, size_t h) __arm_streaming {
+    return scales_x2(sb + 208 * nr + h * svcntw() * 4);
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t scales_half(const uint8_t* sb, size_t nr, size_t g,
+                                                                         size_t h) __arm_streaming {
+    return bytes_f32_x2(sb + 192 * nr + nr * g + h * svcntw() * 2, true);
   }
   // nibble | (2 bits of qh moved to bits 4..5), minus 32.
   __attribute__((always_inline)) inline static svuint8_t six_bits(svuint8_t ql, svuint8_t qh, bool hi,
@@ -200,6 +262,20 @@ struct Iq4nlWeights {
                      v3 = lookup(svget4(q, 3));
     lo = svcreate4(svget2(v0, 0), svget2(v1, 0), svget2(v2, 0), svget2(v3, 0));
     hi = svcreate4(svget2(v0, 1), svget2(v1, 1), svget2(v2, 1), svget2(v3, 1));
+  }
+  __attribute__((always_inline)) inline static void quad_pair_half(const uint8_t* sb, size_t nr, size_t c, size_t h,
+                                                                   svint8x2_t& lo, svint8x2_t& hi) __arm_streaming
+      __arm_preserves("za") __arm_in("zt0") {
+    const svuint8x2_t q = load_chunk_half(sb, nr, 0, c, h);
+    const svint8x2_t v0 = lookup(svget2(q, 0)), v1 = lookup(svget2(q, 1));
+    lo = svcreate2(svget2(v0, 0), svget2(v1, 0));
+    hi = svcreate2(svget2(v0, 1), svget2(v1, 1));
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t d_half(const uint8_t* sb, size_t nr, size_t h) __arm_streaming {
+    return scales_x2(sb + 16 * nr + h * svcntw() * 4);
+  }
+  __attribute__((always_inline)) inline static svfloat32x2_t scales_half(const uint8_t*, size_t, size_t, size_t) __arm_streaming {
+    return svcreate2(svdup_f32(1.0f), svdup_f32(1.0f));  // unused: kGroupScales
   }
   // GEMV: the int32 sums of one 32-block for the 4·VL columns, without the UZP (whose pairs
   // would have to be copied into SDOT's 4-register tuples: 24 MOVs per block). LUTI4 alone
@@ -254,85 +330,86 @@ __attribute__((always_inline)) inline void dot_lane(svint8x4_t w, svint8_t a, si
 
 // ---- GEMM tile -----------------------------------------------------------------------------
 
-// Q4_K / Q5_K min term of one super-block: dst[i, c] −= dmin_c · Σ_g la[g][i] · m_g[c], with
-// la[g][i] = s_lhs · Σ a over 32-block g of row i. ZA is free between groups: F32 FMOPA.
-template <class W>
-__attribute__((always_inline)) inline void gemm_min_pass(size_t rows, svcount_t cols, const uint8_t* sb, size_t nr,
-                                                         const float (*la)[64], float* dst, size_t stride,
-                                                         bool last, svfloat32_t lo,
-                                                         svfloat32_t hi) __arm_streaming __arm_inout("za") {
-  const svbool_t all = svptrue_b32();
-  svzero_za();
-#pragma clang loop unroll(full)
-  for (size_t g = 0; g < W::kSuper / W::kGroup; ++g) {
-    const svfloat32x4_t m = W::mins(sb, nr, g);
-    const svfloat32_t a = svld1_f32(all, la[g]);
-    svmopa_za32_f32_m(0, all, all, a, svget4(m, 0));
-    svmopa_za32_f32_m(1, all, all, a, svget4(m, 1));
-    svmopa_za32_f32_m(2, all, all, a, svget4(m, 2));
-    svmopa_za32_f32_m(3, all, all, a, svget4(m, 3));
-  }
-  const svfloat32x4_t dm = W::dmin(sb, nr);
-  for (size_t i = 0; i < rows; ++i) {
-    float* out = row_ptr(dst, stride, i);
-    const svint8x4_t z = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
-    const svfloat32x4_t old = svld1_f32_x4(cols, out);
-    svfloat32x4_t acc = svcreate4(svmls_x(all, svget4(old, 0), svreinterpret_f32(svget4(z, 0)), svget4(dm, 0)),
-                                  svmls_x(all, svget4(old, 1), svreinterpret_f32(svget4(z, 1)), svget4(dm, 1)),
-                                  svmls_x(all, svget4(old, 2), svreinterpret_f32(svget4(z, 2)), svget4(dm, 2)),
-                                  svmls_x(all, svget4(old, 3), svreinterpret_f32(svget4(z, 3)), svget4(dm, 3)));
-    if (last) acc = clamp_x4(acc, lo, hi);
-    svst1_f32_x4(cols, out, acc);
-  }
+// Two SMOPA: ZA0.S, ZA1.S += av ⊗ wv_t (the GEMM's half pass).
+__attribute__((always_inline)) inline void mopa2(svint8_t av, svint8x2_t wv) __arm_streaming __arm_inout("za") {
+  const svbool_t all = svptrue_b8();
+  svmopa_za32_s8_m(0, all, all, av, svget2(wv, 0));
+  svmopa_za32_s8_m(1, all, all, av, svget2(wv, 1));
 }
 
 // The tile loops of super-blocked weights (sme2_matmul.h's gemm / gemv call them).
 struct KTiles {
+// GEMM: sme2_matmul.h's half passes with the F32 sums in ZA2.S, ZA3.S: per scale group the
+// int32 sums in ZA0.S, ZA1.S, then za_scale_block with rsc = d·sc (per column). Q4_K / Q5_K's
+// min term goes straight into the F32 sums: two FMOPS per group, (s_lhs·Σa) ⊗ (dmin·m_g).
 template <class W>
-__attribute__((always_inline)) inline static void gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs,
-                                                      const uint8_t* rhs, float* dst, size_t stride, float lo,
-                                                      float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
+__attribute__((always_inline)) inline static void gemm_tile(size_t rows, svcount_t cols, size_t ncols, size_t k,
+                                                            const uint8_t* lhs, const uint8_t* rhs, float* dst,
+                                                            size_t stride, float lo, float hi) __arm_streaming
+    __arm_inout("za") __arm_in("zt0") {
   constexpr size_t kGroups = W::kSuper / W::kGroup;
   const size_t vl = svcntw(), nr = 4 * vl, supers = k / W::kSuper;
-  const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+  const svbool_t all32 = svptrue_b32();
+  const svcount_t all8c = svptrue_c8();
   const uint8_t* lhs_scales = lhs + vl * k;
   const svfloat32_t vlo = svdup_f32(lo), vhi = svdup_f32(hi);
-  float la[W::kMin ? kGroups : 1][64];  // s_lhs · Σa per 32-block and row (VL <= 64)
-  for (size_t s = 0; s < supers; ++s) {
-    const uint8_t* sb = rhs + s * W::panel_bytes(nr, W::kSuper);
-    const svfloat32x4_t d = W::d(sb, nr);
-    for (size_t g0 = 0; g0 < kGroups; g0 += W::kUnroll) {
+  if (supers == 0) return gemm_empty(rows, cols, dst, stride, vlo, vhi);
+  const svuint32_t regroup = group_rows_index();
+  float lsT[64];  // a block's LHS scales, regrouped (VL <= 64)
+  for (size_t h = 0; h < 2 && h * 2 * vl < ncols; ++h) {
+    svzero_za();
+    for (size_t s = 0; s < supers; ++s) {
+      const uint8_t* sb = rhs + s * W::panel_bytes(nr, W::kSuper);
+      const svfloat32x2_t d = W::d_half(sb, nr, h);
+      svfloat32x2_t dm = d;  // dmin per column (Q4_K, Q5_K)
+      if constexpr (W::kMin) dm = W::dmin_half(sb, nr, h);
+      for (size_t g0 = 0; g0 < kGroups; g0 += W::kUnroll) {
 #pragma clang loop unroll(full)
-      for (size_t g = g0; g < g0 + W::kUnroll; ++g) {
-        const size_t e = s * W::kSuper + g * W::kGroup;  // first K index of the group
-        const auto* a = reinterpret_cast<const int8_t*>(lhs + e * vl);
-        svzero_za();
-        svint32_t asum = svdup_s32(0);
-        if constexpr (W::kPaired) {
+        for (size_t g = g0; g < g0 + W::kUnroll; ++g) {
+          const size_t e = s * W::kSuper + g * W::kGroup;  // first K index of the group
+          const auto* a = reinterpret_cast<const int8_t*>(lhs + e * vl);
+          if (e != 0) svzero_mask_za(0x33);  // ZA0.S, ZA1.S
+          svint32_t asum = svdup_s32(0);
+          if constexpr (W::kPaired) {  // one chunk gives quads c (low nibbles) and c + 4 (high)
+            const svint8x4_t a03 = svld1_s8_x4(all8c, a), a47 = svld1_vnum_s8_x4(all8c, a, 4);
 #pragma clang loop unroll(full)
-          for (size_t c = 0; c < W::kGroup / 8; ++c) {
-            svint8x4_t w_lo, w_hi;
-            W::quad_pair(sb, nr, c, w_lo, w_hi);
-            mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c)), w_lo);
-            mopa4(svld1_vnum_s8(all8, a, static_cast<int64_t>(c + 4)), w_hi);
+            for (size_t c = 0; c < 4; ++c) {
+              svint8x2_t w_lo, w_hi;
+              W::quad_pair_half(sb, nr, c, h, w_lo, w_hi);
+              mopa2(part(a03, c), w_lo);
+              mopa2(part(a47, c), w_hi);
+            }
+          } else {
+#pragma clang loop unroll(full)
+            for (size_t i4 = 0; i4 < W::kGroup / 4; i4 += 4) {
+              const svint8x4_t av = svld1_vnum_s8_x4(all8c, a, static_cast<int64_t>(i4));
+#pragma clang loop unroll(full)
+              for (size_t i = 0; i < 4; ++i) {
+                if constexpr (W::kMin) asum = svdot_s32(asum, part(av, i), svdup_s8(1));
+                mopa2(part(av, i), W::quad_half(sb, nr, g, i4 + i, h));
+              }
+            }
           }
-        } else {
-#pragma clang loop unroll(full)
-          for (size_t i = 0; i < W::kGroup / 4; ++i) {
-            const svint8_t av = svld1_vnum_s8(all8, a, static_cast<int64_t>(i));
-            if constexpr (W::kMin) asum = svdot_s32(asum, av, svdup_s8(1));
-            mopa4(av, W::quad(sb, nr, g, i));
+          const svfloat32_t ls = load_scales(lhs_scales + e / kBlock * vl * 2);
+          svst1_f32(all32, lsT, svtbl(ls, regroup));
+          if constexpr (W::kGroupScales) {
+            const svfloat32x2_t sc = W::scales_half(sb, nr, g, h);
+            za_scale_block(svmul_x(all32, svget2(sc, 0), svget2(d, 0)), svmul_x(all32, svget2(sc, 1), svget2(d, 1)), lsT);
+          } else {
+            za_scale_block(svget2(d, 0), svget2(d, 1), lsT);
+          }
+          if constexpr (W::kMin) {
+            const svfloat32_t la = svmul_x(all32, svcvt_f32_s32_x(all32, asum), ls);
+            const svfloat32x2_t m = W::mins_half(sb, nr, g, h);
+            svmops_za32_f32_m(2, all32, all32, la, svmul_x(all32, svget2(m, 0), svget2(dm, 0)));
+            svmops_za32_f32_m(3, all32, all32, la, svmul_x(all32, svget2(m, 1), svget2(dm, 1)));
           }
         }
-        const uint8_t* ls = lhs_scales + e / kBlock * vl * 2;
-        const svfloat32x4_t rsc = W::kGroupScales ? mul_x4(W::scales(sb, nr, g), d) : d;
-        gemm_epilogue(rows, cols, dst, stride, rsc, ls, e == 0, !W::kMin && e + W::kGroup == k, vlo, vhi);
-        if constexpr (W::kMin) svst1_f32(all32, la[g], svmul_x(all32, svcvt_f32_s32_x(all32, asum), load_scales(ls)));
       }
     }
-    if constexpr (W::kMin) gemm_min_pass<W>(rows, cols, sb, nr, la, dst, stride, s + 1 == supers, vlo, vhi);
+    const svcount_t hc = svwhilelt_c32(static_cast<uint64_t>(h * 2 * vl), static_cast<uint64_t>(ncols), 2);
+    za_store_half(rows, hc, dst + h * 2 * vl, stride, vlo, vhi);
   }
-  if (supers == 0) gemm_empty(rows, cols, dst, stride, vlo, vhi);
 }
 
 // GEMV: ZA.S[0, VGx4] holds a group's int32 sums; ZA.S[1, VGx4] accumulates Σ_g s_lhs·scale_g ·

@@ -4,13 +4,15 @@
 // __arm_locally_streaming entry point, so a kernel makes no call in streaming mode.
 //
 // Tiles. VL = SVL/32 (svcntw(): 32-bit lanes of a streaming vector; 16 at SVL 512).
-//  - GEMM: output tile VL × 4·VL. The four 32-bit ZA tiles ZA0.S..ZA3.S hold the int32 sums of
-//    one 32-block for output columns [t·VL, t·VL + VL) (tile t), one row per ZA slice.
+//  - GEMM: output tile VL × 4·VL, done in two half passes of 2·VL columns: ZA0.S, ZA1.S hold the
+//    int32 sums of one 32-block (scale group), ZA2.S, ZA3.S the F32 sums of the same rows and
+//    columns over all of k (see "GEMM with the F32 sums in ZA" below).
 //  - GEMV: output 1 × 4·VL; the four ZA array vectors of vector group ZA.S[0, VGx4] hold the
 //    int32 sums of one 32-block, one vector per VL columns.
 // Both read the packed RHS one 4-K "quad" at a time: nr = 4·VL rows × kr = 4 values, which the
-// weight policy turns into four int8 vectors; vector t holds rows t·VL.. t·VL+VL-1, row r's
-// four K values in bytes 4r..4r+3 (exactly the operand layout SMOPA and SDOT want).
+// weight policy turns into four int8 vectors (quad; half: the two of one half pass); vector t
+// holds rows t·VL.. t·VL+VL-1, row r's four K values in bytes 4r..4r+3 (exactly the operand
+// layout SMOPA and SDOT want).
 #pragma once
 #include <arm_sme.h>
 
@@ -42,6 +44,13 @@ struct Q4Weights {
     const svint8x2_t hi = svluti4_lane_zt_s8_x2(0, svget2(idx, 1), 0);
     return svcreate4(svget2(lo, 0), svget2(lo, 1), svget2(hi, 0), svget2(hi, 1));
   }
+  // Half h of the quad (columns h·2VL..h·2VL + 2VL, tiles 2h and 2h + 1): the vector at
+  // `q` = quad + h·kHalfQuadBytes, one LUTI4.
+  static constexpr size_t kHalfQuadVectors = 1;
+  __attribute__((always_inline)) inline static svint8x2_t half(const uint8_t* q) __arm_streaming
+      __arm_preserves("za") __arm_in("zt0") {
+    return svluti4_lane_zt_s8_x2(0, svld1_u8(svptrue_b8(), q), 0);
+  }
 };
 
 // Q8_0 weights, RHS qsi8c32pscalef16 with kr = 4: a quad is nr·4 int8 = 4 vectors as they are.
@@ -54,6 +63,11 @@ struct Q8Weights {
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming
       __arm_preserves("za") __arm_in("zt0") {
     return svld1_s8_x4(svptrue_c8(), reinterpret_cast<const int8_t*>(q));
+  }
+  static constexpr size_t kHalfQuadVectors = 2;
+  __attribute__((always_inline)) inline static svint8x2_t half(const uint8_t* q) __arm_streaming
+      __arm_preserves("za") __arm_in("zt0") {
+    return svld1_s8_x2(svptrue_c8(), reinterpret_cast<const int8_t*>(q));
   }
 };
 
@@ -88,6 +102,16 @@ __attribute__((always_inline)) inline svfloat32x4_t scale_acc(svfloat32x4_t acc,
                    svmla_x(all, svget4(acc, 3), svget4(sums, 3), svmul_x(all, svget4(rsc, 3), ls)));
 }
 
+// Vector i (0..3) of a tuple, i known once the caller's loop is unrolled (svget4 wants a constant).
+__attribute__((always_inline)) inline svint8_t part(svint8x4_t v, size_t i) __arm_streaming {
+  switch (i) {
+    case 0: return svget4(v, 0);
+    case 1: return svget4(v, 1);
+    case 2: return svget4(v, 2);
+    default: return svget4(v, 3);
+  }
+}
+
 __attribute__((always_inline)) inline float* row_ptr(float* dst, size_t stride, size_t i) __arm_streaming_compatible {
   return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride);
 }
@@ -97,60 +121,6 @@ __attribute__((always_inline)) inline float* row_ptr(float* dst, size_t stride, 
 // LHS panel (qsi8d32p, mr = VL, kr = 4): quad c of the panel = VL rows × 4 int8 = one vector at
 // byte c·4·VL; f16 scales at VL·k + (b·VL + r)·2. RHS panel: quad c at c·nr·kQuadBytesPerRow,
 // f16 scales at nr·k·kBlockBytesPerRow/32 + (b·nr + r)·2.
-// One output row i of the GEMM epilogue: row i of ZA0.S..ZA3.S is ZA array rows 4i..4i+3 =
-// ZA0.B slices 4i..4i+3 (one MOVA ×4); SCVTF ×4; × the RHS scales (per column, rsc) and × the
-// LHS scale of row i (lane J of every 128-bit segment of ls4, FMUL/FMLA by element); stored
-// into dst (first block) or added to it; FMAX + FMIN ×4 (clamp_x4) after the last block.
-template <int J>
-__attribute__((always_inline)) inline void gemm_row(size_t i, svcount_t cols, float* out, svfloat32x4_t rsc,
-                                                    svfloat32_t ls4, bool first, bool last, svfloat32_t lo,
-                                                    svfloat32_t hi) __arm_streaming __arm_in("za") {
-  const svbool_t all = svptrue_b32();
-  const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
-  const svfloat32x4_t s = to_f32(svcreate4(svreinterpret_s32(svget4(za, 0)), svreinterpret_s32(svget4(za, 1)),
-                                           svreinterpret_s32(svget4(za, 2)), svreinterpret_s32(svget4(za, 3))));
-  const svfloat32_t g0 = svmul_x(all, svget4(s, 0), svget4(rsc, 0)), g1 = svmul_x(all, svget4(s, 1), svget4(rsc, 1)),
-                    g2 = svmul_x(all, svget4(s, 2), svget4(rsc, 2)), g3 = svmul_x(all, svget4(s, 3), svget4(rsc, 3));
-  svfloat32x4_t acc;
-  if (first) {
-    acc = svcreate4(svmul_lane(g0, ls4, J), svmul_lane(g1, ls4, J), svmul_lane(g2, ls4, J), svmul_lane(g3, ls4, J));
-  } else {
-    const svfloat32x4_t old = svld1_f32_x4(cols, out);
-    acc = svcreate4(svmla_lane(svget4(old, 0), g0, ls4, J), svmla_lane(svget4(old, 1), g1, ls4, J),
-                    svmla_lane(svget4(old, 2), g2, ls4, J), svmla_lane(svget4(old, 3), g3, ls4, J));
-  }
-  if (last) acc = clamp_x4(acc, lo, hi);
-  svst1_f32_x4(cols, out, acc);
-}
-
-// Four SMOPA: ZAt.S += av ⊗ wv_t (VL rows × VL columns of 4-K dot products each), t = 0..3.
-__attribute__((always_inline)) inline void mopa4(svint8_t av, svint8x4_t wv) __arm_streaming __arm_inout("za") {
-  const svbool_t all = svptrue_b8();
-  svmopa_za32_s8_m(0, all, all, av, svget4(wv, 0));
-  svmopa_za32_s8_m(1, all, all, av, svget4(wv, 1));
-  svmopa_za32_s8_m(2, all, all, av, svget4(wv, 2));
-  svmopa_za32_s8_m(3, all, all, av, svget4(wv, 3));
-}
-
-// The epilogue of one block (or scale group) of a GEMM tile: every output row i gets
-// ZA row i · rsc (per column) · the LHS scale of row i (f16 at lhs_scales + 2i), stored
-// (first), added to dst, and clamped (last). Four rows per LD1RQW of the LHS scales (lane J of
-// each 128-bit segment).
-__attribute__((always_inline)) inline void gemm_epilogue(size_t rows, svcount_t cols, float* dst, size_t stride,
-                                                         svfloat32x4_t rsc, const uint8_t* lhs_scales, bool first,
-                                                         bool last, svfloat32_t lo,
-                                                         svfloat32_t hi) __arm_streaming __arm_in("za") {
-  float ls[64];  // the block's LHS scales as F32 (VL <= 64 at SVL 2048)
-  svst1_f32(svptrue_b32(), ls, load_scales(lhs_scales));
-  for (size_t i = 0; i < rows; i += 4) {
-    const svfloat32_t ls4 = svld1rq_f32(svptrue_b32(), ls + i);
-    float* out = row_ptr(dst, stride, i);
-    gemm_row<0>(i, cols, out, rsc, ls4, first, last, lo, hi);
-    if (i + 1 < rows) gemm_row<1>(i + 1, cols, row_ptr(out, stride, 1), rsc, ls4, first, last, lo, hi);
-    if (i + 2 < rows) gemm_row<2>(i + 2, cols, row_ptr(out, stride, 2), rsc, ls4, first, last, lo, hi);
-    if (i + 3 < rows) gemm_row<3>(i + 3, cols, row_ptr(out, stride, 3), rsc, ls4, first, last, lo, hi);
-  }
-}
 
 // k == 0: the empty sum, clamped.
 __attribute__((always_inline)) inline void gemm_empty(size_t rows, svcount_t cols, float* dst, size_t stride,
@@ -159,32 +129,114 @@ __attribute__((always_inline)) inline void gemm_empty(size_t rows, svcount_t col
   for (size_t i = 0; i < rows; ++i) svst1_f32_x4(cols, row_ptr(dst, stride, i), svcreate4(z, z, z, z));
 }
 
+// ---- GEMM with the F32 sums in ZA (half tiles) ------------------------------------------------
+//
+// The epilogue above costs ~18 instructions per output row and block (the row travels through
+// dst). Here a tile is done in two passes over the columns, h = 0, 1: columns h·2VL..h·2VL+2VL.
+// ZA0.S, ZA1.S take the int32 sums of one block (two SMOPA per quad), ZA2.S, ZA3.S hold the F32
+// sums of the same rows and columns over all of k. After each block, ZA vector group w
+// (ZA.S[w, VGx4]: array vectors w + j·VL, j = 0..3, i.e. rows r + j·VL/4 of tile w % 4 with
+// r = w / 4) is read (one MOVA), converted (one SCVTF) and added (one multi-vector FMLA) into
+// group w + 2 (the same rows of tile w % 4 + 2) times four vectors rsc_t · s_lhs[row]: one FMUL
+// by element per output vector. dst is written once, clamped, after the last block.
+
+// lsT[4s + j] = ls[s + j·VL/4]: the LHS scales regrouped so that 128-bit segment r holds the
+// scales of the rows of vector groups 4r + t (TBL index, computed once per tile).
+__attribute__((always_inline)) inline svuint32_t group_rows_index() __arm_streaming {
+  const svbool_t all = svptrue_b32();
+  const svuint32_t e = svindex_u32(0, 1);
+  return svmla_n_u32_x(all, svlsr_n_u32_x(all, e, 2), svand_n_u32_x(all, e, 3), static_cast<uint32_t>(svcntw() / 4));
+}
+
+// Vector groups w + 2, w + 3 += groups w, w + 1 · (rsc_t per column) · (s_lhs per row), w = 4r; the
+// four rows' scales at l4 (lsT + w).
+__attribute__((always_inline)) inline void za_scale_rows(uint32_t w, svfloat32_t rsc0, svfloat32_t rsc1,
+                                                         const float* l4) __arm_streaming __arm_inout("za") {
+  const svfloat32_t l = svld1rq_f32(svptrue_b32(), l4);
+  const svfloat32x4_t s0 = svcvt_f32_s32_x4(svread_za32_s32_vg1x4(w));
+  svmla_za32_f32_vg1x4(w + 2, s0,
+                       svcreate4(svmul_lane(rsc0, l, 0), svmul_lane(rsc0, l, 1), svmul_lane(rsc0, l, 2),
+                                 svmul_lane(rsc0, l, 3)));
+  const svfloat32x4_t s1 = svcvt_f32_s32_x4(svread_za32_s32_vg1x4(w + 1));
+  svmla_za32_f32_vg1x4(w + 3, s1,
+                       svcreate4(svmul_lane(rsc1, l, 0), svmul_lane(rsc1, l, 1), svmul_lane(rsc1, l, 2),
+                                 svmul_lane(rsc1, l, 3)));
+}
+
+// ZA2.S, ZA3.S += ZA0.S, ZA1.S · (rsc_t per column) · (s_lhs per row), s_lhs regrouped in lsT:
+// VL/4 values of r, two at a time where VL/4 is even (VL >= 8).
+__attribute__((always_inline)) inline void za_scale_block(svfloat32_t rsc0, svfloat32_t rsc1, const float* lsT)
+    __arm_streaming __arm_inout("za") {
+  const uint32_t groups = static_cast<uint32_t>(svcntw());
+  uint32_t w = 0;
+  if (groups % 8 != 0) {
+    za_scale_rows(0, rsc0, rsc1, lsT);
+    w = 4;
+    lsT += 4;
+  }
+  for (; w < groups; w += 8, lsT += 8) {
+    za_scale_rows(w, rsc0, rsc1, lsT);
+    za_scale_rows(w + 4, rsc0, rsc1, lsT + 4);
+  }
+}
+
+// Rows 0..rows-1 of ZA2.S, ZA3.S (row i: array vectors 4i + 2, 4i + 3), clamped, into dst.
+__attribute__((always_inline)) inline void za_store_half(size_t rows, svcount_t cols, float* dst, size_t stride,
+                                                         svfloat32_t lo, svfloat32_t hi) __arm_streaming __arm_in("za") {
+  for (size_t i = 0; i < rows; ++i) {
+    const svint8x2_t z = svread_hor_za8_s8_vg2(0, static_cast<uint32_t>(4 * i + 2));
+    const svfloat32x2_t v = svcreate2(svreinterpret_f32(svget2(z, 0)), svreinterpret_f32(svget2(z, 1)));
+    svst1_f32_x2(cols, row_ptr(dst, stride, i), svmin_single_f32_x2(svmax_single_f32_x2(v, lo), hi));
+  }
+}
+
 // The tile loops of 32-block weights (Q4_0, Q8_0): one scale per block and column.
 struct BlockTiles {
   template <class W>
   __attribute__((always_inline)) inline static void
-  gemm_tile(size_t rows, svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
+  gemm_tile(size_t rows, svcount_t cols, size_t ncols, size_t k, const uint8_t* lhs, const uint8_t* rhs,
       float* dst, size_t stride, float lo, float hi) __arm_streaming __arm_inout("za")
       __arm_in("zt0") {
     const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
-    const svbool_t all8 = svptrue_b8();
+    const svcount_t all8c = svptrue_c8();
+    const svbool_t all32 = svptrue_b32();
     const uint8_t* lhs_scales = lhs + vl * k;
     const uint8_t* rhs_scales = rhs + nr * blocks * W::kBlockBytesPerRow;
     const svfloat32_t vlo = svdup_f32(lo), vhi = svdup_f32(hi);
-    for (size_t b = 0; b < blocks; ++b) {
-      svzero_za();
-      // Steady state: per quad one LHS vector, the weight quad (LUTI4 for Q4), four SMOPA.
-      const uint8_t* a = lhs + b * kBlock * vl;
-      const uint8_t* w = rhs + b * 8 * nr * W::kQuadBytesPerRow;
+    if (blocks == 0) return gemm_empty(rows, cols, dst, stride, vlo, vhi);
+    const size_t quad_bytes = nr * W::kQuadBytesPerRow, half_bytes = quad_bytes / 2;
+    const svuint32_t regroup = group_rows_index();
+    float lsT[64];  // the block's LHS scales, regrouped (VL <= 64 at SVL 2048)
+    // The offsets of LHS quads 4..7 and weight quads 4..7 in registers: clang 19 folds no
+    // immediate into multi-vector loads nor one beyond 7 vectors into single ones, and would
+    // recompute them (RDVL) per block; the empty asm keeps it from rematerialising them.
+    size_t a4 = 16 * vl, w4 = 4 * quad_bytes;
+    asm("" : "+r"(a4), "+r"(w4));
+    for (size_t h = 0; h < 2 && h * 2 * vl < ncols; ++h) {
+      svzero_mask_za(0xcc);  // ZA2.S, ZA3.S: the F32 sums
+      const uint8_t* w = rhs + h * half_bytes;
+      const uint8_t* rs = rhs_scales + h * 2 * vl * 2;
+      const auto* a = reinterpret_cast<const int8_t*>(lhs);
+      const auto* a_end = a + blocks * kBlock * vl;
+      const uint8_t* ls = lhs_scales;
+      for (; a != a_end; a += kBlock * vl, ls += vl * 2, w += 8 * quad_bytes, rs += nr * 2) {
+        svzero_mask_za(0x33);  // ZA0.S, ZA1.S: the block's int32 sums
+        const svint8x4_t a03 = svld1_s8_x4(all8c, a), a47 = svld1_s8_x4(all8c, a + a4);
+        const uint8_t* w47 = w + w4;
 #pragma clang loop unroll(full)
-      for (size_t q = 0; q < 8; ++q) {
-        const svint8_t av = svld1_vnum_s8(all8, reinterpret_cast<const int8_t*>(a), static_cast<int64_t>(q));
-        mopa4(av, W::quad(w + q * nr * W::kQuadBytesPerRow));
+        for (size_t q = 0; q < 8; ++q) {
+          const svint8_t av = part(q < 4 ? a03 : a47, q % 4);
+          const svint8x2_t wv = W::half((q < 4 ? w : w47) + q % 4 * quad_bytes);
+          const svbool_t all8 = svptrue_b8();
+          svmopa_za32_s8_m(0, all8, all8, av, svget2(wv, 0));
+          svmopa_za32_s8_m(1, all8, all8, av, svget2(wv, 1));
+        }
+        svst1_f32(all32, lsT, svtbl(load_scales(ls), regroup));
+        za_scale_block(load_scales(rs), load_scales(rs + vl * 2), lsT);
       }
-      gemm_epilogue(rows, cols, dst, stride, load_scales_x4(rhs_scales + b * nr * 2), lhs_scales + b * vl * 2,
-                    b == 0, b + 1 == blocks, vlo, vhi);
+      const svcount_t hc = svwhilelt_c32(static_cast<uint64_t>(h * 2 * vl), static_cast<uint64_t>(ncols), 2);
+      za_store_half(rows, hc, dst + h * 2 * vl, stride, vlo, vhi);
     }
-    if (blocks == 0) gemm_empty(rows, cols, dst, stride, vlo, vhi);
   }
 
   // ---- GEMV: one LHS row (mr = 1: the k int8 in order, then k/32 f16 scales) -------------------
@@ -239,7 +291,7 @@ gemm(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packe
     for (size_t m0 = 0; m0 < m; m0 += vl, lhs += lhs_panel) {
       const size_t rows = m - m0 < vl ? m - m0 : vl;
       float* out = row_ptr(dst, stride, m0) + n0;
-      Tiles::template gemm_tile<W>(rows, cols, k, lhs, rhs, out, stride, lo, hi);
+      Tiles::template gemm_tile<W>(rows, cols, n - n0 < nr ? n - n0 : nr, k, lhs, rhs, out, stride, lo, hi);
     }
   }
 }

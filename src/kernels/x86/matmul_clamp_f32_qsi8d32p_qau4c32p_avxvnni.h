@@ -11,7 +11,7 @@
 // `srl 4; and 0x0f` give K chunks v and v+4 as u8 (one 32-bit lane per column), and each is one
 // vpdpbusd per row with the row's 4-byte chunk broadcast. Once per block: to F32 and
 // one FMA with s_a·s_w. 4 rows: 32 vpdpbusd per 12 unpack instructions. The GEMV does 1 row and
-// 2 column panels at once.
+// 4 column panels at once (x86_qloops.h).
 #pragma once
 #include "kernels/ukernel.h"
 

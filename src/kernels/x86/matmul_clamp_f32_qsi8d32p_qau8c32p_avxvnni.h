@@ -8,8 +8,8 @@
 // Inner loop, per 32-block: the int32 accumulator of each row starts at −128·Σa (the zero
 // point of u = w + 128, from the LHS block sum); the block's 8 columns are 8 ymm of u8 (K chunk
 // v, one 32-bit lane per column), each one vpdpbusd per row with the row's 4-byte chunk
-// broadcast. Once per block: to F32 and one FMA with s_a·s_w. The GEMV does 1 row and 2 column
-// panels at once.
+// broadcast. Once per block: to F32 and one FMA with s_a·s_w. The GEMV does 1 row and 4 column
+// panels at once (x86_qloops.h).
 #pragma once
 #include "kernels/ukernel.h"
 

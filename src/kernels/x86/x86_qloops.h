@@ -118,7 +118,7 @@ inline void accumulate(const uint8_t* w, size_t stride, const uint8_t* a, typena
 // One R-row x C-panel tile over all blocks (the first R rows of an RL-row LHS panel), F32
 // accumulators per row and panel; each block's scales are applied once: acc += Σ · (s_w · s_a).
 // With pf != 0, block b of each panel at +pf (the next tile's) is prefetched into L2, as the
-// GEMV does.
+// GEMV over 8-column panels does.
 template <class V, class K, size_t R, size_t C, size_t RL = R>
 inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, const uint8_t* lp, const uint8_t* rp,
                       size_t rhs_panel, size_t pf, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
@@ -199,8 +199,9 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 // hardware prefetcher stops at the end of each panel and restarts on the next one, which cost
 // 10-25% of the DRAM bandwidth at k = 2048 on Zen 3 (docs/performance.md). How far ahead is
 // kGemvAhead<V>:
-//   - AVX-512 layouts (16-column panels): ~2 KiB ahead in each panel's stream, running on into
-//     the same panel of the next group near a panel's end. On the 2-vCPU Xeon (model 167) this
+//   - AVX-512 layouts (16-column panels): ~2 KiB ahead in each panel's stream (rounded up to
+//     whole steps: 8 Q4_0 blocks, 4 Q8_0, one K-quant super-block), running on into the same
+//     panel of the next group near a panel's end. On the 2-vCPU Xeon (model 167) this
 //     took the Q4_0 GEMV from 78-83% to 92-95% of the paired read and Q8_0 from 88-90% to
 //     97-99%; the same block of the next group (below) came too late or too early there
 //     (84% with 4 panels, 80% with 2), and 1-4.6 KiB ahead all read alike.
@@ -365,7 +366,7 @@ struct VnniQ4K {
   template <bool kHigh, size_t R, size_t C, size_t RL>
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
                         const typename V::F dmin8[C], const float* nb, typename V::F acc[C][R], size_t pf) {
-    if (pf != 0) {  // an eighth of the next group's super-block per sub-block
+    if (pf != 0) {  // an eighth of the super-block at +pf (the GEMV's next one) per sub-block
       for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 2 * pair + kHigh);
     }
     const typename V::I m4 = V::set1_i8(0x0f);

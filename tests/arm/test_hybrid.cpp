@@ -1,0 +1,104 @@
+// The hybrid SME + NEON split of one matmul (docs/design.md §6): the NEON twin of the SME2 Q4_0
+// GEMM gives the SME2 kernel's bits on its packed operands at the emulated SVL, and a matmul
+// whose tiles go partly to the twin equals the SME2-only one bit for bit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "arm_test_util.h"
+#include "core/cpu.h"
+#include "core/error.h"
+#include "matmul/matmul.h"
+#include "matmul/select.h"
+
+namespace qmm {
+namespace {
+
+const Ukernel* sme2_q4_gemm() { return find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa"); }
+
+TEST(Hybrid, NeonTwinGivesTheSme2KernelsBits) {
+  const Ukernel* u = sme2_q4_gemm();
+  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  const MatmulFn twin = neon_twin(*u);
+  ASSERT_NE(twin, nullptr) << "no NEON twin at SVL " << cpu_info().svl_bytes * 8;
+  const TileParams p = kernel_params(*u);
+  struct Shape {
+    size_t m, n, k;
+    float lo, hi;
+  };
+  const Shape shapes[] = {{1, 1, 32, -INFINITY, INFINITY},
+                          {p.mr, p.nr, 64, -INFINITY, INFINITY},
+                          {p.mr + 3, p.nr + 5, 96, -INFINITY, INFINITY},
+                          {2 * p.mr + 1, 2 * p.nr + 3, 160, -0.5f, 0.75f},
+                          {5, 3 * p.nr, 512, -INFINITY, 0.25f},
+                          {p.mr - 1, 7, 32, -INFINITY, INFINITY}};
+  uint32_t seed = 3;
+  for (const Shape& s : shapes) {
+    const std::vector<float> lhs = armtest::random_floats(s.m * s.k, seed++);
+    const std::vector<uint8_t> rows = armtest::random_weights(u->type, s.n, s.k, seed++);
+    const armtest::Packed packed = armtest::pack_for(*u, s.m, s.n, s.k, lhs, rows);
+    const std::vector<float> want = armtest::run_kernel(*u, s.m, s.n, s.k, packed, s.lo, s.hi);
+    const size_t stride = s.n + 3;
+    std::vector<float> got(s.m * stride, 1e30f);
+    twin(s.m, s.n, s.k, packed.lhs.data(), packed.rhs.data(), got.data(), stride * sizeof(float), s.lo, s.hi);
+    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
+        << "m=" << s.m << " n=" << s.n << " k=" << s.k;
+  }
+}
+
+TEST(Hybrid, SplitMatmulEqualsSme2Only) {
+  const Ukernel* u = sme2_q4_gemm();
+  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  if (neon_twin(*u) == nullptr) GTEST_SKIP() << "no NEON twin here (DotProd missing)";
+  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  ASSERT_EQ(pair.gemm, u);
+  const size_t n = 1000, k = 128, m = 130;  // 3 row tiles
+  const std::vector<uint8_t> rows = armtest::random_weights(WeightType::q4_0, n, k, 5);
+  const PackedWeights w = PackedWeights::pack_with(*pair.gemm, *pair.gemv, n, k, rows.data());
+  const std::vector<float> x = armtest::random_floats(m * k, 6);
+  auto run = [&](Context& ctx) {
+    std::vector<float> y(m * n, NAN);
+    matmul(w, m, x.data(), k * 4, y.data(), n * 4, -INFINITY, 2.0f, ctx);
+    return y;
+  };
+  Context sme_only(3);
+  sme_only.set_sme_threads(0);
+  const std::vector<float> want = run(sme_only);
+  for (int sme : {1, 2}) {
+    Context hybrid(3);
+    hybrid.set_sme_threads(sme);
+    for (int rep = 0; rep < 2; ++rep) {  // the first call measures the ratio on tile 0
+      const std::vector<float> got = run(hybrid);
+      ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "sme threads " << sme;
+    }
+    EXPECT_GT(hybrid.neon_sme_ratio(), 0.0);
+    std::printf("sme threads %d of 3: %zu NEON tiles in the last call, NEON/SME2 time per tile %.2f\n", sme,
+                hybrid.last_neon_tiles(), hybrid.neon_sme_ratio());
+  }
+}
+
+TEST(Hybrid, SmeThreadsFromTheEnvironment) {
+  const char* old = std::getenv("QMM_SME_THREADS");
+  const std::string saved = old ? old : "";
+  setenv("QMM_SME_THREADS", "2", 1);
+  EXPECT_EQ(Context(1).sme_threads(), 2);
+  setenv("QMM_SME_THREADS", "two", 1);
+  EXPECT_THROW(Context(1), Error);
+  setenv("QMM_SME_THREADS", "-1", 1);
+  EXPECT_THROW(Context(1), Error);
+  if (old) {
+    setenv("QMM_SME_THREADS", saved.c_str(), 1);
+  } else {
+    unsetenv("QMM_SME_THREADS");
+  }
+  Context ctx(1);
+  EXPECT_THROW(ctx.set_sme_threads(-2), Error);
+}
+
+}  // namespace
+}  // namespace qmm
