@@ -4,8 +4,9 @@
 //
 // Tolerance (stated): S = Σ_k |a_k|·|w_k| over the unquantized activations and the weights
 // as stored. Quantized kernels: |got − ref| ≤ 4e-3·S (the LHS scale may be kept as f32 or
-// f16: 2^-11 relative per block, plus F32 accumulation order). Float kernels:
-// |got − ref| ≤ k·2^-22·S (F32 accumulation in any order).
+// f16: 2^-11 relative per block, plus F32 accumulation order). Float kernels, and kernels
+// with a reference of their own (Ukernel::reference: the same rounded inputs, e.g. the
+// AMX-BF16 GEMMs): |got − ref| ≤ k·2^-22·S (F32 accumulation in any order).
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -42,11 +43,15 @@ struct Problem {
   std::vector<uint8_t> rows;
   std::vector<float> ref, mag;  // [M, N]
 
-  Problem(WeightType t, size_t m, size_t n, size_t kk, uint64_t seed) : M(m), N(n), k(kk), type(t) {
+  bool own_reference = false;  // the kernel's Ukernel::reference (same inputs: F32 tolerance)
+
+  // `kernel`: the kernel under test, whose reference computes `ref` (nullptr: the scalar GEMM).
+  Problem(WeightType t, size_t m, size_t n, size_t kk, uint64_t seed, const Ukernel* kernel = nullptr)
+      : M(m), N(n), k(kk), type(t), own_reference(kernel && kernel->reference) {
     lhs = test::random_floats(M * k, seed);
     for (size_t i = 0; i < M; i += 5) lhs[i * k] *= 30.0f;  // a large value per some rows
     rows = test::random_weights(type, N, k, seed + 1);
-    const Ukernel& s = scalar_gemm(type);
+    const Ukernel& s = own_reference ? *kernel->reference : scalar_gemm(type);
     ref = run(s, M, N, -INFINITY, INFINITY);
     const std::vector<float> w = test::dequantized(type, rows, N, k);
     mag.assign(M * N, 0.0f);
@@ -78,7 +83,8 @@ struct Problem {
   }
 
   double tolerance(size_t i, size_t j) const {
-    const double rel = is_block_type(type) || is_channel_type(type) ? 4e-3 : static_cast<double>(k) * std::ldexp(1.0, -22);
+    const bool quantized = (is_block_type(type) || is_channel_type(type)) && !own_reference;
+    const double rel = quantized ? 4e-3 : static_cast<double>(k) * std::ldexp(1.0, -22);
     return rel * mag[i * N + j] + 1e-30;
   }
 
@@ -136,7 +142,7 @@ TEST_P(KernelTest, MatchesScalarReferenceOnAllShapes) {
   const TileParams p = kernel_params(u);
   const std::vector<size_t> ms = m_values(u, p), ns = n_values(p);
   for (size_t k : k_values(u.type)) {
-    const Problem prob(u.type, ms.back(), ns.back(), k, k);
+    const Problem prob(u.type, ms.back(), ns.back(), k, k, &u);
     for (size_t m : ms) {
       for (size_t n : ns) {
         const std::vector<float> dst = prob.run(u, m, n, -INFINITY, INFINITY);
@@ -151,7 +157,7 @@ TEST_P(KernelTest, LongK) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
   const size_t m = u.gemv ? 1 : p.mr + 1, n = p.nr + 1, k = quick() ? 1024 : 4096;
-  const Problem prob(u.type, m, n, k, 99);
+  const Problem prob(u.type, m, n, k, 99, &u);
   prob.check(prob.run(u, m, n, -INFINITY, INFINITY), m, n, -INFINITY, INFINITY, "k=" + std::to_string(k));
 }
 
@@ -160,7 +166,7 @@ TEST_P(KernelTest, SubMatrixStartsAreBitwiseIdentical) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
   const size_t m = u.gemv ? 1 : 2 * p.m_step + 3, n = 3 * p.n_step + 5, k = 3 * std::max<size_t>(32, block_len(u.type));
-  const Problem prob(u.type, m, n, k, 5);
+  const Problem prob(u.type, m, n, k, 5, &u);
   const std::vector<float> whole = prob.run(u, m, n, -INFINITY, INFINITY);
   prob.check(whole, m, n, -INFINITY, INFINITY, "whole");
   for (auto [tm, tn] : {std::pair{p.m_step, p.n_step}, std::pair{2 * p.m_step, p.n_step}, std::pair{p.m_step, 2 * p.n_step}}) {
@@ -173,7 +179,7 @@ TEST_P(KernelTest, Clamps) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
   const size_t m = u.gemv ? 1 : p.mr + 3, n = 2 * p.nr + 1, k = 2 * std::max<size_t>(32, block_len(u.type));
-  const Problem prob(u.type, m, n, k, 17);
+  const Problem prob(u.type, m, n, k, 17, &u);
   std::vector<float> sorted(prob.ref.begin(), prob.ref.end());
   std::sort(sorted.begin(), sorted.end());
   const float lo = sorted[sorted.size() / 3], hi = sorted[2 * sorted.size() / 3];
@@ -397,14 +403,15 @@ TEST(KernelTwins, AmxGemmsAreTheAvx512VnniBits) {
 }
 
 // Where AMX is granted, every weight type with an AMX GEMM selects it for prefill, and the
-// AVX-512 VNNI GEMV that reads its packed weights for decode (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K).
+// AVX-512 VNNI GEMV that reads its packed weights for decode (Q4_0, Q8_0, Q4_K, Q5_K, Q6_K);
+// where AMX-BF16 is granted too and its GEMM comes first, the AMX GEMM serves the rows below it.
 TEST(KernelTwins, AmxCpusSelectTheAmxGemmsAndVnniGemvs) {
   size_t types = 0;
   for (const Ukernel* u : kernel_list()) {
     if (u->isa != Isa::amx) continue;
     if (auto why = test::why_unavailable(*u); !why.empty()) GTEST_SKIP() << u->name << ": " << why;
     const KernelPair pair = select_kernels(u->type, KernelFilter{}, cpu_info());
-    EXPECT_EQ(pair.gemm, u) << type_name(u->type);
+    EXPECT_EQ(pair.gemm->isa == Isa::amxbf16 ? pair.gemm_few : pair.gemm, u) << type_name(u->type);
     ASSERT_NE(pair.gemv, nullptr);
     EXPECT_EQ(pair.gemv->isa, Isa::avx512vnni) << type_name(u->type) << ": " << pair.gemv->name;
     EXPECT_TRUE(pair.gemv->gemv && shares_packed_rhs(*pair.gemv, *u)) << pair.gemv->name;

@@ -16,6 +16,8 @@ enum Feature : uint32_t {
   kFeatAVX512VL = 1u << 6,
   kFeatAVX512VNNI = 1u << 7,
   kFeatAMXINT8 = 1u << 8,   // AMX-TILE + AMX-INT8, with the OS's tile state granted to this process
+  kFeatAMXBF16 = 1u << 9,   // AMX-TILE + AMX-BF16, likewise granted
+  kFeatAVX512BF16 = 1u << 10,  // AVX512_BF16 (vcvtne2ps2bf16)
   kFeatNEON = 1u << 16,
   kFeatDotProd = 1u << 17,
   kFeatI8MM = 1u << 18,

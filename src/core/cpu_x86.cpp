@@ -54,10 +54,10 @@ CpuInfo detect_cpu() {
   __cpuid_count(7, 0, a, b, c, d);
   const bool avx2 = bit(b, 5), avx512f = bit(b, 16), avx512bw = bit(b, 30), avx512vl = bit(b, 31);
   const bool avx512vnni = bit(c, 11);
-  const bool amx_tile = bit(d, 24), amx_int8 = bit(d, 25);
+  const bool amx_tile = bit(d, 24), amx_int8 = bit(d, 25), amx_bf16 = bit(d, 22);
   const bool tiles_os = (xcr0 & 0x60000) == 0x60000;  // XTILECFG + XTILEDATA
   __cpuid_count(7, 1, a, b, c, d);
-  const bool avxvnni = bit(a, 4);
+  const bool avxvnni = bit(a, 4), avx512bf16 = bit(a, 5);
   if (ymm_os && avx) {
     if (avx2) info.features |= kFeatAVX2;
     if (fma) info.features |= kFeatFMA;
@@ -69,8 +69,13 @@ CpuInfo detect_cpu() {
     if (avx512bw) info.features |= kFeatAVX512BW;
     if (avx512vl) info.features |= kFeatAVX512VL;
     if (avx512vnni) info.features |= kFeatAVX512VNNI;
+    if (avx512bf16) info.features |= kFeatAVX512BF16;
   }
-  if (tiles_os && amx_tile && amx_int8 && request_amx_tiles()) info.features |= kFeatAMXINT8;
+  // One request for the tile state serves both tile ISAs.
+  if (tiles_os && amx_tile && (amx_int8 || amx_bf16) && request_amx_tiles()) {
+    if (amx_int8) info.features |= kFeatAMXINT8;
+    if (amx_bf16) info.features |= kFeatAMXBF16;
+  }
   return info;
 }
 

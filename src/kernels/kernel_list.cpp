@@ -25,7 +25,7 @@ const Ukernel* const kKernels[] = {
 #if defined(__aarch64__)
 constexpr Isa kIsas[] = {Isa::sme2, Isa::i8mm, Isa::dotprod, Isa::neon, Isa::scalar};
 #elif defined(__x86_64__)
-constexpr Isa kIsas[] = {Isa::amx, Isa::avx512vnni, Isa::avxvnni, Isa::avx2, Isa::scalar};
+constexpr Isa kIsas[] = {Isa::amxbf16, Isa::amx, Isa::avx512vnni, Isa::avxvnni, Isa::avx2, Isa::scalar};
 #else
 constexpr Isa kIsas[] = {Isa::scalar};
 #endif
@@ -39,6 +39,7 @@ const char* isa_name(Isa isa) {
     case Isa::avxvnni: return "avxvnni";
     case Isa::avx512vnni: return "avx512vnni";
     case Isa::amx: return "amx";
+    case Isa::amxbf16: return "amxbf16";
     case Isa::dotprod: return "dotprod";
     case Isa::i8mm: return "i8mm";
     case Isa::sme2: return "sme2";
@@ -54,6 +55,8 @@ uint32_t isa_features(Isa isa) {
     case Isa::avxvnni: return kFeatAVX2 | kFeatFMA | kFeatF16C | kFeatAVXVNNI;
     case Isa::avx512vnni: return kFeatAVX512F | kFeatAVX512BW | kFeatAVX512VL | kFeatAVX512VNNI | kFeatFMA | kFeatF16C;
     case Isa::amx: return kFeatAMXINT8 | kFeatAVX512F | kFeatAVX512BW | kFeatAVX512VL | kFeatFMA | kFeatF16C;
+    case Isa::amxbf16:
+      return kFeatAMXBF16 | kFeatAVX512BF16 | kFeatAVX512F | kFeatAVX512BW | kFeatAVX512VL | kFeatFMA | kFeatF16C;
     case Isa::dotprod: return kFeatNEON | kFeatDotProd;
     case Isa::i8mm: return kFeatNEON | kFeatDotProd | kFeatI8MM;
     case Isa::sme2: return kFeatSME | kFeatSME2;

@@ -41,7 +41,8 @@ static_assert(sizeof(size_t) == 8, "qmm's size limits assume a 64-bit size_t");
 
 // Instruction sets, in no particular order; the kernel list gives the priority.
 // neon: base Armv8-A Advanced SIMD (every aarch64 CPU), for kernels that need nothing newer.
-enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, amx, dotprod, i8mm, sme2, neon };
+// amx: AMX-INT8 tile products; amxbf16: AMX-BF16 tile products (BF16 activations and weights).
+enum class Isa : uint8_t { scalar, avx2, avxvnni, avx512vnni, amx, dotprod, i8mm, sme2, neon, amxbf16 };
 
 const char* isa_name(Isa isa);
 uint32_t isa_features(Isa isa);  // Feature bits (core/cpu.h) the ISA needs
@@ -103,6 +104,11 @@ struct Ukernel {
   const LhsPacker* lhs;
   const RhsPacker* rhs;
   MatmulFn run;
+  // A plain C++ kernel computing the same arithmetic over the same packers (the tests compare
+  // with it at F32-summation-order tolerance); nullptr: the scalar GEMM (GEMV) of the weight
+  // type is the reference, at the quantized kernels' tolerance. Set where the kernel's
+  // numerics are not the int8 path's (the AMX-BF16 GEMMs).
+  const Ukernel* reference = nullptr;
 };
 
 // Helpers over a kernel's own parameters.

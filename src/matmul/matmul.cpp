@@ -21,9 +21,12 @@ void* g_trace_user = nullptr;
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 size_t round_up(size_t a, size_t b) { return ceil_div(a, b) * b; }
 
-// Rows per row tile of an m-row matmul.
-size_t row_tile(const TileParams& p, size_t m) {
-  return std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, 64), p.m_step));
+// Rows per row tile of an m-row matmul: 64, except for the AMX-BF16 GEMMs, which dequantize
+// the weights of a call once for all its rows: as many rows as keep their BF16 activations
+// within ~1 MiB (L2), 64 to 256 (k 2048: 256). Measured on the 2-vCPU Xeon (performance.md).
+size_t row_tile(const Ukernel& u, const TileParams& p, size_t m, size_t k) {
+  const size_t most = u.isa == Isa::amxbf16 ? std::clamp<size_t>((size_t{1} << 20) / (2 * k), 64, 256) : 64;
+  return std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, most), p.m_step));
 }
 
 // The guided column chunks of a matmul whose rows fit one row tile: each grab takes 1/threads
@@ -50,7 +53,7 @@ void prefetch_next(const PackedWeights& w, size_t m, ThreadPool& pool) {
   const Ukernel& u = w.kernel_for(m);
   const TileParams& p = w.params_for(m);
   const size_t threads = static_cast<size_t>(pool.threads());
-  if (threads == 1 || m > row_tile(p, m)) return;
+  if (threads == 1 || m > row_tile(u, p, m, w.k())) return;
   constexpr size_t kAhead = size_t{128} << 10;
   const GuidedChunks chunks(w, p, m, threads);
   auto at = [&](size_t n0) { return w.data() + rhs_packed_offset(u, p, n0, w.k()); };
@@ -165,7 +168,16 @@ PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const voi
                                   ThreadPool* pool) {
   check_weight_shape(type, n, k);
   const KernelPair pair = select_kernels(type, filter, cpu_info());
-  return pack_with(*pair.gemm, *pair.gemv, n, k, data, pool);
+  PackedWeights w = pack_with(*pair.gemm, *pair.gemv, n, k, data, pool);
+  w.set_few_rows_gemm(pair.gemm_few, pair.few_below);
+  return w;
+}
+
+void PackedWeights::set_few_rows_gemm(const Ukernel* few, size_t below) {
+  check_arg(few == nullptr || (!few->gemv && shares_packed_rhs(*few, *gemm_)), "the few-rows GEMM must read the GEMM's packed RHS");
+  few_ = few;
+  few_below_ = few ? below : 0;
+  if (few) few_params_ = kernel_params(*few);
 }
 
 PackedWeights PackedWeights::with_kernels(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k) {
@@ -261,7 +273,7 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
 
   // 2. Output tiles aligned to m_step / n_step, handed out dynamically. A tile's result does
   //    not depend on the tiling, so any thread count gives the same bits.
-  const size_t m_tile = row_tile(p, m);
+  const size_t m_tile = row_tile(u, p, m, k);
   const size_t m_tiles = ceil_div(m, m_tile);
   auto run_tile = [&](size_t m0, size_t n0, size_t rows, size_t cols, MatmulFn fn) {
     fn(rows, cols, k, lhs_packed + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
@@ -339,7 +351,7 @@ void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedW
     lhs_at[i] = shares_lhs(i) ? lhs_at[i - 1] : lhs_bytes;
     if (!shares_lhs(i)) lhs_bytes += round_up(lhs_packed_size(u, p, m, w.k()), 64);
     rows += m;
-    m_tile[i] = row_tile(p, m);
+    m_tile[i] = row_tile(u, p, m, w.k());
     const size_t col_bytes = std::max<size_t>(1, w.bytes() / round_up(w.n(), p.nr));
     const size_t want = m == 1 ? ceil_div(w.chunk_bytes(), col_bytes) : 64;
     cols_of[i] = std::min(round_up(w.n(), p.n_step), round_up(std::max<size_t>(want, 1), p.n_step));

@@ -83,8 +83,13 @@ class PackedWeights {
   size_t k() const { return k_; }
   const Ukernel& gemm() const { return *gemm_; }
   const Ukernel& gemv() const { return *gemv_; }
-  const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : *gemm_; }
-  const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : gemm_params_; }
+  const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : m < few_below_ ? *few_ : *gemm_; }
+  const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : m < few_below_ ? few_params_ : gemm_params_; }
+  // The GEMM for 1 < m < below rows (KernelPair::gemm_few): it must read this GEMM's packed
+  // RHS; nullptr: the GEMM serves every m > 1.
+  void set_few_rows_gemm(const Ukernel* few, size_t below);
+  const Ukernel* few_rows_gemm() const { return few_; }
+  size_t few_rows_below() const { return few_below_; }
   const uint8_t* data() const { return owner_ ? ext_ : buf_.data(); }
   size_t bytes() const { return owner_ ? ext_bytes_ : buf_.size(); }
   bool mapped() const { return owner_ != nullptr; }  // adopted bytes (not this object's buffer)
@@ -100,7 +105,9 @@ class PackedWeights {
 
   const Ukernel* gemm_ = nullptr;
   const Ukernel* gemv_ = nullptr;
-  TileParams gemm_params_{}, gemv_params_{};
+  TileParams gemm_params_{}, gemv_params_{}, few_params_{};
+  const Ukernel* few_ = nullptr;
+  size_t few_below_ = 0;
   size_t n_ = 0, k_ = 0, svl_bytes_ = 0;
   size_t chunk_bytes_ = DecodePlan::kDefaultChunkBytes;
   bool measured_ = false;

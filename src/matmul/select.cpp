@@ -34,7 +34,7 @@ bool names(const std::vector<std::string>& list, const Ukernel& u) {
 
 // Every ISA of every architecture: names of another one are accepted and ignored, so one
 // QMM_DISABLE=sme2 or QMM_KERNELS=avx2,i8mm works on every machine.
-constexpr Isa kAllIsas[] = {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni, Isa::amx, Isa::dotprod, Isa::i8mm, Isa::sme2, Isa::neon};
+constexpr Isa kAllIsas[] = {Isa::scalar, Isa::avx2, Isa::avxvnni, Isa::avx512vnni, Isa::amx, Isa::amxbf16, Isa::dotprod, Isa::i8mm, Isa::sme2, Isa::neon};
 
 bool is_local_isa(const std::string& name) {
   Isa isa;
@@ -226,7 +226,26 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
   }
   if (!pair.gemv) pair.gemv = pair.gemm;
+  if (const size_t rows = gemm_min_rows(*pair.gemm); rows > 2) {
+    bool after = false;
+    for (const Ukernel* u : kernel_list()) {
+      if (u == pair.gemm) {
+        after = true;
+      } else if (after && !pair.gemm_few && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
+                 filter.permits(*u)) {
+        pair.gemm_few = u;
+        pair.few_below = rows;
+      }
+    }
+  }
   return pair;
+}
+
+size_t gemm_min_rows(const Ukernel& u) {
+  // 2-vCPU Xeon (Sapphire/Emerald Rapids class), n 4096, k 2048, against the AMX-INT8 GEMM
+  // (AVX-512 VNNI's for IQ4_NL): BF16 wins from 64 rows on (Q4_0 at load ~4: 32 rows 541-569
+  // against 638-648 GOPS, 64 rows 745-802 against 661-706).
+  return u.isa == Isa::amxbf16 ? 64 : 0;
 }
 
 }  // namespace qmm

@@ -33,6 +33,9 @@ KernelFilter merge(const KernelFilter& a, const KernelFilter& b);
 struct KernelPair {
   const Ukernel* gemm = nullptr;
   const Ukernel* gemv = nullptr;  // reads the GEMM's packed RHS; the GEMM itself if the ISA has none
+  // For 1 < m < few_below rows: the next usable GEMM on the same packed RHS (gemm_min_rows).
+  const Ukernel* gemm_few = nullptr;
+  size_t few_below = 0;
   std::vector<std::string> skipped;  // "name: reason" for every better variant passed over
 };
 
@@ -43,6 +46,11 @@ bool shares_packed_rhs(const Ukernel& a, const Ukernel& b);
 // The GEMVs usable here under `filter` that read `gemm`'s packed RHS, in list order (the
 // selected one first); `gemm` itself when there is none. The tuner's candidates.
 std::vector<const Ukernel*> gemv_candidates(const Ukernel& gemm, const KernelFilter& filter, const CpuInfo& cpu);
+
+// Rows from which GEMM u beats the next GEMM of its weight type on the same packed RHS; 0: from
+// 2 rows on. The AMX-BF16 GEMMs dequantize the weights once per call, which pays off only over
+// enough rows (measured, docs/performance.md "AMX-BF16 GEMMs").
+size_t gemm_min_rows(const Ukernel& u);
 
 // Why an ISA / a variant cannot run here ("" if it can).
 std::string unavailable_reason(Isa isa, const CpuInfo& cpu);

@@ -164,8 +164,11 @@ TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
       const auto ref = prompt_logits(options(t, scalar));
       const auto got = prompt_logits(options(t, only));
       const double d_prefill = rel_diff(ref.first, got.first), d_decode = rel_diff(ref.second, got.second);
-      EXPECT_LE(d_prefill, kTol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
-      EXPECT_LE(d_decode, kTol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
+      // The AMX-BF16 GEMMs (a reference of their own) round activations and weights to BF16: 1.0-1.4 %
+      // of the largest logit measured here, through every layer.
+      const double tol = pair.gemm->reference ? 3e-2 : kTol;
+      EXPECT_LE(d_prefill, tol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
+      EXPECT_LE(d_decode, tol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
       std::printf("  %s %s: max |logit - scalar| / max |logit| = %.2g (prefill), %.2g (decode)\n", isa_name(isa),
                   type_name(t), d_prefill, d_decode);
       ++compared;

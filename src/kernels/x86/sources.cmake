@@ -14,9 +14,13 @@ endif()
 # AMX-INT8: tile products, with an AVX-512 epilogue.
 set(QMM_AMX_FLAGS -mamx-tile -mamx-int8 ${QMM_AVX512_FLAGS})
 set(QMM_AMX_FLAGS "${QMM_AMX_FLAGS}" CACHE INTERNAL "flags of the AMX sources (the emulated tests reuse them)")
+# AMX-BF16: tile products on BF16, the weights dequantized with AVX-512 (+ AVX512_BF16 conversions).
+set(QMM_AMXBF16_FLAGS -mamx-tile -mamx-bf16 -mavx512bf16 ${QMM_AVX512_FLAGS})
+set(QMM_AMXBF16_FLAGS "${QMM_AMXBF16_FLAGS}" CACHE INTERNAL "flags of the AMX-BF16 sources (the emulated tests reuse them)")
 
 qmm_kernel_folder(qmm ${CMAKE_CURRENT_LIST_DIR} TOKENS
   _avx2 QMM_AVX2_FLAGS
   _avxvnni QMM_AVXVNNI_FLAGS
   "_avx512(vnni)?" QMM_AVX512_FLAGS
-  _amx QMM_AMX_FLAGS)
+  _amx QMM_AMX_FLAGS
+  _amxbf16 QMM_AMXBF16_FLAGS)

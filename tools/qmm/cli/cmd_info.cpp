@@ -45,8 +45,13 @@ int cmd_info(int argc, char** argv) {
     if (!info.target()) continue;
     const WeightType t = info.type();
     const KernelPair pair = select_kernels(t, filter, cpu);
-    std::printf("\n%s weights:\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t), pair.gemm->name,
-                pair.gemv->name);
+    if (pair.gemm_few) {
+      std::printf("\n%s weights:\n  GEMM (m >= %zu): %s\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t),
+                  pair.few_below, pair.gemm->name, pair.gemm_few->name, pair.gemv->name);
+    } else {
+      std::printf("\n%s weights:\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t), pair.gemm->name,
+                  pair.gemv->name);
+    }
     for (const auto& s : pair.skipped) std::printf("  skipped        %s\n", s.c_str());
   }
   std::printf("\ndecode plans tuned by measurement (qmm tune; QMM_TUNE=0 or --no-tune keeps the defaults):\n");
