@@ -194,7 +194,7 @@ struct Q5K {
 // slower at m 128–512, the same bits).
 struct Q6K {
   static constexpr size_t kSub = 8, kRhsStep = kTile * 210, kProducts = 2, kBBytes = 1024;
-  static constexpr bool kUnsignedB = false, kOut = true, kScales = false;
+  static constexpr bool kOut = true, kScales = false;  // its two products pick their own signedness
   // 32-block j = 4h + T: chunk vectors v (16 columns x 4 K) of levels − 32, times the scale of
   // half v / 4 as int16 (sca / scb[H]: column c's in lanes 4c..4c+3 of the low / high 32 bytes,
   // c < 8 / c >= 8), each 16-bit product's bytes then split into the two tiles.
