@@ -135,23 +135,46 @@ struct Avx512Vnni : X86Keys {
   // sums of four as start = −o·Σ q, query h's at qstart + h·hd/4) and the 16 keys of the panel
   // block pb, in scores' arithmetic: lane l's FMA chain over the blocks of Σ_{i=4l..4l+3} q_i·k_i
   // (exact) times d_k·d_q, the eight lanes reduced in hsum8's order, every step a vertical
-  // operation on 16 keys.
+  // operation on 16 keys. Head sizes 64 and 128 take a copy with the block count a constant (NB):
+  // straight-line code, whose independent lane chains the core overlaps, with the products
+  // d_k·d_q (the same for the eight lanes) formed once where they fit in registers.
   template <size_t H>
   static void panel_scores_int8(const int8_t* qs, const float* qd, const int32_t* qstart, const float* pb, size_t hd, float scale,
                                 float* att) {
-    const size_t nb = hd / kBlock;
+    switch (hd) {
+      case 64: return panel_scores_int8_n<H, 2>(qs, qd, qstart, pb, hd, scale, att);
+      case 128: return panel_scores_int8_n<H, 4>(qs, qd, qstart, pb, hd, scale, att);
+      default: return panel_scores_int8_n<H, 0>(qs, qd, qstart, pb, hd, scale, att);
+    }
+  }
+  template <size_t H, size_t NB>  // NB: hd / 32, or 0 when it is read from hd
+  static void panel_scores_int8_n(const int8_t* qs, const float* qd, const int32_t* qstart, const float* pb, size_t hd, float scale,
+                                  float* att) {
+    const size_t nb = NB ? NB : hd / kBlock;
+    constexpr bool kHoist = NB != 0 && NB * H <= 8;  // d_k·d_q per (block, head) held in registers
     const int32_t* lanes = reinterpret_cast<const int32_t*>(pb);
     const float* dk = pb + nb * 8 * 16;
+    __m512 dd[kHoist ? NB : 1][H];
+    if constexpr (kHoist) {
+      for (size_t b = 0; b < NB; ++b)
+        for (size_t h = 0; h < H; ++h) dd[b][h] = _mm512_mul_ps(_mm512_loadu_ps(dk + b * 16), _mm512_set1_ps(qd[h * nb + b]));
+    }
     auto lane = [&](size_t l, __m512* a) __attribute__((always_inline)) {
       for (size_t h = 0; h < H; ++h) a[h] = _mm512_setzero_ps();
+#pragma GCC unroll 8
       for (size_t b = 0; b < nb; ++b) {
         const __m512i kv = _mm512_loadu_si512(lanes + (b * 8 + l) * 16);
-        const __m512 dkb = _mm512_loadu_ps(dk + b * 16);
         for (size_t h = 0; h < H; ++h) {
           int32_t q4;
           std::memcpy(&q4, qs + h * hd + b * kBlock + 4 * l, sizeof q4);
           const __m512i sum = _mm512_dpbusd_epi32(_mm512_set1_epi32(qstart[h * hd / 4 + b * 8 + l]), kv, _mm512_set1_epi32(q4));
-          a[h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dkb, _mm512_set1_ps(qd[h * nb + b])), a[h]);
+          __m512 d;
+          if constexpr (kHoist) {
+            d = dd[b][h];
+          } else {
+            d = _mm512_mul_ps(_mm512_loadu_ps(dk + b * 16), _mm512_set1_ps(qd[h * nb + b]));
+          }
+          a[h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), d, a[h]);
         }
       }
     };
@@ -174,13 +197,27 @@ struct Avx512Vnni : X86Keys {
   // att[h·kAttendChunk + j] = scale · q_h·k_j for H heads (q_h at q + h·hd) and the 16 keys of
   // the panel block pb, in scores_rows' arithmetic: lane l's FMA chain over d ≡ l (mod 16) in
   // order, folded with lane l + 8's, the eight reduced in hsum8's order; here every step is a
-  // vertical operation on 16 keys at once.
+  // vertical operation on 16 keys at once. Head sizes 64 and 128 take a copy with the chain
+  // length a constant (N = hd / 16): straight-line code without spills (the loop over a run-time
+  // length kept each pair of lanes' eight accumulators on the stack), whose independent chains
+  // the core overlaps.
   template <size_t H>
   static void panel_scores(const float* q, const float* pb, size_t hd, float scale, float* att) {
+    switch (hd) {
+      case 64: return panel_scores_n<H, 4>(q, pb, hd, scale, att);
+      case 128: return panel_scores_n<H, 8>(q, pb, hd, scale, att);
+      default: return panel_scores_n<H, 0>(q, pb, hd, scale, att);
+    }
+  }
+  template <size_t H, size_t N>  // N: hd / 16, or 0 when it is read from hd
+  static void panel_scores_n(const float* q, const float* pb, size_t hd, float scale, float* att) {
+    const size_t steps = N ? N : hd / 16;
     auto folded = [&](size_t l, __m512* f) __attribute__((always_inline)) {  // lane l + lane l + 8
       __m512 a[H], c[H];
       for (size_t h = 0; h < H; ++h) a[h] = c[h] = _mm512_setzero_ps();
-      for (size_t d = l; d < hd; d += 16) {
+#pragma GCC unroll 8
+      for (size_t i = 0; i < steps; ++i) {
+        const size_t d = l + 16 * i;
         const __m512 ka = _mm512_loadu_ps(pb + d * 16), kc = _mm512_loadu_ps(pb + (d + 8) * 16);
         for (size_t h = 0; h < H; ++h) {
           a[h] = _mm512_fmadd_ps(_mm512_set1_ps(q[h * hd + d]), ka, a[h]);
@@ -204,33 +241,40 @@ struct Avx512Vnni : X86Keys {
     for (size_t h = 0; h < H; ++h) _mm512_storeu_ps(att + h * kAttendChunk, _mm512_mul_ps(_mm512_add_ps(lo[h], hi[h]), _mm512_set1_ps(scale)));
   }
 
-  // o_h += Σ_p att_h,p · v_p: 128/H columns a pass (each V vector loaded once for the H heads),
-  // value(p, d) giving the 16 floats of position p from column d.
+  // o_h += Σ_p att_h,p · v_p: 16·W columns a pass, W = 16/H vectors per head where the head is
+  // that wide (16 independent FMA chains, each V vector loaded once for the H heads), else the
+  // widest of 4, 2, 1 that divides it; value(p, d) gives the 16 floats of position p from column
+  // d. Each column's chain runs over the positions in order whatever the width, so the width
+  // does not change the bits.
   template <size_t H, class Value>
   static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Value&& value) {
-    constexpr size_t W = 8 / H;
-    for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
-      // w vectors per head: the constant W (so o stays in registers), fewer in a last, narrower pass.
-      auto pass = [&](auto w) __attribute__((always_inline)) {
+    auto run = [&](auto width) __attribute__((always_inline)) {
+      constexpr size_t W = decltype(width)::value;
+      for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
         __m512 o[H][W];
         for (size_t h = 0; h < H; ++h)
-          for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
+          for (size_t j = 0; j < W; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
         for (size_t p = 0; p < len; ++p) {
           __m512 vv[W];
-          for (size_t j = 0; j < w; ++j) vv[j] = value(p, d0 + 16 * j);
+          for (size_t j = 0; j < W; ++j) vv[j] = value(p, d0 + 16 * j);
           for (size_t h = 0; h < H; ++h) {
             const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
-            for (size_t j = 0; j < w; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
+            for (size_t j = 0; j < W; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
           }
         }
         for (size_t h = 0; h < H; ++h)
-          for (size_t j = 0; j < w; ++j) _mm512_storeu_ps(out + h * ps + d0 + 16 * j, o[h][j]);
-      };
-      if (hd - d0 >= 16 * W) {
-        pass(std::integral_constant<size_t, W>{});
-      } else {
-        pass((hd - d0) / 16);
+          for (size_t j = 0; j < W; ++j) _mm512_storeu_ps(out + h * ps + d0 + 16 * j, o[h][j]);
       }
+    };
+    constexpr size_t kWide = 16 / H;
+    if (hd % (16 * kWide) == 0) {
+      run(std::integral_constant<size_t, kWide>{});
+    } else if (kWide > 4 && hd % 64 == 0) {
+      run(std::integral_constant<size_t, 4>{});
+    } else if (kWide > 2 && hd % 32 == 0) {
+      run(std::integral_constant<size_t, 2>{});
+    } else {
+      run(std::integral_constant<size_t, 1>{});
     }
   }
   template <size_t H, class T>
@@ -241,6 +285,45 @@ struct Avx512Vnni : X86Keys {
     }
     accumulate<H>(att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) { return load16(v + p * stride + d); });
   }
+  // The softmax numerators sixteen scores a vector: the maximum, then e^(s − m) by exp16 and
+  // their sum (the last, partial vector masked). Every score goes through the same arithmetic
+  // whatever its place, and the sum's order depends only on len, so a row alone and a row in a
+  // tile get the same bits.
+  static __m512 exp16(__m512 x) {  // exp8's argument reduction and polynomial, 2^n by vscalefps
+    x = _mm512_max_ps(_mm512_set1_ps(-87.0f), _mm512_min_ps(_mm512_set1_ps(88.0f), x));  // NaN stays NaN (the second operand)
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x));
+    __m512 p = _mm512_fmadd_ps(r, _mm512_set1_ps(1.9875691500e-4f), _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    const __m512 e = _mm512_add_ps(_mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r), _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(e, n);
+  }
+  static void numerators(float* a, size_t len, float* out) {
+    const size_t full = len / 16 * 16;
+    const __mmask16 tail = static_cast<__mmask16>((1u << (len - full)) - 1);
+    __m512 m = _mm512_set1_ps(-INFINITY);
+    for (size_t p = 0; p < full; p += 16) m = _mm512_max_ps(m, _mm512_loadu_ps(a + p));
+    m = _mm512_mask_max_ps(m, tail, m, _mm512_maskz_loadu_ps(tail, a + full));
+    const float mx = _mm512_reduce_max_ps(m);
+    const __m512 mv = _mm512_set1_ps(mx);
+    __m512 sum = _mm512_setzero_ps();
+    for (size_t p = 0; p < full; p += 16) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_loadu_ps(a + p), mv));
+      _mm512_storeu_ps(a + p, e);
+      sum = _mm512_add_ps(sum, e);
+    }
+    if (tail) {
+      const __m512 e = exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, a + full), mv));
+      _mm512_mask_storeu_ps(a + full, tail, e);
+      sum = _mm512_mask_add_ps(sum, tail, sum, e);
+    }
+    out[0] = mx;
+    out[1] = _mm512_reduce_add_ps(sum);
+  }
+
   // accumulate_values over Q8_0 rows (stride bytes apart), each 16 values converted in registers
   // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows.
   static constexpr bool kQ8ValuesDirect = true;

@@ -11,6 +11,8 @@
 //   P::scores_rows<H>(...), P::accumulate_values<H>(...)   the F32/F16 scores and value sums:
 //                               scores_rows_v8 / accumulate_values_v8 below (VectorLoops), or the
 //                               variant's own loops with one arithmetic for every key and position
+//   P::numerators(a, len, out)  the softmax numerators of a row's scores: out[0] = m = max a,
+//                               a[p] = e^(a[p] − m), out[1] = Σ a[p] (VectorLoops: vec8's loops)
 //   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below
 //                               (VectorLoops), or the variant's own loop with the same arithmetic per lane
 //   P::kPanel, P::panel_fits(t, hd), P::panel_floats(t, hd), P::panel_block(...),
@@ -227,6 +229,10 @@ struct VectorLoops {
   static void accumulate_values(const float* att, const T* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
     accumulate_values_v8<P, H>(att, v, stride, hd, len, out, ps);
   }
+  static void numerators(float* a, size_t len, float* out) {
+    out[0] = max_of(a, len);
+    out[1] = exp_minus(a, len, out[0]);
+  }
 };
 
 // fn(p, row, len) for the pieces of chunk positions [a, b) in a ring of `slots` rows whose
@@ -361,8 +367,7 @@ template <class P, size_t H>
       float* a = att_of(r) + h * kAttendChunk;
       float* out = out_of(r) + h * ps;
       if (softcap > 0) cap_scores(a, len_of(r), softcap);
-      out[0] = max_of(a, len_of(r));
-      out[1] = exp_minus(a, len_of(r), out[0]);
+      P::numerators(a, len_of(r), out);
       std::fill(out + 2, out + ps, 0.0f);
     }
   }
