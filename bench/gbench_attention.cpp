@@ -1,7 +1,7 @@
 // qmm_gbench_attention: the attention kernels (src/llm/attention) of this build that the CPU
 // runs, one K/V head of llama-1b's shape (head_dim 64, 4 query heads per K/V head) at a depth:
-// a decode row (all chunks folded) and a prefill task of 16 rows, per KV type, at depths 4,096 and
-// 16,384.
+// a decode row (all chunks folded) and a prefill task of 16 and of 32 rows (forward.cpp's
+// kAttendTaskRows), per KV type, at depths 4,096 and 16,384.
 // Arguments: depth. Example: qmm_gbench_attention --benchmark_filter=q8_0/prefill16/16384
 #include <benchmark/benchmark.h>
 
@@ -46,8 +46,8 @@ const int registered = [] {
   for (const AttendKernel& kernel : attend_kernels()) {
     if (!cpu_info().has(kernel.features) || std::string(kernel.name) == "attend_ref") continue;
     for (KvType t : {KvType::f16, KvType::q8_0, KvType::q4_0}) {
-      for (size_t rows : {1, 16}) {
-        const std::string name = std::string(kernel.name) + "/" + kv_type_name(t) + (rows == 1 ? "/decode" : "/prefill16");
+      for (size_t rows : {1, 16, 32}) {
+        const std::string name = std::string(kernel.name) + "/" + kv_type_name(t) + (rows == 1 ? "/decode" : "/prefill" + std::to_string(rows));
         benchmark::RegisterBenchmark(name.c_str(), attend, &kernel, t, t == KvType::q4_0 ? KvType::q8_0 : t, rows)->Arg(4096)->Arg(16384);
       }
     }

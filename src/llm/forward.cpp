@@ -121,8 +121,8 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
   moe_.size_for(c, b);
   if (kv.k == KvType::f32 && kv.v == KvType::f32) {
     att_.resize(threads * kAttendHeads * n_ctx);
-  } else {  // per thread: attend_chunk's scratch, then a partial and an accumulator of up to 16 rows x kAttendHeads heads
-    chunk_.resize(threads * (attend_chunk_scratch(hd) + 2 * 16 * kAttendHeads * attend_partial_size(hd)));
+  } else {  // per thread: attend_chunk's scratch, then a partial and an accumulator of up to kAttendTaskRows rows x kAttendHeads heads
+    chunk_.resize(threads * (attend_chunk_scratch(hd) + 2 * kAttendTaskRows * kAttendHeads * attend_partial_size(hd)));
     split_.resize(checked_mul((n_ctx + kAttendChunk - 1) / kAttendChunk, c.n_head * attend_partial_size(hd), "attention partials"));
   }
   rope_.resize(2 * b * c.n_rot);
@@ -309,7 +309,7 @@ struct ForwardPass {
     const size_t layer_kv = s.layer_kv_[l], slots = local ? s.ring_ : s.n_ctx_;
     const size_t group = c.n_head / c.n_head_kv;  // query heads per K/V head
     // Attention tasks: each span in pieces of up to rows_per_task rows, times the head groups.
-    const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(16, m / 4));
+    const size_t rows_per_task = std::max<size_t>(1, std::min<size_t>(kAttendTaskRows, m / 4));
     size_t row_tasks = 0, work = 0;
     for (const State::Span& sp : s.spans_) {
       row_tasks += (sp.rows + rows_per_task - 1) / rows_per_task;
@@ -353,7 +353,7 @@ struct ForwardPass {
           continue;
         }
         float* scratch = s.chunk_.data() + tid_z * (per_thread);
-        float *part = scratch + attend_chunk_scratch(hd), *acc = part + 16 * kAttendHeads * partial;
+        float *part = scratch + attend_chunk_scratch(hd), *acc = part + kAttendTaskRows * kAttendHeads * partial;
         std::fill(acc, acc + n_rows * heads * partial, 0.0f);
         for (size_t ch = 0; ch * kAttendChunk < pos0 + n_rows; ++ch) {
           attend_chunk(qkv + i * qkv_dim + h * hd, qkv_dim, heads, kvh, hd, ch, pos0, n_rows, c.attn_scale, c.attn_softcap, scratch, part);

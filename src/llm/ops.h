@@ -57,6 +57,9 @@ struct KvHead {
 // Query rows an attention kernel scores together (a tile: each K and V row of the chunk is read
 // from L1 for all of them).
 constexpr size_t kAttendRows = 8;
+// Prefill rows one attention task (forward.cpp) gives attend_chunk at most: the chunk's K/V rows
+// and the AVX-512 kernel's key-major panel are read / built once for them.
+constexpr size_t kAttendTaskRows = 32;
 // Floats of scratch attend_chunk needs, and floats of one partial (m, l, o[head_dim]).
 inline size_t attend_chunk_scratch(size_t head_dim) { return 2 * kAttendChunk * head_dim + kAttendRows * kAttendHeads * kAttendChunk; }
 inline size_t attend_partial_size(size_t head_dim) { return head_dim + 2; }

@@ -189,8 +189,10 @@ std::vector<int32_t> tokens(size_t n, uint32_t seed) {
   return t;
 }
 
-// Prefill of 600 positions in batches of 128, then 3 decode steps (split over chunks), with
+// Prefill of 600 positions in batches of 128 (attention tasks of the full kAttendTaskRows rows,
+// the last ones past the chunks' first rows), then 3 decode steps (split over chunks), with
 // `threads` threads: the logits of every step.
+static_assert(128 / 4 >= kAttendTaskRows, "the prefill batches below give tasks of kAttendTaskRows rows");
 std::vector<float> run(const std::string& path, KvTypes kv, int threads) {
   Context ctx(threads);
   const Model m = Model::load(path, {}, ctx.pool());
