@@ -246,8 +246,12 @@ struct Avx512Vnni : X86Keys {
   // widest of 4, 2, 1 that divides it; value(p, d) gives the 16 floats of position p from column
   // d. Each column's chain runs over the positions in order whatever the width, so the width
   // does not change the bits.
-  template <size_t H, class Value>
-  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Value&& value) {
+  // The first pass prefetches the rows kValueAhead positions ahead (row(p): row p's first byte,
+  // row_bytes long): in a decode step the rows come from DRAM, in chunks that cross 4 KiB pages
+  // where the hardware's stream prefetch stops.
+  static constexpr size_t kValueAhead = 16;
+  template <size_t H, class Value, class Row>
+  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Value&& value, Row&& row, size_t row_bytes) {
     auto run = [&](auto width) __attribute__((always_inline)) {
       constexpr size_t W = decltype(width)::value;
       for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
@@ -255,6 +259,10 @@ struct Avx512Vnni : X86Keys {
         for (size_t h = 0; h < H; ++h)
           for (size_t j = 0; j < W; ++j) o[h][j] = _mm512_loadu_ps(out + h * ps + d0 + 16 * j);
         for (size_t p = 0; p < len; ++p) {
+          if (d0 == 0) {
+            const uint8_t* ahead = row(p + kValueAhead);
+            for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
+          }
           __m512 vv[W];
           for (size_t j = 0; j < W; ++j) vv[j] = value(p, d0 + 16 * j);
           for (size_t h = 0; h < H; ++h) {
@@ -283,7 +291,9 @@ struct Avx512Vnni : X86Keys {
       accumulate_values_v8<Avx512Vnni, H>(att, v, stride, hd, len, out, ps);
       return;
     }
-    accumulate<H>(att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) { return load16(v + p * stride + d); });
+    accumulate<H>(
+        att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) { return load16(v + p * stride + d); },
+        [&](size_t p) { return reinterpret_cast<const uint8_t*>(v + p * stride); }, hd * sizeof(T));
   }
   // The softmax numerators sixteen scores a vector: the maximum, then e^(s − m) by exp16 and
   // their sum (the last, partial vector masked). Every score goes through the same arithmetic
@@ -333,7 +343,7 @@ struct Avx512Vnni : X86Keys {
       const uint8_t* blk = v + p * stride + d / kBlock * sizeof(BlockQ8_0);
       const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 + d % kBlock));
       return _mm512_mul_ps(_mm512_set1_ps(half_at(blk)), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
-    });
+    }, [&](size_t p) { return v + p * stride; }, hd / kBlock * sizeof(BlockQ8_0));
   }
 
   // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,

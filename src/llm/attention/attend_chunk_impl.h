@@ -60,8 +60,10 @@ namespace {
 // vector for head h, summed) for H heads and len key rows of row_bytes. A pass takes K = 8/H keys:
 // group(p, a) fills the 8 (head, key) lane vectors a[h·K + j], reduced together by hsum8; a key
 // in the tail by tail(p, h) -> v8, reduced in hsum8's order, so its bits do not depend on where its
-// group starts (a ring's wrap). The key rows a few passes ahead are prefetched: in a decode step
-// they come from DRAM.
+// group starts (a ring's wrap). The key rows a few passes ahead (at least kKeyAhead bytes) are
+// prefetched: in a decode step they come from DRAM, in chunks that cross 4 KiB pages where the
+// hardware's stream prefetch stops.
+constexpr size_t kKeyAhead = 2048;
 template <size_t H, class Group, class Tail>
 [[gnu::always_inline]] inline void score_frame(const void* k, size_t row_bytes, size_t len, float scale, float* att, Group&& group,
                                                Tail&& tail) {
@@ -69,7 +71,8 @@ template <size_t H, class Group, class Tail>
   size_t p = 0;
   for (; p + K <= len; p += K) {
     const uint8_t* kp = static_cast<const uint8_t*>(k) + p * row_bytes;
-    for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + 4 * K * row_bytes + off);
+    const size_t ahead = std::max(4 * K * row_bytes, kKeyAhead);
+    for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + ahead + off);
     v8 a[8];
     group(p, a);
     const v8 sums = hsum8(a) * scale;
