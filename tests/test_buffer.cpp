@@ -1,13 +1,17 @@
-// AlignedBuffer's large allocations (core/buffer.cpp): 2 MiB-aligned and advised for
-// transparent huge pages, zeroed, and given back whole.
+// AlignedBuffer's large allocations (core/buffer.cpp): 2 MiB-aligned, zeroed, given back
+// whole, and on transparent huge pages when advised (as packed weights are).
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/buffer.h"
+#include "core/weight_types.h"
+#include "matmul/matmul.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define QMM_TEST_ASAN 1
@@ -30,8 +34,9 @@ bool mmap_buffers() {
 #endif
 }
 
-// The "THPeligible:" value of the /proc/self/smaps mapping that holds p (-1: none found).
-int thp_eligible(const void* p) {
+// The kB of the /proc/self/smaps line `key` ("AnonHugePages:") of the mapping that holds p
+// (-1: none found).
+long smaps_kb(const void* p, const std::string& key) {
   std::ifstream smaps("/proc/self/smaps");
   const auto at = reinterpret_cast<uintptr_t>(p);
   bool inside = false;
@@ -43,7 +48,7 @@ int thp_eligible(const void* p) {
       inside = lo <= at && at < hi;
       continue;
     }
-    if (inside && line.rfind("THPeligible:", 0) == 0) return std::stoi(line.substr(12));
+    if (inside && line.rfind(key, 0) == 0) return std::stol(line.substr(key.size()));
   }
   return -1;
 }
@@ -69,14 +74,30 @@ TEST(AlignedBuffer, LargeBuffersStartOnHugePageBoundariesAndAreZero) {
   EXPECT_EQ(small.data()[(size_t{1} << 20) + 63], 0);
 }
 
-TEST(AlignedBuffer, LargeBuffersAreAdvisedForHugePages) {
+TEST(AlignedBuffer, AdvisedBuffersFaultInHugePages) {
+  AlignedBuffer b(5 * kHuge + 4096);
+  advise_huge_pages(b.data(), b.size());
+  advise_huge_pages(nullptr, 0);  // nothing
+  for (size_t i = 0; i < b.size(); ++i) b.data()[i] = static_cast<uint8_t>(i * 7 + i / 4096);
+  for (size_t i = 0; i < b.size(); ++i) ASSERT_EQ(b.data()[i], static_cast<uint8_t>(i * 7 + i / 4096)) << i;
   if (!mmap_buffers()) GTEST_SKIP() << "large buffers come from the heap here (not Linux, or AddressSanitizer)";
   const std::string mode = thp_mode();
   if (mode.empty() || mode.find("[never]") != std::string::npos) GTEST_SKIP() << "transparent huge pages are off here";
-  AlignedBuffer b(4 * kHuge);
-  const int eligible = thp_eligible(b.data());
-  if (eligible < 0) GTEST_SKIP() << "this kernel's smaps has no THPeligible line";
-  EXPECT_EQ(eligible, 1) << "THP mode: " << mode;
+  const long kb = smaps_kb(b.data(), "AnonHugePages:");
+  if (kb < 0) GTEST_SKIP() << "this kernel's smaps has no AnonHugePages line";
+  if (kb == 0) GTEST_SKIP() << "no huge page was free (THP mode: " << mode << ")";
+  EXPECT_GE(kb, 4 * 2048) << "THP mode: " << mode;  // at least 4 of the 5 whole 2 MiB pages
+}
+
+TEST(AlignedBuffer, PackedWeightsOnHugePagesHoldTheSameBytes) {
+  const size_t n = 4096, k = 512;  // 4096 x 512 Q8_0: ~2.2 MiB packed
+  std::vector<uint8_t> rows(n * row_bytes(WeightType::q8_0, k));
+  for (size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<uint8_t>(i * 131 + 7);
+  for (size_t b = 0; b < rows.size(); b += 34) rows[b] = 0, rows[b + 1] = 0x3c;  // f16 scale 1.0
+  const PackedWeights a = PackedWeights::pack(WeightType::q8_0, n, k, rows.data(), KernelFilter{}, nullptr, false);
+  const PackedWeights h = PackedWeights::pack(WeightType::q8_0, n, k, rows.data(), KernelFilter{}, nullptr, true);
+  ASSERT_EQ(a.bytes(), h.bytes());
+  EXPECT_EQ(std::memcmp(a.data(), h.data(), a.bytes()), 0);
 }
 
 // The process's virtual size in KiB (/proc/self/status VmSize; -1: none).
