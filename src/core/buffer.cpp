@@ -43,9 +43,10 @@ void* alloc_large(size_t bytes) {
 // GEMVs' software prefetches run 2 KiB ahead in 4 column panels at once, each crossing a 4 KiB
 // page every few microseconds. On the 2-vCPU Xeon (model 167) 2 MiB pages took llama-1b Q4_0
 // decode from ~90 % of a paired plain read to the plain read's own speed (performance.md).
-// Not for everything: faulting in 2 MiB pages made llama-3.2-3b's repack 2-3x slower there
-// (collapsing 4 KiB pages afterwards, MADV_COLLAPSE, slower still). Best effort: with THP
-// "never" or no free huge page, the pages stay 4 KiB.
+// It costs the packing, so it is asked only where it pays: faulting the 2 MiB pages in made
+// llama-3.2-3b's repack 1.3 -> 2.7-5 s there (collapsing 4 KiB pages after the pack,
+// MADV_COLLAPSE, slower still). Best effort: with THP "never" or no free huge page, the pages
+// stay 4 KiB.
 void advise_huge_pages(void* p, size_t bytes) {
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const uintptr_t a = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) / kHuge * kHuge;
