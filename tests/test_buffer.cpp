@@ -26,13 +26,13 @@ namespace {
 
 constexpr size_t kHuge = size_t{2} << 20;
 
-bool mmap_buffers() {
+// Whether large buffers are mmapped here (buffer.cpp: Linux without AddressSanitizer).
 #if defined(__linux__) && !defined(QMM_TEST_ASAN)
-  return true;
+constexpr bool kMmapBuffers = true;
 #else
-  return false;
+constexpr bool kMmapBuffers = false;
 #endif
-}
+bool mmap_buffers() { return kMmapBuffers; }
 
 // The kB of the /proc/self/smaps line `key` ("AnonHugePages:") of the mapping that holds p
 // (-1: none found).
