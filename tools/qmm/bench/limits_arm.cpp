@@ -50,7 +50,7 @@ double peak(ThreadPool& pool, void (*loop)(long), double ops_per_iter) {
 
 }  // namespace
 
-uint64_t read_sum(const uint8_t* p, size_t bytes) {
+uint64_t read_sum(const uint8_t* p, size_t bytes, ReadPattern) {  // one pattern: plain loads
   uint64_t s0 = 0, s1 = 0;
   for (size_t i = 0; i + 16 <= bytes; i += 16) {
     s0 += *reinterpret_cast<const uint64_t*>(p + i);
@@ -58,8 +58,6 @@ uint64_t read_sum(const uint8_t* p, size_t bytes) {
   }
   return s0 + s1;
 }
-
-uint64_t read_sum_prefetched(const uint8_t* p, size_t bytes) { return read_sum(p, bytes); }  // one pattern here
 
 double int8_peak_gops(ThreadPool& pool, std::string* instr) {
   if (!cpu_info().has(kFeatDotProd)) {
