@@ -7,6 +7,10 @@
 // top-1 agreement, packed weight bytes.
 // With -ctk / -ctv (lists of KV cache types, paired in order) the same for the KV cache: the
 // model as its file has it, the reference decoding with an F32 cache, each K/V pair compared.
+// With --prefill-from N the positions from N - 1 on are scored through the prefill path
+// instead: each prefix is run as one batch of ≥ N rows (the GEMMs; the reference still
+// decodes). With --vs-disable LIST every type is scored a second time with LIST disabled as
+// well (e.g. amxbf16: the BF16 prefill GEMMs against the int8 ones, in one run).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -47,6 +51,19 @@ void decode_each(const llm::Model& m, Context& ctx, const std::vector<int32_t>& 
   for (size_t i = 0; i < tokens.size(); ++i) at(i, llm::forward(m, s, &tokens[i], 1));
 }
 
+// Scores tokens[i] from position `from` on: fed one at a time (from 0: the decode path), or
+// each prefix tokens[0..i] as one fresh batch (the prefill path). Calls at(i, logits).
+template <class F>
+void score_each(const llm::Model& m, Context& ctx, const std::vector<int32_t>& tokens, size_t prefill_from, F at,
+                llm::KvTypes kv = {}) {
+  if (prefill_from == 0) return decode_each(m, ctx, tokens, at, kv);
+  llm::State s(m, tokens.size() + 1, tokens.size(), ctx, 1, kv);
+  for (size_t i = prefill_from - 1; i < tokens.size(); ++i) {
+    s.reset();
+    at(i, llm::forward(m, s, tokens.data(), i + 1));
+  }
+}
+
 llm::Model load(const std::string& path, std::optional<WeightType> type, const KernelFilter& filter, Context& ctx) {
   llm::LoadOptions opt;
   opt.filter = filter;
@@ -54,15 +71,19 @@ llm::Model load(const std::string& path, std::optional<WeightType> type, const K
   return llm::Model::load(path, opt, ctx.pool());
 }
 
-// The GEMV of layer L's FFN down projection (its first expert's in an MoE layer).
-const char* down_gemv(const llm::Layer& L) { return (L.moe.down.empty() ? L.w_down : L.moe.down[0]).gemv().name; }
+// The GEMV of layer L's FFN down projection (its first expert's in an MoE layer), or the GEMM
+// a batch of `rows` rows runs (rows > 0).
+const char* down_kernel(const llm::Layer& L, size_t rows) {
+  const PackedWeights& w = L.moe.down.empty() ? L.w_down : L.moe.down[0];
+  return w.kernel_for(rows ? rows : 1).name;
+}
 
 }  // namespace
 
 int bench_kl(int argc, char** argv) {
   std::string model_path, kernels, disable, types = "qc8,qc4,q8_0,q4_0", prompt = "Once upon a time";
-  std::string ctk, ctv;
-  size_t n_gen = 64, threads = 1;
+  std::string ctk, ctv, vs_disable;
+  size_t n_gen = 64, threads = 1, prefill_from = 0;
   Args args("bench kl",
             "KL divergence of the next-token distribution of each --types conversion from the same model dequantized\n"
             "to F32, over a prompt and -n tokens the F32 model decodes greedily (all models read the same tokens).",
@@ -74,6 +95,8 @@ int bench_kl(int argc, char** argv) {
       .size("-t,--threads", &threads, "threads (default 1)")
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
+      .size("--prefill-from", &prefill_from, "score positions from N-1 on, each prefix prefilled as one batch of >= N rows")
+      .str("--vs-disable", &vs_disable, "LIST", "score each type again with these ISAs / variants also disabled")
       .str("-ctk,--cache-type-k", &ctk, "LIST", "compare KV caches instead: key types (f16, q8_0, q4_0, f32) against an F32 cache")
       .str("-ctv,--cache-type-v", &ctv, "LIST", "the value types, paired with -ctk in order (one of either list applies to all)");
   args.parse();
@@ -103,6 +126,11 @@ int bench_kl(int argc, char** argv) {
     for (const std::string& t : list(types)) targets.push_back(convert_type(t));
   }
   const KernelFilter filter = kernel_overrides(kernels, disable, "--kernels/--disable");
+  std::vector<std::pair<std::string, KernelFilter>> filters{{"", filter}};
+  if (!vs_disable.empty()) {
+    filters.emplace_back(" -" + vs_disable,
+                         kernel_overrides(kernels, disable.empty() ? vs_disable : disable + "," + vs_disable, "--vs-disable"));
+  }
   Context ctx(static_cast<int>(threads));
 
   Sequence seq;
@@ -120,6 +148,10 @@ int bench_kl(int argc, char** argv) {
         seq.tokens.push_back(static_cast<int32_t>(std::max_element(l, l + n_vocab) - l));
       }
     }
+    if (prefill_from > seq.ref.size()) {
+      throw UsageError("--prefill-from " + std::to_string(prefill_from) + " is beyond the " + std::to_string(seq.ref.size()) +
+                       " positions (prompt + -n)");
+    }
     std::printf("model %s (%s, vocab %zu): %zu positions (prompt \"%s\" + %zu greedy tokens, F32 %s), %zu thread%s\n\n",
                 model_path.c_str(), ref.config().arch.c_str(), n_vocab, seq.ref.size(), prompt.c_str(), n_gen,
                 kv_mode ? "KV cache" : "weights", threads,
@@ -128,36 +160,42 @@ int bench_kl(int argc, char** argv) {
   // KL(P_ref || P) and top-1 agreement at each position.
   struct Score {
     double sum = 0, worst = 0;
-    size_t agree = 0;
+    size_t agree = 0, n = 0;
+    double mean() const { return n ? sum / static_cast<double>(n) : 0; }
+    double agreement() const { return n ? 100.0 * static_cast<double>(agree) / static_cast<double>(n) : 0; }
     void add(const std::vector<double>& p, const float* l, size_t n_vocab) {
       const std::vector<double> q = log_softmax(l, n_vocab);
       double kl = 0;
       for (size_t v = 0; v < n_vocab; ++v) kl += std::exp(p[v]) * (p[v] - q[v]);
       sum += kl;
+      ++n;
       worst = std::max(worst, kl);
       agree += std::max_element(p.begin(), p.end()) - p.begin() == std::max_element(q.begin(), q.end()) - q.begin();
     }
   };
-  const double n = static_cast<double>(seq.ref.size());
+  if (prefill_from > 0) std::printf("scored: positions %zu..%zu, each prefix prefilled as one batch\n\n", prefill_from - 1, seq.ref.size() - 1);
   if (kv_mode) {
     const llm::Model m = load(model_path, std::nullopt, filter, ctx);
     std::printf("| K | V | mean KL | max KL | top-1 agreement | KV KiB per token |\n|---|---|---|---|---|---|\n");
     for (const llm::KvTypes& kv : kv_pairs) {
       Score sc;
-      decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, m.config().n_vocab); }, kv);
-      std::printf("| %s | %s | %.3g | %.3g | %.1f%% | %.2f |\n", llm::kv_type_name(kv.k), llm::kv_type_name(kv.v), sc.sum / n, sc.worst,
-                  100.0 * static_cast<double>(sc.agree) / n, static_cast<double>(llm::State::kv_bytes_per_token(m.config(), kv)) / 1024);
+      score_each(m, ctx, seq.tokens, prefill_from, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, m.config().n_vocab); }, kv);
+      std::printf("| %s | %s | %.3g | %.3g | %.1f%% | %.2f |\n", llm::kv_type_name(kv.k), llm::kv_type_name(kv.v), sc.mean(), sc.worst,
+                  sc.agreement(), static_cast<double>(llm::State::kv_bytes_per_token(m.config(), kv)) / 1024);
     }
     return 0;
   }
-  std::printf("| type | mean KL | max KL | top-1 agreement | packed MiB | FFN down GEMV |\n|---|---|---|---|---|---|\n");
+  std::printf("| type | mean KL | max KL | top-1 agreement | packed MiB | FFN down %s |\n|---|---|---|---|---|---|\n",
+              prefill_from ? "GEMM" : "GEMV");
   for (WeightType t : targets) {
-    const llm::Model m = load(model_path, t, filter, ctx);
-    const size_t n_vocab = m.config().n_vocab;
-    Score sc;
-    decode_each(m, ctx, seq.tokens, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
-    std::printf("| %s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), sc.sum / n, sc.worst, 100.0 * static_cast<double>(sc.agree) / n,
-                static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_gemv(m.layers()[0]));
+    for (const auto& [label, f] : filters) {
+      const llm::Model m = load(model_path, t, f, ctx);
+      const size_t n_vocab = m.config().n_vocab;
+      Score sc;
+      score_each(m, ctx, seq.tokens, prefill_from, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
+      std::printf("| %s%s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), label.c_str(), sc.mean(), sc.worst, sc.agreement(),
+                  static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_kernel(m.layers()[0], prefill_from));
+    }
   }
   return 0;
 }
