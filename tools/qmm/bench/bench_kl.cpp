@@ -4,7 +4,8 @@
 // -n more tokens, and every model is fed the same tokens one at a time (the decode path). At
 // each position: KL(P_f32 || P_type) = Σ p (ln p - ln q) of the softmaxed logits (in double),
 // and whether the top token agrees. Reported per type: mean and largest KL over the positions,
-// top-1 agreement, packed weight bytes.
+// top-1 agreement, packed weight bytes. The type `file` keeps the file's own types (a Q4_K_M
+// mix): against its own dequantization, the kernels' error alone.
 // With -ctk / -ctv (lists of KV cache types, paired in order) the same for the KV cache: the
 // model as its file has it, the reference decoding with an F32 cache, each K/V pair compared.
 // With --prefill-from N the positions from N - 1 on are scored through the prefill path
@@ -89,7 +90,7 @@ int bench_kl(int argc, char** argv) {
             "to F32, over a prompt and -n tokens the F32 model decodes greedily (all models read the same tokens).",
             argc - 1, argv + 1);
   args.str("-m,--model", &model_path, "FILE", "GGUF model (required)")
-      .str("--types", &types, "LIST", "weight types to compare (default qc8,qc4,q8_0,q4_0)")
+      .str("--types", &types, "LIST", "weight types to compare, `file`: the file's own (default qc8,qc4,q8_0,q4_0)")
       .str("-p,--prompt", &prompt, "TEXT", "prompt (default \"Once upon a time\")")
       .count("-n,--n-gen", &n_gen, "tokens the F32 model decodes after the prompt (default 64)")
       .size("-t,--threads", &threads, "threads (default 1)")
@@ -113,7 +114,7 @@ int bench_kl(int argc, char** argv) {
     return out;
   };
   const bool kv_mode = !ctk.empty() || !ctv.empty();
-  std::vector<WeightType> targets;
+  std::vector<std::optional<WeightType>> targets;
   std::vector<llm::KvTypes> kv_pairs;
   if (kv_mode) {
     const std::vector<std::string> ks = list(ctk.empty() ? "f16" : ctk), vs = list(ctv.empty() ? "f16" : ctv);
@@ -123,7 +124,7 @@ int bench_kl(int argc, char** argv) {
       kv_pairs.push_back(f.types());
     }
   } else {
-    for (const std::string& t : list(types)) targets.push_back(convert_type(t));
+    for (const std::string& t : list(types)) targets.push_back(t == "file" ? std::nullopt : std::optional(convert_type(t)));
   }
   const KernelFilter filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   std::vector<std::pair<std::string, KernelFilter>> filters{{"", filter}};
@@ -187,13 +188,13 @@ int bench_kl(int argc, char** argv) {
   }
   std::printf("| type | mean KL | max KL | top-1 agreement | packed MiB | FFN down %s |\n|---|---|---|---|---|---|\n",
               prefill_from ? "GEMM" : "GEMV");
-  for (WeightType t : targets) {
+  for (const std::optional<WeightType>& t : targets) {
     for (const auto& [label, f] : filters) {
       const llm::Model m = load(model_path, t, f, ctx);
       const size_t n_vocab = m.config().n_vocab;
       Score sc;
       score_each(m, ctx, seq.tokens, prefill_from, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
-      std::printf("| %s%s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", type_name(t), label.c_str(), sc.mean(), sc.worst, sc.agreement(),
+      std::printf("| %s%s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", t ? type_name(*t) : "file", label.c_str(), sc.mean(), sc.worst, sc.agreement(),
                   static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_kernel(m.layers()[0], prefill_from));
     }
   }
