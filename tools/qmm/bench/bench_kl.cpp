@@ -10,8 +10,9 @@
 // model as its file has it, the reference decoding with an F32 cache, each K/V pair compared.
 // With --prefill-from N the positions from N - 1 on are scored through the prefill path
 // instead: each prefix is run as one batch of ≥ N rows (the GEMMs; the reference still
-// decodes). With --vs-disable LIST every type is scored a second time with LIST disabled as
-// well (e.g. amxbf16: the BF16 prefill GEMMs against the int8 ones, in one run).
+// decodes). With --vs-disable LIST every type is scored again with LIST disabled as well
+// (e.g. amxbf16: the BF16 prefill GEMMs against the int8 ones, in one run; LIST/LIST2: once
+// per list, all against the one reference).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -97,7 +98,7 @@ int bench_kl(int argc, char** argv) {
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
       .size("--prefill-from", &prefill_from, "score positions from N-1 on, each prefix prefilled as one batch of >= N rows")
-      .str("--vs-disable", &vs_disable, "LIST", "score each type again with these ISAs / variants also disabled")
+      .str("--vs-disable", &vs_disable, "LIST", "score each type again with these ISAs / variants also disabled (lists split by /: once per list)")
       .str("-ctk,--cache-type-k", &ctk, "LIST", "compare KV caches instead: key types (f16, q8_0, q4_0, f32) against an F32 cache")
       .str("-ctv,--cache-type-v", &ctv, "LIST", "the value types, paired with -ctk in order (one of either list applies to all)");
   args.parse();
@@ -128,9 +129,12 @@ int bench_kl(int argc, char** argv) {
   }
   const KernelFilter filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   std::vector<std::pair<std::string, KernelFilter>> filters{{"", filter}};
-  if (!vs_disable.empty()) {
-    filters.emplace_back(" -" + vs_disable,
-                         kernel_overrides(kernels, disable.empty() ? vs_disable : disable + "," + vs_disable, "--vs-disable"));
+  for (size_t b = 0; !vs_disable.empty() && b <= vs_disable.size();) {
+    const size_t e = std::min(vs_disable.find('/', b), vs_disable.size());
+    const std::string more = vs_disable.substr(b, e - b);
+    if (more.empty()) throw UsageError("--vs-disable has an empty list");
+    filters.emplace_back(" -" + more, kernel_overrides(kernels, disable.empty() ? more : disable + "," + more, "--vs-disable"));
+    b = e + 1;
   }
   Context ctx(static_cast<int>(threads));
 
@@ -196,6 +200,7 @@ int bench_kl(int argc, char** argv) {
       score_each(m, ctx, seq.tokens, prefill_from, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
       std::printf("| %s%s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", t ? type_name(*t) : "file", label.c_str(), sc.mean(), sc.worst, sc.agreement(),
                   static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_kernel(m.layers()[0], prefill_from));
+      std::fflush(stdout);  // (a row per model: long runs show their progress)
     }
   }
   return 0;
