@@ -231,7 +231,7 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     for (const Ukernel* u : kernel_list()) {
       if (u == pair.gemm) {
         after = true;
-      } else if (after && !pair.gemm_few && !u->gemv && u->isa != pair.gemm->isa && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
+      } else if (after && !pair.gemm_few && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
                  filter.permits(*u)) {
         pair.gemm_few = u;
         pair.few_below = rows;

@@ -44,18 +44,6 @@ inline float f32_from_bf16(uint16_t h) {
   std::memcpy(&x, &b, 4);
   return x;
 }
-// A weight as the hi + lo GEMMs keep it in two BF16 values: hi = w truncated to BF16 (its top
-// 16 bits; zero for an F32 denormal, which the tile unit reads as zero), lo = w − hi (exact in
-// F32) rounded by bf16_from_f32. Returns hi + lo (exact in F32): w itself when it has at most
-// 16 significant bits (Q4_0's and IQ4_NL's d·q always), else within 2^-16 of it, relative.
-inline float split_weight(float w) {
-  uint32_t b;
-  std::memcpy(&b, &w, 4);
-  const uint32_t hb = (b & 0x7f800000u) == 0 ? b & 0x80000000u : b & 0xffff0000u;
-  float hi;
-  std::memcpy(&hi, &hb, 4);
-  return hi + f32_from_bf16(bf16_from_f32(w - hi));
-}
 }  // namespace bf16p
 
 extern const LhsPacker lhs_quant_pack_bf16p16x32_f32_ref;

@@ -58,46 +58,27 @@ struct Spread {
 
 // The F32 weights of K chunk v in its four quarters -> rows 2v, 2v + 1 of a B tile (row kk:
 // column n's BF16 pair (K 2kk, 2kk + 1) at bytes 4n..4n+3). vcvtne2ps2bf16 rounds to nearest
-// even, as bf16p::bf16_from_f32. kParts 2 (hi + lo): the B tile gets w truncated to BF16
-// (exact), the next tile (kTileBytes on) w − hi rounded, as bf16p::split_weight.
-template <size_t kParts>
+// even, as bf16p::bf16_from_f32.
 struct Emit {
   __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  void write(const __m512 f[4], uint8_t* tile, size_t v) const {
+  void operator()(const __m512 f[4], uint8_t* tile, size_t v) const {
     // 32-bit unit u of p0: column u/2, K pair u%2 (columns 0..7); p1 likewise for 8..15.
     const __m512i p0 = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(f[1], f[0]));
     const __m512i p1 = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(f[3], f[2]));
     _mm512_store_si512(tile + 128 * v, _mm512_permutex2var_epi32(p0, even, p1));
     _mm512_store_si512(tile + 128 * v + 64, _mm512_permutex2var_epi32(p0, odd, p1));
   }
-  void operator()(const __m512 f[4], uint8_t* tile, size_t v) const {
-    if constexpr (kParts == 1) {
-      write(f, tile, v);
-    } else {
-      const __m512i top = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
-      __m512 hi[4], lo[4];
-      for (size_t q = 0; q < 4; ++q) {
-        hi[q] = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(f[q]), top));
-        lo[q] = _mm512_sub_ps(f[q], hi[q]);
-      }
-      write(hi, tile, v);
-      write(lo, tile + kTileBytes, v);
-    }
-  }
 };
 
-template <size_t kParts>
 struct Makers {
-  static constexpr size_t parts = kParts;
   Spread spread;
-  Emit<kParts> emit;
+  Emit emit;
 };
 
 // A Q4_0 / Q8_0 block's 16 f16 d at `d16`, spread per quarter (s) with the offset of zero point
 // z folded in (o = −z·d): w = fma(u, s, o) = d·(u − z), exact.
-template <class Mk>
-inline void block_scales(const uint8_t* d16, float z, const Mk& mk, __m512 s[4], __m512 o[4]) {
+inline void block_scales(const uint8_t* d16, float z, const Makers& mk, __m512 s[4], __m512 o[4]) {
   const __m512 d = avx512::load_f16x16(d16);
   for (size_t q = 0; q < 4; ++q) s[q] = mk.spread(d, q), o[q] = _mm512_mul_ps(s[q], _mm512_set1_ps(-z));
 }
@@ -109,8 +90,7 @@ inline void block_scales(const uint8_t* d16, float z, const Mk& mk, __m512 s[4],
 // then 16 f16 d. w = d·(u − 8) = fma(u, d, −8d): exact, as the reference's d·(u − 8).
 struct Q4 {
   static size_t panel_bytes(size_t k) { return kTile * (k / kBlock) * 18; }
-  template <class Mk>
-  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Mk& mk) {
+  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* blk = panel + b * kTile * 18;
     __m512 s[4], o[4];
     block_scales(blk + 16 * kTile, 8.0f, mk, s, o);
@@ -131,8 +111,7 @@ struct Q4 {
 // Q8_0 (qau8c32p): 8 chunks of u = w + 128, then 16 f16 d. w = fma(u, d, −128d), exact.
 struct Q8 {
   static size_t panel_bytes(size_t k) { return kTile * (k / kBlock) * 34; }
-  template <class Mk>
-  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Mk& mk) {
+  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* blk = panel + b * kTile * 34;
     __m512 s[4], o[4];
     block_scales(blk + 32 * kTile, 128.0f, mk, s, o);
@@ -147,8 +126,7 @@ struct Q8 {
 // IQ4_NL (iq4nlp, Q4_0's bytes): w = d·v(nibble), v the code book (exact).
 struct Iq4nl {
   static size_t panel_bytes(size_t k) { return kTile * (k / kBlock) * 18; }
-  template <class Mk>
-  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Mk& mk) {
+  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* blk = panel + b * kTile * 18;
     const __m512 d = avx512::load_f16x16(blk + 16 * kTile);
     const __m512i book = _mm512_setr_epi32(kIq4nlValues[0], kIq4nlValues[1], kIq4nlValues[2], kIq4nlValues[3],
@@ -175,8 +153,7 @@ struct Iq4nl {
 // the product is exact, so one rounding, as the reference's (d·sc_j)·q − dmin·m_j.
 struct Q4K {
   static size_t panel_bytes(size_t k) { return kTile * (k / kSuperBlock) * 148; }
-  template <class Mk>
-  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Mk& mk) {
+  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* sb = panel + b / 8 * kTile * 148;
     const size_t j = b % 8;
     const uint8_t* sm = sb + 128 * kTile + 2 * kTile * j;
@@ -202,8 +179,7 @@ struct Q4K {
 // sub-block 2j + v/4 has scale d·sc (exact). w = (d·sc)·(q − 32), one rounding.
 struct Q6K {
   static size_t panel_bytes(size_t k) { return kTile * (k / kSuperBlock) * 210; }
-  template <class Mk>
-  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Mk& mk) {
+  static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* sb = panel + b / 8 * kTile * 210;
     const size_t j = b % 8, h = j / 4, t = j % 4;
     const __m512 d = avx512::load_f16x16(sb + 208 * kTile);
@@ -293,7 +269,6 @@ template <int T>
   }
 }
 
-template <size_t kParts>
 struct Step {
   const uint8_t* a0;  // the row tiles' LHS panels
   const uint8_t* bt0;
@@ -307,10 +282,9 @@ struct Step {
   float* tmp;
 };
 
-// One 32 x 32 (or smaller: kR2 / kC2 false) step over a chunk of K; per 32-block kParts B
-// tiles (hi, lo) of each column tile into the same C tiles.
-template <bool kR2, bool kC2, size_t kParts>
-[[gnu::always_inline]] inline void step(const Step<kParts>& s) {
+// One 32 x 32 (or smaller: kR2 / kC2 false) step over a chunk of K.
+template <bool kR2, bool kC2>
+[[gnu::always_inline]] inline void step(const Step& s) {
   const size_t r0 = s.rows < kTile ? s.rows : kTile, r1 = kR2 ? s.rows - kTile : 0;
   const size_t n0 = s.cols < kTile ? s.cols : kTile, n1 = kC2 ? s.cols - kTile : 0;
   float* d1 = kR2 ? row_ptr(s.d, s.stride, kTile) : nullptr;
@@ -327,20 +301,18 @@ template <bool kR2, bool kC2, size_t kParts>
     }
   }
   for (size_t b = s.c0; b < s.c1; ++b) {
-    for (size_t part = 0; part < kParts; ++part) {
-      const size_t t = ((b - s.c0) * kParts + part) * kTileBytes;
-      if (part == 0) _tile_loadd(4, s.a0 + b * kTileBytes, 64);
-      _tile_loadd(6, s.bt0 + t, 64);
-      _tile_dpbf16ps(0, 4, 6);
-      if constexpr (kC2) {
-        _tile_loadd(7, s.bt1 + t, 64);
-        _tile_dpbf16ps(1, 4, 7);
-      }
-      if constexpr (kR2) {
-        if (part == 0) _tile_loadd(5, a1 + b * kTileBytes, 64);
-        _tile_dpbf16ps(2, 5, 6);
-        if constexpr (kC2) _tile_dpbf16ps(3, 5, 7);
-      }
+    const size_t t = (b - s.c0) * kTileBytes;
+    _tile_loadd(4, s.a0 + b * kTileBytes, 64);
+    _tile_loadd(6, s.bt0 + t, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    if constexpr (kC2) {
+      _tile_loadd(7, s.bt1 + t, 64);
+      _tile_dpbf16ps(1, 4, 7);
+    }
+    if constexpr (kR2) {
+      _tile_loadd(5, a1 + b * kTileBytes, 64);
+      _tile_dpbf16ps(2, 5, 6);
+      if constexpr (kC2) _tile_dpbf16ps(3, 5, 7);
     }
   }
   c_store<0>(s.d, s.stride, r0, n0, s.clamp, s.lo, s.hi, s.tmp);
@@ -349,23 +321,22 @@ template <bool kR2, bool kC2, size_t kParts>
   if constexpr (kR2 && kC2) c_store<3>(d1 + kTile, s.stride, r1, n1, s.clamp, s.lo, s.hi, s.tmp);
 }
 
-// K goes in chunks: the B tiles of 32 columns and a chunk (2 x 32 KiB: 32 blocks, or 16 with
-// hi + lo tiles) are made once and serve every row tile of the call.
-constexpr size_t kChunkTiles = 32;
+// K goes in chunks of kChunk 32-blocks: the B tiles of 32 columns and a chunk (2 x 32 KiB,
+// in L2) are made once and serve every row tile of the call.
+constexpr size_t kChunk = 32;
 
-template <class W, size_t kParts>
+template <class W>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
   const size_t blocks = k / kBlock;
   const size_t lhs_panel = bf16p::panel_bytes(kTile, k), rhs_panel = W::panel_bytes(k);
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
   const bool clamp = !(lo == -INFINITY && hi == INFINITY);  // an open clamp changes no bits
-  constexpr size_t kChunk = kChunkTiles / kParts;
-  alignas(64) uint8_t bt[2][kChunkTiles * kTileBytes];
+  alignas(64) uint8_t bt[2][kChunk * kTileBytes];
   alignas(64) float tmp[kTile * kTile];
-  const Makers<kParts> mk;
+  const Makers mk;
   configure_tiles();
-  Step<kParts> s{};
+  Step s{};
   s.stride = stride, s.lhs_panel = lhs_panel, s.lo = _mm512_set1_ps(lo), s.hi = _mm512_set1_ps(hi), s.tmp = tmp;
   s.bt0 = bt[0], s.bt1 = bt[1];
   for (size_t c0 = 0; c0 < blocks; c0 += kChunk) {
@@ -374,8 +345,8 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
       s.cols = n - j0 < 2 * kTile ? n - j0 : 2 * kTile;
       const uint8_t* rp0 = rp + j0 / kTile * rhs_panel;
       for (size_t b = c0; b < c1; ++b) {
-        W::tile(rp0, b, bt[0] + (b - c0) * kParts * kTileBytes, mk);
-        if (s.cols > kTile) W::tile(rp0 + rhs_panel, b, bt[1] + (b - c0) * kParts * kTileBytes, mk);
+        W::tile(rp0, b, bt[0] + (b - c0) * kTileBytes, mk);
+        if (s.cols > kTile) W::tile(rp0 + rhs_panel, b, bt[1] + (b - c0) * kTileBytes, mk);
       }
       compiler_barrier();
       s.c0 = c0, s.c1 = c1, s.first = c0 == 0, s.clamp = clamp && c1 == blocks;
@@ -386,13 +357,13 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
         s.d = row_ptr(dst, stride, i0) + j0;
         const bool r2 = s.rows > kTile, c2 = s.cols > kTile;
         if (r2 && c2) {
-          step<true, true, kParts>(s);
+          step<true, true>(s);
         } else if (r2) {
-          step<true, false, kParts>(s);
+          step<true, false>(s);
         } else if (c2) {
-          step<false, true, kParts>(s);
+          step<false, true>(s);
         } else {
-          step<false, false, kParts>(s);
+          step<false, false>(s);
         }
       }
     }
@@ -407,39 +378,21 @@ TileParams q8_params(size_t) { return {kTile, kTile, 4, 1, kTile, kTile}; }
 
 const Ukernel matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_amxbf16_tdpbf16ps = {
     "matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_amxbf16_tdpbf16ps", Isa::amxbf16, WeightType::q4_0, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4, 1>,
+    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4>,
     &matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_scalar};
 const Ukernel matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_amxbf16_tdpbf16ps = {
     "matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_amxbf16_tdpbf16ps", Isa::amxbf16, WeightType::q8_0, false, q8_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8, 1>,
+    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8>,
     &matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_scalar};
 const Ukernel matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_amxbf16_tdpbf16ps = {
     "matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_amxbf16_tdpbf16ps", Isa::amxbf16, WeightType::q4_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K, 1>, &matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_scalar};
+    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K>, &matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_scalar};
 const Ukernel matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_amxbf16_tdpbf16ps = {
     "matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_amxbf16_tdpbf16ps", Isa::amxbf16, WeightType::q6_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_q6kp_q6k, gemm<Q6K, 1>, &matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_scalar};
+    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_q6kp_q6k, gemm<Q6K>, &matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_scalar};
 const Ukernel matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_amxbf16_tdpbf16ps = {
     "matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_amxbf16_tdpbf16ps", Isa::amxbf16, WeightType::iq4_nl, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_iq4nlp_iq4nl, gemm<Iq4nl, 1>,
+    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_iq4nlp_iq4nl, gemm<Iq4nl>,
     &matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_scalar};
-const Ukernel matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_amxbf16_tdpbf16pshilo = {
-    "matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_amxbf16_tdpbf16pshilo", Isa::amxbf16, WeightType::q4_0, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4, 2>,
-    &matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_hilo_scalar};
-const Ukernel matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_amxbf16_tdpbf16pshilo = {
-    "matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_amxbf16_tdpbf16pshilo", Isa::amxbf16, WeightType::q8_0, false, q8_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8, 2>,
-    &matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_hilo_scalar};
-const Ukernel matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_amxbf16_tdpbf16pshilo = {
-    "matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_amxbf16_tdpbf16pshilo", Isa::amxbf16, WeightType::q4_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K, 2>, &matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_hilo_scalar};
-const Ukernel matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_amxbf16_tdpbf16pshilo = {
-    "matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_amxbf16_tdpbf16pshilo", Isa::amxbf16, WeightType::q6_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_q6kp_q6k, gemm<Q6K, 2>, &matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_hilo_scalar};
-const Ukernel matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_amxbf16_tdpbf16pshilo = {
-    "matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_amxbf16_tdpbf16pshilo", Isa::amxbf16, WeightType::iq4_nl, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_avx512, &rhs_pack_nxk_iq4nlp_iq4nl, gemm<Iq4nl, 2>,
-    &matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_hilo_scalar};
 
 }  // namespace qmm

@@ -57,10 +57,9 @@ struct Iq4nl {
 
 float* row(float* dst, size_t stride, size_t i) { return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + i * stride); }
 
-// Per output column and 32-block: the block's 32 weights rounded to BF16 (kParts 1) or kept
-// as BF16 hi + lo (kParts 2, bf16p::split_weight), then every row's F32 sum carried on in dst
-// (stored and reloaded exactly), in c order.
-template <class W, size_t kParts>
+// Per output column and 32-block: the block's 32 weights rounded to BF16, then every row's
+// F32 sum carried on in dst (stored and reloaded exactly), in c order.
+template <class W>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo, float hi) {
   const auto* lp = static_cast<const uint8_t*>(lhs);
   const auto* rp = static_cast<const uint8_t*>(rhs);
@@ -68,10 +67,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
     const uint8_t* panel = rp + j / kNr * W::panel_bytes(k);
     for (size_t b = 0; b < k / kBlock; ++b) {
       float w[kBlock];
-      for (size_t c = 0; c < kBlock; ++c) {
-        const float x = W::weight(panel, j % kNr, b * kBlock + c);
-        w[c] = kParts == 1 ? bf16p::f32_from_bf16(bf16p::bf16_from_f32(x)) : bf16p::split_weight(x);
-      }
+      for (size_t c = 0; c < kBlock; ++c) w[c] = bf16p::f32_from_bf16(bf16p::bf16_from_f32(W::weight(panel, j % kNr, b * kBlock + c)));
       for (size_t i = 0; i < m; ++i) {
         const uint8_t* a = lp + i / kMr * bf16p::panel_bytes(kMr, k) + b * kMr * 64 + 64 * (i % kMr);
         float acc = b == 0 ? 0.0f : row(dst, stride, i)[j];
@@ -90,33 +86,18 @@ TileParams q8_params(size_t) { return {kMr, kNr, 4, 1, kMr, kNr}; }
 
 const Ukernel matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_scalar = {
     "matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_scalar", Isa::scalar, WeightType::q4_0, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4, 1>};
+    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4>};
 const Ukernel matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_scalar = {
     "matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_scalar", Isa::scalar, WeightType::q8_0, false, q8_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8, 1>};
+    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8>};
 const Ukernel matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_scalar = {
     "matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_scalar", Isa::scalar, WeightType::q4_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K, 1>};
+    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K>};
 const Ukernel matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_scalar = {
     "matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_scalar", Isa::scalar, WeightType::q6_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_q6kp_q6k, gemm<Q6K, 1>};
+    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_q6kp_q6k, gemm<Q6K>};
 const Ukernel matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_scalar = {
     "matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_scalar", Isa::scalar, WeightType::iq4_nl, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_iq4nlp_iq4nl, gemm<Iq4nl, 1>};
-const Ukernel matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_hilo_scalar = {
-    "matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_hilo_scalar", Isa::scalar, WeightType::q4_0, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemm<Q4, 2>};
-const Ukernel matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_hilo_scalar = {
-    "matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_hilo_scalar", Isa::scalar, WeightType::q8_0, false, q8_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm<Q8, 2>};
-const Ukernel matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_hilo_scalar = {
-    "matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_hilo_scalar", Isa::scalar, WeightType::q4_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_q4kp_q4k, gemm<Q4K, 2>};
-const Ukernel matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_hilo_scalar = {
-    "matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_hilo_scalar", Isa::scalar, WeightType::q6_k, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_q6kp_q6k, gemm<Q6K, 2>};
-const Ukernel matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_hilo_scalar = {
-    "matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_hilo_scalar", Isa::scalar, WeightType::iq4_nl, false, q4_params,
-    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_iq4nlp_iq4nl, gemm<Iq4nl, 2>};
+    &lhs_quant_pack_bf16p16x32_f32_ref, &rhs_pack_nxk_iq4nlp_iq4nl, gemm<Iq4nl>};
 
 }  // namespace qmm

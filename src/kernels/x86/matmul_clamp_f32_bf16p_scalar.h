@@ -3,8 +3,6 @@
 // the AMX kernels' Ukernel::reference; the generated tests compare with them).
 //
 //   dst[i, j] = clamp(Σ_c bf16(a[i, c]) · bf16(w[j, c]), lo, hi), summed in F32 in c order,
-//   (the _hilo_ references: bf16p::split_weight(w[j, c]) for bf16(w[j, c]), the weight kept
-//   as two BF16 values, hi + lo, to 16 significant bits),
 //
 // bf16() the rounding of lhs_quant_pack_bf16p16x32_f32.h, the BF16 products exact in F32, and
 // w the weight dequantized in F32 from the packed RHS with its scales folded in:
@@ -25,10 +23,5 @@ extern const Ukernel matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_scalar;
 extern const Ukernel matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_scalar;
 extern const Ukernel matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_scalar;
 extern const Ukernel matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_scalar;
-extern const Ukernel matmul_clamp_f32_bf16p16x32_qau4c32p16x4_16x16_hilo_scalar;
-extern const Ukernel matmul_clamp_f32_bf16p16x32_qau8c32p16x4_16x16_hilo_scalar;
-extern const Ukernel matmul_clamp_f32_bf16p16x32_q4kp16x4_16x16_hilo_scalar;
-extern const Ukernel matmul_clamp_f32_bf16p16x32_q6kp16x4_16x16_hilo_scalar;
-extern const Ukernel matmul_clamp_f32_bf16p16x32_iq4nlp16x4_16x16_hilo_scalar;
 
 }  // namespace qmm
