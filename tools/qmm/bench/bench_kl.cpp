@@ -98,7 +98,8 @@ int bench_kl(int argc, char** argv) {
       .str("--kernels", &kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
       .str("--disable", &disable, "LIST", "exclude these ISAs / variants (like QMM_DISABLE)")
       .size("--prefill-from", &prefill_from, "score positions from N-1 on, each prefix prefilled as one batch of >= N rows")
-      .str("--vs-disable", &vs_disable, "LIST", "score each type again with these ISAs / variants also disabled (lists split by /: once per list)")
+      .str("--vs-disable", &vs_disable, "LIST",
+           "score each type again with these ISAs / variants also disabled (lists split by /: once per list)")
       .str("-ctk,--cache-type-k", &ctk, "LIST", "compare KV caches instead: key types (f16, q8_0, q4_0, f32) against an F32 cache")
       .str("-ctv,--cache-type-v", &ctv, "LIST", "the value types, paired with -ctk in order (one of either list applies to all)");
   args.parse();
@@ -178,7 +179,9 @@ int bench_kl(int argc, char** argv) {
       agree += std::max_element(p.begin(), p.end()) - p.begin() == std::max_element(q.begin(), q.end()) - q.begin();
     }
   };
-  if (prefill_from > 0) std::printf("scored: positions %zu..%zu, each prefix prefilled as one batch\n\n", prefill_from - 1, seq.ref.size() - 1);
+  if (prefill_from > 0) {
+    std::printf("scored: positions %zu..%zu, each prefix prefilled as one batch\n\n", prefill_from - 1, seq.ref.size() - 1);
+  }
   if (kv_mode) {
     const llm::Model m = load(model_path, std::nullopt, filter, ctx);
     std::printf("| K | V | mean KL | max KL | top-1 agreement | KV KiB per token |\n|---|---|---|---|---|---|\n");
@@ -198,8 +201,8 @@ int bench_kl(int argc, char** argv) {
       const size_t n_vocab = m.config().n_vocab;
       Score sc;
       score_each(m, ctx, seq.tokens, prefill_from, [&](size_t i, const float* l) { sc.add(seq.ref[i], l, n_vocab); });
-      std::printf("| %s%s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", t ? type_name(*t) : "file", label.c_str(), sc.mean(), sc.worst, sc.agreement(),
-                  static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_kernel(m.layers()[0], prefill_from));
+      std::printf("| %s%s | %.3g | %.3g | %.1f%% | %.2f | %s |\n", t ? type_name(*t) : "file", label.c_str(), sc.mean(), sc.worst,
+                  sc.agreement(), static_cast<double>(m.stats().packed_bytes) / (1 << 20), down_kernel(m.layers()[0], prefill_from));
       std::fflush(stdout);  // (a row per model: long runs show their progress)
     }
   }
