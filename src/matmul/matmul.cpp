@@ -140,8 +140,9 @@ void set_matmul_trace(MatmulTraceFn fn, void* user) {
 }
 
 bool shape_ok(WeightType type, size_t rows, size_t k) {
-  return rows > 0 && k > 0 && rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements &&
-         (!is_block_type(type) || k % block_len(type) == 0) && (!is_channel_type(type) || k <= kMaxChannelK);
+  const TypeInfo& t = type_info(type);  // one look-up (block_len is 1 for the unblocked types)
+  return rows > 0 && k > 0 && rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements && k % t.block_len == 0 &&
+         (!t.per_channel() || k <= kMaxChannelK);
 }
 
 void check_shape(WeightType type, size_t rows, size_t k, const char* what) {
