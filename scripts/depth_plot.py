@@ -16,7 +16,7 @@ from html import escape
 W = 980
 PANEL_W, PANEL_H, LEFT, GAP = 400, 300, 70, 90
 TOP = 0  # set from the number of note lines
-COLORS = {"qmm": ["#1f6feb", "#0b3d91"], "llama.cpp": ["#d9480f", "#862e00"]}
+COLORS = {"qmm": ["#1f6feb", "#0b3d91"], "llama.cpp": ["#d9480f", "#862e00"], "ik_llama.cpp": ["#2f9e44", "#1b5e20"]}
 DASHES = ["", "6,4", "2,3"]
 
 
@@ -79,6 +79,12 @@ def panel(out, x0, title, series, depths):
             out.append(f'<circle cx="{sx(d):.1f}" cy="{sy(med):.1f}" r="3" fill="{color}"><title>{escape(system)} {threads} threads, depth {d}: {med:.1f} tok/s (rounds {lo:.1f}-{hi:.1f})</title></circle>')
 
 
+def title(series):
+    """qmm and the other systems of the results, in the words of the heading."""
+    others = sorted({s for (s, _, _) in series} - {"qmm"})
+    return "qmm and " + " and ".join(others) if others else "qmm"
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit(__doc__.strip().splitlines()[3])
@@ -95,7 +101,7 @@ def main():
     n_pp = {t for (s, t, _) in series}
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="13">',
            f'<rect width="{W}" height="{H}" fill="white"/>',
-           '<text x="20" y="24" font-size="16" font-weight="bold">Tokens/s against KV cache depth: qmm and llama.cpp built for this CPU</text>']
+           f'<text x="20" y="24" font-size="16" font-weight="bold">Tokens/s against KV cache depth: {escape(title(series))} built for this CPU</text>']
     for i, line in enumerate(notes):
         out.append(f'<text x="20" y="{44 + 15 * i}" font-size="11" fill="#444">{escape(line)}</text>')
     for i, test in enumerate(t for t in ("pp", "tg") if t in n_pp):
