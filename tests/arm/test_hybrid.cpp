@@ -3,6 +3,7 @@
 // whose tiles go partly to the twin equals the SME2-only one bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -58,6 +59,55 @@ TEST(Hybrid, SplitMatmulEqualsSme2Only) {
     std::printf("sme threads %d of 3: %zu NEON tiles in the last call, NEON/SME2 time per tile %.2f\n", sme,
                 hybrid.last_neon_tiles(), hybrid.neon_sme_ratio());
   }
+}
+
+// The split also covers a matmul of one row tile (m <= VL: columns split by tiles instead of
+// guided chunks) and an MoE layer's matmul_group, whose products' tiles go to one job.
+TEST(Hybrid, OneRowTileAndGroupSplitsEqualSme2Only) {
+  const Ukernel* u = sme2_q4_gemm();
+  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  if (neon_twin(*u) == nullptr) GTEST_SKIP() << "no NEON twin here (DotProd missing)";
+  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  ASSERT_EQ(pair.gemm, u);
+  const size_t n = 700, k = 96;
+  const std::vector<uint8_t> rows = armtest::random_weights(WeightType::q4_0, n, k, 8);
+  const PackedWeights w = PackedWeights::pack_with(*pair.gemm, *pair.gemv, n, k, rows.data());
+  const size_t ms[] = {kernel_params(*u).mr, 37, 2 * kernel_params(*u).mr + 3};  // one row tile, then several
+  std::vector<std::vector<float>> xs;
+  for (size_t m : ms) xs.push_back(armtest::random_floats(m * k, static_cast<uint32_t>(m)));
+  auto one = [&](Context& ctx, size_t i) {
+    std::vector<float> y(ms[i] * n, NAN);
+    matmul(w, ms[i], xs[i].data(), k * 4, y.data(), n * 4, -INFINITY, INFINITY, ctx);
+    return y;
+  };
+  auto group = [&](Context& ctx) {
+    std::vector<std::vector<float>> ys;
+    std::vector<MatmulPart> parts;
+    for (size_t i = 0; i < std::size(ms); ++i) ys.emplace_back(ms[i] * n, NAN);
+    for (size_t i = 0; i < std::size(ms); ++i) parts.push_back({&w, ms[i], xs[i].data(), ys[i].data(), 0, 0});
+    matmul_group(parts, ctx);
+    return ys;
+  };
+  Context sme_only(3);
+  sme_only.set_sme_threads(0);
+  ASSERT_EQ(w.kernel_for(ms[0]).run, u->run) << "one full row tile runs the SME2 GEMM";
+  for (size_t i = 0; i < std::size(ms); ++i) {
+    if (w.kernel_for(ms[i]).run != u->run) continue;  // a few-rows kernel of its own: no twin
+    Context hybrid(3);
+    hybrid.set_sme_threads(1);
+    const std::vector<float> want = one(sme_only, i), got = one(hybrid, i);
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "m=" << ms[i];
+    EXPECT_GT(hybrid.neon_sme_ratio(), 0.0) << "m=" << ms[i] << ": the split did not run";
+  }
+  Context hybrid(3);
+  hybrid.set_sme_threads(1);
+  const auto want = group(sme_only), got = group(hybrid);
+  for (size_t i = 0; i < std::size(ms); ++i) {
+    EXPECT_EQ(0, std::memcmp(got[i].data(), want[i].data(), got[i].size() * sizeof(float))) << "group part " << i;
+  }
+  const bool all_twins = std::all_of(std::begin(ms), std::end(ms), [&](size_t m) { return w.kernel_for(m).run == u->run; });
+  EXPECT_EQ(hybrid.neon_sme_ratio() > 0.0, all_twins) << "the group split runs exactly when every kernel has a twin";
 }
 
 TEST(Hybrid, SmeThreadsFromTheEnvironment) {
