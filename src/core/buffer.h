@@ -13,6 +13,10 @@ namespace qmm {
 // its memory back at once and its pages arrive zeroed; small ones from aligned_alloc.
 void* alloc_large(size_t bytes);            // nullptr on failure; zeroed; 64-byte aligned
 void free_large(void* p, size_t bytes);
+// Asks for transparent huge pages over the whole 2 MiB pages of [p, p + bytes), before they are
+// first written (Linux MADV_HUGEPAGE; best effort, elsewhere nothing): for buffers streamed
+// from DRAM, such as packed weights.
+void advise_huge_pages(void* p, size_t bytes);
 
 class AlignedBuffer {
  public:

@@ -122,7 +122,7 @@ class Loader {
         rows_into(*ts[i], targets[0], ns[i], k, all + r * row);
         r += ns[i];
       }
-      f.parts.push_back(PackedWeights::pack(targets[0], n, k, all, opt_.filter, &pool_));
+      f.parts.push_back(PackedWeights::pack(targets[0], n, k, all, opt_.filter, &pool_, huge_pages()));
       if (opt_.trace) {
         opt_.trace("    -> fused [n=" + std::to_string(n) + " k=" + std::to_string(k) + "] " + type_name(targets[0]) +
                    "  " + f.parts[0].gemm().rhs->name + "  " + mib(f.parts[0].bytes()));
@@ -242,11 +242,11 @@ class Loader {
     PackedWeights w;
     if (native_type(t.type) == target && reinterpret_cast<uintptr_t>(t.data) % 4 == 0) {
       populate(t.data, t.bytes);  // (rows_into populates what it reads)
-      w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_);
+      w = PackedWeights::pack(target, n, k, t.data, opt_.filter, &pool_, huge_pages());
     } else {
       uint8_t* rows = scratch(checked_mul(n, row_bytes(target, k), "converted weight"));
       rows_into(t, target, n, k, rows);
-      w = PackedWeights::pack(target, n, k, rows, opt_.filter, &pool_);
+      w = PackedWeights::pack(target, n, k, rows, opt_.filter, &pool_, huge_pages());
     }
     if (opt_.trace) opt_.trace(std::string("    -> ") + w.gemm().rhs->name + "  " + mib(w.bytes()));
     return w;
@@ -288,6 +288,9 @@ class Loader {
   }
 
   const gguf::File& f_;
+  // 2 MiB pages for weights that stay in this process's memory (no pack cache: with one, they
+  // move onto its mapping after the load, and faulting huge pages in only slows the packing).
+  bool huge_pages() const { return stats_.pack_file.empty(); }
   const LoadOptions& opt_;
   ThreadPool& pool_;
   LoadStats& stats_;

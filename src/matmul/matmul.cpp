@@ -167,10 +167,10 @@ void check_panel_start(size_t idx, size_t k) {
 }
 
 PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const void* data, const KernelFilter& filter,
-                                  ThreadPool* pool) {
+                                  ThreadPool* pool, bool huge_pages) {
   check_weight_shape(type, n, k);
   const KernelPair pair = select_kernels(type, filter, cpu_info());
-  PackedWeights w = pack_with(*pair.gemm, *pair.gemv, n, k, data, pool);
+  PackedWeights w = pack_with(*pair.gemm, *pair.gemv, n, k, data, pool, huge_pages);
   w.set_few_rows_gemm(pair.gemm_few, pair.few_below);
   return w;
 }
@@ -195,13 +195,14 @@ PackedWeights PackedWeights::with_kernels(const Ukernel& gemm, const Ukernel& ge
 }
 
 PackedWeights PackedWeights::pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
-                                       ThreadPool* pool) {
+                                       ThreadPool* pool, bool huge_pages) {
   check_weight_shape(gemm.type, n, k);
   check_arg(data != nullptr, "weight data is null");
   check_arg(gemv.type == gemm.type && gemv.rhs == gemm.rhs, "GEMV and GEMM must share the packed RHS");
   PackedWeights w = with_kernels(gemm, gemv, n, k);
   const TileParams& p = w.gemm_params_;
   w.buf_.resize(rhs_packed_size(gemm, p, n, k));  // zeroed: rows beyond n in the last panel stay 0
+  if (huge_pages) advise_huge_pages(w.buf_.data(), w.buf_.size());  // (before the pack faults the pages in)
   // Panels are independent: pack groups of them in parallel.
   const size_t panels = ceil_div(n, p.nr);
   const size_t per_task = std::max<size_t>(1, panels / 64);

@@ -67,12 +67,14 @@ struct DecodePlan {
 class PackedWeights {
  public:
   // Packs GGUF rows [n, k] of `type` for the kernels `filter` and this CPU select.
-  // `pool` (optional) packs in parallel.
+  // `pool` (optional) packs in parallel. huge_pages: the packed bytes on 2 MiB pages where the
+  // OS gives them (advise_huge_pages: faster decode, slower packing); false for weights that
+  // move to a pack-cache mapping right after the load.
   static PackedWeights pack(WeightType type, size_t n, size_t k, const void* data, const KernelFilter& filter,
-                            ThreadPool* pool = nullptr);
+                            ThreadPool* pool = nullptr, bool huge_pages = true);
   // Packs with an explicit kernel pair (tests, benchmarks); gemv may equal gemm.
   static PackedWeights pack_with(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const void* data,
-                                 ThreadPool* pool = nullptr);
+                                 ThreadPool* pool = nullptr, bool huge_pages = true);
   // Weights packed earlier by `gemm`'s packer, `bytes` at `data` (64-byte aligned), kept alive
   // by `owner` (a pack-cache mapping): checks the size the packer gives for [n, k].
   static PackedWeights adopt(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k, const uint8_t* data,

@@ -22,7 +22,7 @@ MachineLimits measure_limits(int threads);
 
 // Seconds of one plain read of the `count` buffers bufs[i] of bytes[i] bytes, each split into
 // one contiguous part per thread of `pool` (as the matmul driver splits a weight matrix): the
-// DRAM time of exactly those bytes. Benchmarks time it alternately with a kernel over the
+// DRAM time of exactly those bytes (the fastest of limits_arch.h's kReadPatterns). Benchmarks time it alternately with a kernel over the
 // same buffers, so both figures see the same moment of a shared machine.
 double read_pass_seconds(ThreadPool& pool, const uint8_t* const* bufs, const size_t* bytes, size_t count);
 void print_limits(const MachineLimits& l, bool json);

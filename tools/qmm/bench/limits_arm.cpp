@@ -50,7 +50,7 @@ double peak(ThreadPool& pool, void (*loop)(long), double ops_per_iter) {
 
 }  // namespace
 
-uint64_t read_sum(const uint8_t* p, size_t bytes) {
+uint64_t read_sum(const uint8_t* p, size_t bytes, ReadPattern) {  // one pattern: plain loads
   uint64_t s0 = 0, s1 = 0;
   for (size_t i = 0; i + 16 <= bytes; i += 16) {
     s0 += *reinterpret_cast<const uint64_t*>(p + i);

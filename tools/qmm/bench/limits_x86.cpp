@@ -123,13 +123,22 @@ double peak(ThreadPool& pool, void (*loop)(long), double ops_per_iter) {
   return ops;
 }
 
-__attribute__((target("avx512f"))) uint64_t read_sum_avx512(const uint8_t* p, size_t bytes) {
-  const size_t q = bytes / 4 / 128 * 128;  // four streams, as read_sum_avx2
+// `streams` sequential streams (equal parts of the buffer) read at once: a GEMV reads several
+// column panels concurrently, and one stream alone does not reach the bandwidth several get.
+// ahead > 0: each load also prefetches that many bytes ahead in its stream (past a stream's end
+// into the next one or beyond the buffer: harmless, a prefetch never faults).
+__attribute__((target("avx512f"))) uint64_t read_sum_avx512(const uint8_t* p, size_t bytes, ReadPattern pat) {
+  const size_t q = bytes / pat.streams / 128 * 128;
   __m512i a0 = _mm512_set1_epi64(0), a1 = a0;
   for (size_t i = 0; i + 128 <= q; i += 128) {
-    for (size_t s = 0; s < 4; ++s) {
-      a0 = _mm512_add_epi64(a0, _mm512_load_si512(p + s * q + i));
-      a1 = _mm512_add_epi64(a1, _mm512_load_si512(p + s * q + i + 64));
+    for (size_t s = 0; s < pat.streams; ++s) {
+      const uint8_t* x = p + s * q + i;
+      if (pat.ahead) {
+        _mm_prefetch(reinterpret_cast<const char*>(x + pat.ahead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(x + pat.ahead + 64), _MM_HINT_T0);
+      }
+      a0 = _mm512_add_epi64(a0, _mm512_load_si512(x));
+      a1 = _mm512_add_epi64(a1, _mm512_load_si512(x + 64));
     }
   }
   // (Stored and summed by hand: GCC 12's _mm512_reduce_add_epi64 trips -Wuninitialized.)
@@ -138,14 +147,13 @@ __attribute__((target("avx512f"))) uint64_t read_sum_avx512(const uint8_t* p, si
   return l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7];
 }
 
-// Four sequential streams (the quarters of the buffer) at once: a GEMV reads several column
-// panels concurrently, and one stream alone does not reach the bandwidth several get.
-__attribute__((target("avx2"))) uint64_t read_sum_avx2(const uint8_t* p, size_t bytes) {
-  const size_t q = bytes / 4 / 64 * 64;
+__attribute__((target("avx2"))) uint64_t read_sum_avx2(const uint8_t* p, size_t bytes, ReadPattern pat) {
+  const size_t q = bytes / pat.streams / 64 * 64;
   __m256i a0 = _mm256_setzero_si256(), a1 = a0;
   for (size_t i = 0; i + 64 <= q; i += 64) {
-    for (size_t s = 0; s < 4; ++s) {
+    for (size_t s = 0; s < pat.streams; ++s) {
       const uint8_t* x = p + s * q + i;
+      if (pat.ahead) _mm_prefetch(reinterpret_cast<const char*>(x + pat.ahead), _MM_HINT_T0);
       a0 = _mm256_add_epi64(a0, _mm256_load_si256(reinterpret_cast<const __m256i*>(x)));
       a1 = _mm256_add_epi64(a1, _mm256_load_si256(reinterpret_cast<const __m256i*>(x + 32)));
     }
@@ -159,9 +167,9 @@ bool has512() { return cpu_info().has(kFeatAVX512F | kFeatAVX512VNNI); }
 
 }  // namespace
 
-uint64_t read_sum(const uint8_t* p, size_t bytes) {
-  if (has512()) return read_sum_avx512(p, bytes);
-  if (cpu_info().has(kFeatAVX2)) return read_sum_avx2(p, bytes);
+uint64_t read_sum(const uint8_t* p, size_t bytes, ReadPattern pat) {
+  if (has512()) return read_sum_avx512(p, bytes, pat);
+  if (cpu_info().has(kFeatAVX2)) return read_sum_avx2(p, bytes, pat);
   uint64_t s = 0;
   for (size_t i = 0; i + 8 <= bytes; i += 8) s += *reinterpret_cast<const uint64_t*>(p + i);
   return s;
