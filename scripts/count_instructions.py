@@ -5,16 +5,17 @@ Runs DRIVER KERNEL M N K (tests/arm/count_kernel.cpp: packs a random problem, th
 kernel once between qmm_count_begin() and qmm_count_end()) under
 `qemu-aarch64 -d in_asm,exec,nochain`: in_asm logs every translation block (TB) once with its
 instructions, exec (unchained, so every execution is logged) each TB executed. The kernel's
-count is the sum of the lengths of the TBs executed between the two markers. The log streams
-through a FIFO, so nothing large is written to disk.
+count is the sum of the lengths of the TBs executed between the two markers (each begin..end
+pair is one count). The log streams through a FIFO, so nothing large is written to disk.
 
 usage: count_instructions.py --qemu QEMU [--cpu CPU] [--svl BYTES] --driver DRIVER
                              [--shape M N K] [--c-api MAX_INSTR MAX_PERCENT] [--max-per-mac X]
-                             KERNEL [KERNEL ...]
+                             (KERNEL [KERNEL ...] | --all-kernels)
 Prints per kernel: instructions, MACs, instructions per MAC, and the most executed mnemonics.
-With --c-api, each kernel is counted twice, called directly and through the public
+With --c-api, each kernel is counted twice in one run, called directly and through the public
 qmm_ukernel_run; the script fails when the public call adds more than MAX_INSTR instructions or
-more than MAX_PERCENT % of the kernel's own count. With --max-per-mac, it fails when a kernel
+(a GEMM) more than MAX_PERCENT % of the kernel's own count. --all-kernels counts every kernel of
+the list this CPU runs (the driver's --list), a GEMV at m = 1. With --max-per-mac, it fails when a kernel
 executes more than X instructions per MAC (a bound on a kernel's loop, e.g. the SME2 prefill GEMMs).
 """
 import argparse
@@ -37,8 +38,8 @@ def count(qemu, cpu, svl, driver, kernel, shape, capi=False):
                driver, kernel] + [str(x) for x in shape] + (["capi"] if capi else [])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         tbs = {}  # first pc -> mnemonics of the TB
-        block, counting, seen_end = None, False, False
-        total, hist = 0, collections.Counter()
+        block, counting = None, False
+        segments = []  # (total, mnemonics) per begin..end pair
         with open(fifo, "r", errors="replace") as log:
             for line in log:
                 if line.startswith("IN:"):
@@ -58,16 +59,17 @@ def count(qemu, cpu, svl, driver, kernel, shape, capi=False):
                 sym = t.group(2)
                 if sym == "qmm_count_begin":
                     counting = True
+                    segments.append([0, collections.Counter()])
                 elif sym == "qmm_count_end":
-                    counting, seen_end = False, True
+                    counting = False
                 elif counting:
                     mns = tbs.get(int(t.group(1), 16), [])
-                    total += len(mns)
-                    hist.update(mns)
+                    segments[-1][0] += len(mns)
+                    segments[-1][1].update(mns)
         out, err = proc.communicate()
-        if proc.returncode != 0 or not seen_end:
+        if proc.returncode != 0 or len(segments) != (2 if capi else 1) or counting:
             sys.exit(f"count_instructions: {' '.join(cmd)} failed ({proc.returncode}): {err.strip() or out.strip()}")
-        return total, hist
+        return segments  # capi: the kernel, then the public call
 
 
 def main():
@@ -81,24 +83,34 @@ def main():
     ap.add_argument("--c-api", type=float, nargs=2, metavar=("MAX_INSTR", "MAX_PERCENT"),
                     help="also count the public qmm_ukernel_run call and bound what it adds")
     ap.add_argument("--max-per-mac", type=float, help="fail when a kernel executes more instructions per MAC")
-    ap.add_argument("kernels", nargs="+")
+    ap.add_argument("--all-kernels", action="store_true", help="every kernel of the list this CPU runs")
+    ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
-    m, n, k = a.shape
-    macs = m * n * k
-    print(f"executed instructions, qemu -cpu {a.cpu} SVL {a.svl * 8} bits, m {m} n {n} k {k} ({macs} MACs)")
-    for kernel in a.kernels:
-        total, hist = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape)
+    kernels = [(name, False) for name in a.kernels]
+    if a.all_kernels:
+        cmd = [a.qemu, "-cpu", f"{a.cpu},sme-default-vector-length={a.svl}", a.driver, "--list"]
+        listed = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.split("\n")
+        kernels += [(line.split()[0], line.split()[1] == "gemv") for line in listed if line.strip()]
+    if not kernels:
+        ap.error("name a kernel or pass --all-kernels")
+    print(f"executed instructions, qemu -cpu {a.cpu} SVL {a.svl * 8} bits, m {a.shape[0]} n {a.shape[1]} k {a.shape[2]}")
+    for kernel, gemv in kernels:
+        shape = [1] + a.shape[1:] if gemv else a.shape
+        m, n, k = shape
+        macs = m * n * k
+        segments = count(a.qemu, a.cpu, a.svl, a.driver, kernel, shape, capi=bool(a.c_api))
+        total, hist = segments[0]
         top = ", ".join(f"{mn} {c}" for mn, c in hist.most_common(a.top))
         print(f"{kernel}: {total} instructions, {total / macs:.5f} instr/MAC ({macs / max(total, 1):.1f} MACs/instr); {top}")
         if a.max_per_mac is not None and total / macs > a.max_per_mac:
             sys.exit(f"count_instructions: {kernel} executes {total / macs:.5f} instructions per MAC, "
                      f"over the bound of {a.max_per_mac:g}")
         if a.c_api:
-            public, _ = count(a.qemu, a.cpu, a.svl, a.driver, kernel, a.shape, capi=True)
+            public = segments[1][0]
             extra = public - total
             pct = 100.0 * extra / max(total, 1)
             print(f"{kernel} through qmm_ukernel_run: {public} instructions, {extra} more than the kernel ({pct:.2f} %)")
-            if extra > a.c_api[0] or pct > a.c_api[1]:
+            if extra > a.c_api[0] or (not gemv and pct > a.c_api[1]):
                 sys.exit(f"count_instructions: qmm_ukernel_run adds {extra} instructions ({pct:.2f} %), "
                          f"over the bound of {a.c_api[0]:g} ({a.c_api[1]:g} %)")
 

@@ -15,6 +15,12 @@
 # Kernels built (the KleidiAI kernels whose layouts qmm implements under the same name):
 #   kai_matmul_clamp_f32_qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa (SME2 QC4 GEMM)
 #   kai_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot      (SME2 QC4 GEMV, same RHS)
+# and, for the instruction counts of docs/arm.md (tests/arm/count_kleidiai.cpp), KleidiAI's Q4_0
+# kernels (the RHS layout of qmm's Q4_0 SME2 kernels, which have their names):
+#   kai_matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa (int8 activations, SMOPA)
+#   kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot     (its GEMV)
+#   kai_matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa     (F16 activations, FMOPA: what
+#     llama.cpp runs for Q4_0 prefill on SME2), with its LHS packer kai_lhs_pack_f16pmrx2_f32_neon
 set -euo pipefail
 
 print_lib=0
@@ -32,6 +38,8 @@ command -v "$CC" >/dev/null || { echo "kleidiai_build: $CC not found (scripts/se
 command -v "$AR" >/dev/null || { echo "kleidiai_build: $AR not found (scripts/setup-arm.sh installs llvm-19)" >&2; exit 1; }
 
 kdir=kai/ukernels/matmul/matmul_clamp_f32_qai8dxp_qsi4cxp
+q4dir=kai/ukernels/matmul/matmul_clamp_f32_qsi8d32p_qsi4c32p
+f16dir=kai/ukernels/matmul/matmul_clamp_f32_f16p_qsi4c32p
 sources=(
   kai/kai_common.h
   kai/kai_common_sme_asm.S
@@ -39,6 +47,15 @@ sources=(
   $kdir/kai_matmul_clamp_f32_qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa.c
   $kdir/kai_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot.h
   $kdir/kai_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot.c
+  $q4dir/kai_matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa.h
+  $q4dir/kai_matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa.c
+  $q4dir/kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot.h
+  $q4dir/kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot.c
+  $f16dir/kai_matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa.h
+  $f16dir/kai_matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa.c
+  $f16dir/kai_matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa_asm.S
+  kai/ukernels/matmul/pack/kai_lhs_pack_f16pmrx2_f32_neon.h
+  kai/ukernels/matmul/pack/kai_lhs_pack_f16pmrx2_f32_neon.c
 )
 out="$cache/$commit-$(printf '%s\n' "${sources[@]}" | sha1sum | cut -c1-8)"
 lib="$out/libkai_qmm.a"

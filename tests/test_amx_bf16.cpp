@@ -62,6 +62,7 @@ TEST(Bf16Gemms, LhsRoundingIsTheStatedOne) {
       EXPECT_EQ(got, cases[i].want) << p->name << " " << std::hex << cases[i].bits;
     }
     for (size_t i = 64; i < out.size(); ++i) ASSERT_EQ(out.data()[i], 0) << p->name << ": rows beyond m are zero";
+    EXPECT_FALSE(p->block_scales) << p->name << ": plain values, no scales (the layout test reads the flag)";
   }
 }
 

@@ -310,6 +310,57 @@ TEST(CApiMisuse, PointersStridesAndClamps) {
   EXPECT_EQ(qmm_ukernel_find(nullptr, nullptr), QMM_ERR_INVALID_ARGUMENT);
 }
 
+// qmm_ukernel_run checks a valid call with a per-kernel table of limits (no message built) and
+// only a failing one with the checks that say why: every limit of that table is an error with a
+// message, right at its edge, never a kernel run, on every kernel this CPU runs.
+TEST(CApiMisuse, PerTileChecksHoldEveryLimit) {
+  for (size_t i = 0; i < qmm_ukernel_count(); ++i) {
+    qmm_ukernel_info info;
+    ASSERT_EQ(qmm_ukernel_get(i, &info), QMM_OK);
+    if (!info.available) continue;
+    const auto type = static_cast<qmm::WeightType>(info.type);
+    const size_t n = info.nr, k = std::max<size_t>(64, qmm::block_len(type)), m = info.is_gemv ? 1 : 2;
+    const std::vector<uint8_t> rows = qmm::test::random_weights(type, n, k, i);
+    const std::vector<float> x = qmm::test::random_floats(m * k, i);
+    std::vector<uint8_t> lp(qmm_ukernel_lhs_packed_size(i, m, k)), rp(qmm_ukernel_rhs_packed_size(i, n, k));
+    ASSERT_EQ(qmm_ukernel_pack_lhs(i, m, k, x.data(), k * 4, lp.data()), QMM_OK) << last();
+    ASSERT_EQ(qmm_ukernel_pack_rhs(i, n, k, rows.data(), rp.data()), QMM_OK) << last();
+    std::vector<float> out(m * n + 1, -7.0f);
+    auto run = [&](size_t mm, size_t nn, size_t kk, float* dst, size_t stride) {
+      return qmm_ukernel_run(i, mm, nn, kk, lp.data(), rp.data(), dst, stride, -INFINITY, INFINITY);
+    };
+    const size_t big = size_t{1} << 31, block = qmm::block_len(type);
+    struct Case {
+      size_t m, n, k, stride;
+      float* dst;
+      const char* why;
+    };
+    const Case bad[] = {
+        {big + 1, n, k, n * 4, out.data(), "m beyond 2^31"},
+        {m, big + 1, k, big * 8, out.data(), "n beyond 2^31"},
+        {m, n, qmm::is_channel_type(type) ? (size_t{1} << 16) + 1 : big + block, n * 4, out.data(), "k beyond its limit"},
+        {m, n, block > 1 ? k + block / 2 : 0, n * 4, out.data(), "k not a multiple of the block"},
+        {m, big, 1024, big * 8, out.data(), "n x k beyond 2^40"},
+        {info.is_gemv ? 2 : big, n, k, info.is_gemv ? n * 4 : size_t{1} << 34, out.data(),
+         info.is_gemv ? "a GEMV with m = 2" : "m x dst_stride overflows"},
+        {m, n, k, n * 4 - 4, out.data(), "dst_stride below n floats"},
+        {m, n, k, n * 4 + 2, out.data(), "dst_stride not a float stride"},
+        {m, n, k, n * 4, reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(out.data()) + 2), "dst misaligned"},
+    };
+    for (const Case& c : bad) {
+      EXPECT_EQ(run(c.m, c.n, c.k, c.dst, c.stride), QMM_ERR_INVALID_ARGUMENT) << info.name << ": " << c.why;
+      EXPECT_NE(last(), "") << info.name << ": " << c.why;
+    }
+    EXPECT_EQ(out, std::vector<float>(m * n + 1, -7.0f)) << info.name << ": a refused call wrote its output";
+    EXPECT_EQ(qmm_ukernel_run(qmm_ukernel_count(), m, n, k, lp.data(), rp.data(), out.data(), n * 4, 0, 1),
+              QMM_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(last().find("out of range"), std::string::npos) << last();
+    ASSERT_EQ(run(m, n, k, out.data(), n * 4), QMM_OK) << info.name << ": " << last();
+    EXPECT_EQ(last(), "") << "a valid call clears the last error";
+    for (size_t j = 0; j < m * n; ++j) EXPECT_TRUE(std::isfinite(out[j])) << info.name;
+  }
+}
+
 // Any int is a type: unknown ones are reported (no undefined enum conversion on the way).
 TEST(CApiMisuse, UnknownTypes) {
   const std::vector<uint8_t> rows(4096);

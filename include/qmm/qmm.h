@@ -150,7 +150,9 @@ QMM_API qmm_status qmm_ukernel_pack_lhs(size_t index, size_t m, size_t k, const 
                                 void* lhs_packed);
 /* rhs_packed must hold qmm_ukernel_rhs_packed_size bytes; this call zeroes it first. */
 QMM_API qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rhs, void* rhs_packed);
-/* lhs_packed / rhs_packed point at the panels of rows m_idx / n_idx (multiples of m_step / n_step). */
+/* lhs_packed / rhs_packed point at the panels of rows m_idx / n_idx (multiples of m_step / n_step).
+ * Made to be called per tile from the caller's threads: a valid call checks its arguments in
+ * about 90 instructions and allocates nothing (the first call builds the checks' table). */
 QMM_API qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
                            float* dst, size_t dst_stride_row, float clamp_min, float clamp_max);
 

@@ -71,6 +71,9 @@ struct LhsPacker {
   // packer is itself plain reference code.
   const LhsPacker* reference = nullptr;
   LhsChunk chunk = LhsChunk::kr;
+  // Whether a packed row carries its quantization scales (per 32-block beside block-quantized
+  // weights, per row otherwise); false: the values themselves, rounded (the BF16 packers).
+  bool block_scales = true;
 };
 
 inline size_t lhs_chunk(const LhsPacker& p, const TileParams& t) {

@@ -113,6 +113,79 @@ inline void check_available(const qmm::Ukernel& u) {
   if (!qmm::cpu_info().has(qmm::isa_features(u.isa))) [[unlikely]] unavailable_error(u);
 }
 
+// qmm_ukernel_run's checks, worked out once per kernel so that a valid per-tile call costs a few
+// compares (tests/arm: arm.count_c_api bounds it on every GEMM and GEMV kind): what
+// check_available, check_shape and the GEMV's m == 1 rule accept, as limits.
+struct RunRule {
+  const qmm::Ukernel* u;
+  bool runnable;    // this CPU has the kernel's ISA
+  size_t max_m;     // 1 for a GEMV, else kMaxDim
+  size_t k_mask;    // k & k_mask must be 0: block_len - 1 (block lengths are powers of two)
+  size_t max_k;     // kMaxChannelK for the per-channel types (exact int32 sums), else kMaxDim
+};
+
+// run_rules(), published by the first qmm_ukernel_run (null until then).
+std::atomic<const RunRule*> g_run_rules{nullptr};
+std::atomic<size_t> g_run_rule_count{0};  // stored before g_run_rules is published
+
+const std::vector<RunRule>& run_rules() {
+  static const std::vector<RunRule> rules = [] {
+    std::vector<RunRule> r;
+    for (const qmm::Ukernel* u : qmm::kernel_list()) {
+      const size_t block = qmm::block_len(u->type);
+      r.push_back({u, qmm::cpu_info().has(qmm::isa_features(u->isa)), u->gemv ? 1 : qmm::kMaxDim,
+                   (block & (block - 1)) == 0 ? block - 1 : ~size_t{0},  // not a power of two: the full checks
+                   qmm::is_channel_type(u->type) ? qmm::kMaxChannelK : qmm::kMaxDim});
+    }
+    return r;
+  }();
+  return rules;
+}
+
+// True when every check of check_run_args passes (sizes 1..limit: x - 1 < limit, unsigned).
+inline bool run_args_ok(const RunRule& r, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
+                        const float* dst, size_t dst_stride_row, float clamp_min, float clamp_max) {
+  size_t dst_bytes;
+  return r.runnable && (m - 1 < r.max_m) && (n - 1 < qmm::kMaxDim) && (k - 1 < r.max_k) && ((k & r.k_mask) == 0) &&
+         (std::max(m, n) * k <= qmm::kMaxElements) && (lhs_packed != nullptr) && (rhs_packed != nullptr) &&
+         (dst != nullptr) && (dst_stride_row >= n * sizeof(float)) &&
+         ((reinterpret_cast<uintptr_t>(dst) | dst_stride_row) % alignof(float) == 0) &&
+         !__builtin_mul_overflow(m, dst_stride_row, &dst_bytes) && (clamp_min <= clamp_max);
+}
+
+// The same checks one by one, throwing the first failure's message (the first call and failing ones).
+[[gnu::noinline]] void check_run_args(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed,
+                                      const void* rhs_packed, const float* dst, size_t dst_stride_row, float clamp_min,
+                                      float clamp_max) {
+  const qmm::Ukernel& u = kernel_at(index);
+  check_available(u);
+  qmm::check_shape(u.type, n, k, "qmm_ukernel_run: weights");
+  qmm::check_shape(u.type, m, k, "qmm_ukernel_run: activations");
+  require(!u.gemv || m == 1, "qmm_ukernel_run: a GEMV variant takes m == 1 only");
+  require(lhs_packed && rhs_packed && dst, "qmm_ukernel_run: null pointer");
+  require(dst_stride_row >= n * sizeof(float), "qmm_ukernel_run: dst_stride_row is smaller than n floats");
+  require(aligned_for_float(dst, dst_stride_row), "qmm_ukernel_run: dst and dst_stride_row must be multiples of 4 bytes");
+  size_t dst_bytes;
+  require(!__builtin_mul_overflow(m, dst_stride_row, &dst_bytes), "qmm_ukernel_run: m x dst_stride_row: size overflows");
+  check_clamp(clamp_min, clamp_max, "qmm_ukernel_run");
+}
+
+// qmm_ukernel_run's first call and every failing one: builds and publishes the table, then the
+// checks one by one (the first failure's message), then the kernel, all under guarded.
+[[gnu::noinline]] qmm_status run_checked(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed,
+                                         const void* rhs_packed, float* dst, size_t dst_stride_row, float clamp_min,
+                                         float clamp_max) {
+  return guarded([&] {
+    const std::vector<RunRule>& rules = run_rules();
+    if (!g_run_rules.load(std::memory_order_acquire)) {
+      g_run_rule_count.store(rules.size(), std::memory_order_relaxed);
+      g_run_rules.store(rules.data(), std::memory_order_release);
+    }
+    check_run_args(index, m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
+    rules[index].u->run(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
+  });
+}
+
 // Size/offset getters answer 0 for a bad index, a kernel that cannot run here or a bad or
 // overflowing shape, with qmm_last_error() saying which.
 template <class F>
@@ -332,22 +405,16 @@ qmm_status qmm_ukernel_pack_rhs(size_t index, size_t n, size_t k, const void* rh
 
 qmm_status qmm_ukernel_run(size_t index, size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed,
                            float* dst, size_t dst_stride_row, float clamp_min, float clamp_max) {
-  return guarded([&] {
-    const qmm::Ukernel& u = kernel_at(index);
-    check_available(u);
-    if (std::min(m, n) == 0 || !qmm::shape_ok(u.type, std::max(m, n), k)) [[unlikely]] {  // both shapes at once
-      qmm::check_shape(u.type, n, k, "qmm_ukernel_run: weights");
-      qmm::check_shape(u.type, m, k, "qmm_ukernel_run: activations");
-    }
-    require(!u.gemv || m == 1, "qmm_ukernel_run: a GEMV variant takes m == 1 only");
-    require(lhs_packed && rhs_packed && dst, "qmm_ukernel_run: null pointer");
-    require(dst_stride_row >= n * sizeof(float), "qmm_ukernel_run: dst_stride_row is smaller than n floats");
-    require(aligned_for_float(dst, dst_stride_row), "qmm_ukernel_run: dst and dst_stride_row must be multiples of 4 bytes");
-    size_t dst_bytes;
-    require(!__builtin_mul_overflow(m, dst_stride_row, &dst_bytes), "qmm_ukernel_run: m x dst_stride_row: size overflows");
-    check_clamp(clamp_min, clamp_max, "qmm_ukernel_run");
-    u.run(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
-  });
+  // The valid path: the table's compares, then the kernel (which never throws) outside any try.
+  const RunRule* rules = g_run_rules.load(std::memory_order_acquire);
+  if (!rules || index >= g_run_rule_count.load(std::memory_order_relaxed) ||
+      !run_args_ok(rules[index], m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max))
+      [[unlikely]] {
+    return run_checked(index, m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
+  }
+  g_error.clear();
+  rules[index].u->run(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, clamp_min, clamp_max);
+  return QMM_OK;
 }
 
 }  // extern "C"

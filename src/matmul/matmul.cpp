@@ -71,17 +71,18 @@ void prefetch_next(const PackedWeights& w, size_t m, ThreadPool& pool) {
 // taking tiles while fewer than ratio·sme remain (ratio: the twin's time per tile over the SME2
 // kernel's): the SME2 threads would finish those sooner than its one tile. The ratio is measured
 // once per context, on the first tile, computed by both kernels (same bits, same place), the twin first.
+// tile_at(t, neon) computes tile t with the SME2 kernel or (neon) its NEON twin.
 template <class Tile>
-void run_hybrid(size_t tiles, int sme, MatmulFn sme_fn, MatmulFn neon_fn, const Tile& tile_at, Context& ctx) {
+void run_hybrid(size_t tiles, int sme, const Tile& tile_at, Context& ctx) {
   using clock = std::chrono::steady_clock;
   double ratio = ctx.neon_sme_ratio();
   uint64_t start = 0;
   if (ratio == 0.0) {
     // The twin first: it meets the cold caches, so the ratio errs high and NEON threads stop early.
     const auto t0 = clock::now();
-    tile_at(0, neon_fn);
+    tile_at(0, true);
     const auto t1 = clock::now();
-    tile_at(0, sme_fn);
+    tile_at(0, false);
     const auto t2 = clock::now();
     ratio = std::max(1e-3, std::chrono::duration<double>(t1 - t0).count() /
                                std::max(1e-9, std::chrono::duration<double>(t2 - t1).count()));
@@ -97,9 +98,9 @@ void run_hybrid(size_t tiles, int sme, MatmulFn sme_fn, MatmulFn neon_fn, const 
       if (front + back >= tiles || (!on_sme && static_cast<double>(tiles - front - back) < keep)) return;
       if (!ends.compare_exchange_weak(e, e + (on_sme ? 1 : uint64_t{1} << 32), std::memory_order_relaxed)) continue;
       if (on_sme) {
-        tile_at(front, sme_fn);
+        tile_at(front, false);
       } else {
-        tile_at(tiles - 1 - back, neon_fn);
+        tile_at(tiles - 1 - back, true);
         neon_tiles.fetch_add(1, std::memory_order_relaxed);
       }
       e = ends.load(std::memory_order_relaxed);
@@ -140,8 +141,9 @@ void set_matmul_trace(MatmulTraceFn fn, void* user) {
 }
 
 bool shape_ok(WeightType type, size_t rows, size_t k) {
-  return rows > 0 && k > 0 && rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements &&
-         (!is_block_type(type) || k % block_len(type) == 0) && (!is_channel_type(type) || k <= kMaxChannelK);
+  const TypeInfo& t = type_info(type);  // one look-up (block_len is 1 for the unblocked types)
+  return rows > 0 && k > 0 && rows <= kMaxDim && k <= kMaxDim && rows * k <= kMaxElements && k % t.block_len == 0 &&
+         (!t.per_channel() || k <= kMaxChannelK);
 }
 
 void check_shape(WeightType type, size_t rows, size_t k, const char* what) {
@@ -280,7 +282,10 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
     fn(rows, cols, k, lhs_packed + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
           reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + dst_offset(m0, n0, dst_stride)), dst_stride, lo, hi);
   };
-  if (m_tiles == 1 && threads > 1) {
+  // The hybrid split (Context::set_sme_threads) where the kernel has a NEON twin: tiles, below.
+  const int sme = ctx.sme_threads();
+  const MatmulFn twin = sme > 0 && static_cast<size_t>(sme) < threads ? neon_twin(u) : nullptr;
+  if (m_tiles == 1 && threads > 1 && !twin) {
     // One row tile (decode, small batches): guided chunks of columns. Each grab takes
     // 1/threads of the columns still left, down to ~256 KiB of weights: the first chunks are
     // as long as they can be (every chunk restarts the weight streams and the kernel's
@@ -310,9 +315,8 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
     const size_t m0 = (t % m_tiles) * m_tile, n0 = (t / m_tiles) * n_tile;
     run_tile(m0, n0, std::min(m_tile, m - m0), std::min(n_tile, n - n0), fn);
   };
-  const int sme = ctx.sme_threads();
-  if (sme > 0 && static_cast<size_t>(sme) < threads && tiles > 1 && tiles < (size_t{1} << 31)) {
-    if (const MatmulFn twin = neon_twin(u)) return run_hybrid(tiles, sme, u.run, twin, tile_at, ctx);
+  if (twin && tiles > 1 && tiles < (size_t{1} << 31)) {
+    return run_hybrid(tiles, sme, [&](size_t t, bool neon) { tile_at(t, neon ? twin : u.run); }, ctx);
   }
   pool.parallel_for(tiles, [&](size_t t, int) { tile_at(t, u.run); });
 }
@@ -371,7 +375,7 @@ void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedW
   } else {
     pool.parallel_for(parts.size(), pack);
   }
-  pool.parallel_for(first[parts.size()], [&](size_t t, int) {
+  auto tile_at = [&](size_t t, bool neon) {  // neon: the kernel's NEON twin (the hybrid split)
     const size_t i = static_cast<size_t>(std::upper_bound(first, first + parts.size() + 1, t) - first) - 1;
     const PackedWeights& w = *parts[i].w;
     const size_t m = parts[i].m, k = w.k();
@@ -379,11 +383,21 @@ void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedW
     const Ukernel& u = w.kernel_for(m);
     const TileParams& p = w.params_for(m);
     const size_t dst_stride = (parts[i].dst_stride ? parts[i].dst_stride : w.n()) * sizeof(float);
-    u.run(std::min(m_tile[i], m - m0), std::min(cols_of[i], w.n() - n0), k, lhs_packed + lhs_at[i] + lhs_packed_offset(u, p, m0, k),
-          w.data() + rhs_packed_offset(u, p, n0, k),
-          reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(parts[i].dst) + dst_offset(m0, n0, dst_stride)), dst_stride, -INFINITY,
-          INFINITY);
-  });
+    (neon ? neon_twin(u) : u.run)(std::min(m_tile[i], m - m0), std::min(cols_of[i], w.n() - n0), k,
+                                  lhs_packed + lhs_at[i] + lhs_packed_offset(u, p, m0, k), w.data() + rhs_packed_offset(u, p, n0, k),
+                                  reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(parts[i].dst) + dst_offset(m0, n0, dst_stride)),
+                                  dst_stride, -INFINITY, INFINITY);
+  };
+  // The hybrid split when every product's kernel has a NEON twin (an MoE layer's experts of one type).
+  const int sme = ctx.sme_threads();
+  const size_t tiles = first[parts.size()];
+  const bool hybrid = sme > 0 && sme < pool.threads() && tiles > 1 && tiles < (size_t{1} << 31) &&
+                      std::all_of(parts.begin(), parts.end(), [](const MatmulPart& q) { return neon_twin(q.w->kernel_for(q.m)) != nullptr; });
+  if (hybrid) {
+    run_hybrid(tiles, sme, tile_at, ctx);
+  } else {
+    pool.parallel_for(tiles, [&](size_t t, int) { tile_at(t, false); });
+  }
   if (next) prefetch_next(*next, 1, pool);
 }
 

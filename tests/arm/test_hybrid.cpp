@@ -3,6 +3,7 @@
 // whose tiles go partly to the twin equals the SME2-only one bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -25,29 +26,7 @@ TEST(Hybrid, NeonTwinGivesTheSme2KernelsBits) {
   if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
   const MatmulFn twin = neon_twin(*u);
   ASSERT_NE(twin, nullptr) << "no NEON twin at SVL " << cpu_info().svl_bytes * 8;
-  const TileParams p = kernel_params(*u);
-  struct Shape {
-    size_t m, n, k;
-    float lo, hi;
-  };
-  const Shape shapes[] = {{1, 1, 32, -INFINITY, INFINITY},
-                          {p.mr, p.nr, 64, -INFINITY, INFINITY},
-                          {p.mr + 3, p.nr + 5, 96, -INFINITY, INFINITY},
-                          {2 * p.mr + 1, 2 * p.nr + 3, 160, -0.5f, 0.75f},
-                          {5, 3 * p.nr, 512, -INFINITY, 0.25f},
-                          {p.mr - 1, 7, 32, -INFINITY, INFINITY}};
-  uint32_t seed = 3;
-  for (const Shape& s : shapes) {
-    const std::vector<float> lhs = armtest::random_floats(s.m * s.k, seed++);
-    const std::vector<uint8_t> rows = armtest::random_weights(u->type, s.n, s.k, seed++);
-    const armtest::Packed packed = armtest::pack_for(*u, s.m, s.n, s.k, lhs, rows);
-    const std::vector<float> want = armtest::run_kernel(*u, s.m, s.n, s.k, packed, s.lo, s.hi);
-    const size_t stride = s.n + 3;
-    std::vector<float> got(s.m * stride, 1e30f);
-    twin(s.m, s.n, s.k, packed.lhs.data(), packed.rhs.data(), got.data(), stride * sizeof(float), s.lo, s.hi);
-    ASSERT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)))
-        << "m=" << s.m << " n=" << s.n << " k=" << s.k;
-  }
+  EXPECT_EQ(armtest::first_difference(*u, twin, 3), "") << "(SME2 vs its NEON twin)";
 }
 
 TEST(Hybrid, SplitMatmulEqualsSme2Only) {
@@ -80,6 +59,55 @@ TEST(Hybrid, SplitMatmulEqualsSme2Only) {
     std::printf("sme threads %d of 3: %zu NEON tiles in the last call, NEON/SME2 time per tile %.2f\n", sme,
                 hybrid.last_neon_tiles(), hybrid.neon_sme_ratio());
   }
+}
+
+// The split also covers a matmul of one row tile (m <= VL: columns split by tiles instead of
+// guided chunks) and an MoE layer's matmul_group, whose products' tiles go to one job.
+TEST(Hybrid, OneRowTileAndGroupSplitsEqualSme2Only) {
+  const Ukernel* u = sme2_q4_gemm();
+  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  if (neon_twin(*u) == nullptr) GTEST_SKIP() << "no NEON twin here (DotProd missing)";
+  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  ASSERT_EQ(pair.gemm, u);
+  const size_t n = 700, k = 96;
+  const std::vector<uint8_t> rows = armtest::random_weights(WeightType::q4_0, n, k, 8);
+  const PackedWeights w = PackedWeights::pack_with(*pair.gemm, *pair.gemv, n, k, rows.data());
+  const size_t ms[] = {kernel_params(*u).mr, 37, 2 * kernel_params(*u).mr + 3};  // one row tile, then several
+  std::vector<std::vector<float>> xs;
+  for (size_t m : ms) xs.push_back(armtest::random_floats(m * k, static_cast<uint32_t>(m)));
+  auto one = [&](Context& ctx, size_t i) {
+    std::vector<float> y(ms[i] * n, NAN);
+    matmul(w, ms[i], xs[i].data(), k * 4, y.data(), n * 4, -INFINITY, INFINITY, ctx);
+    return y;
+  };
+  auto group = [&](Context& ctx) {
+    std::vector<std::vector<float>> ys;
+    std::vector<MatmulPart> parts;
+    for (size_t i = 0; i < std::size(ms); ++i) ys.emplace_back(ms[i] * n, NAN);
+    for (size_t i = 0; i < std::size(ms); ++i) parts.push_back({&w, ms[i], xs[i].data(), ys[i].data(), 0, 0});
+    matmul_group(parts, ctx);
+    return ys;
+  };
+  Context sme_only(3);
+  sme_only.set_sme_threads(0);
+  ASSERT_EQ(w.kernel_for(ms[0]).run, u->run) << "one full row tile runs the SME2 GEMM";
+  for (size_t i = 0; i < std::size(ms); ++i) {
+    if (w.kernel_for(ms[i]).run != u->run) continue;  // a few-rows kernel of its own: no twin
+    Context hybrid(3);
+    hybrid.set_sme_threads(1);
+    const std::vector<float> want = one(sme_only, i), got = one(hybrid, i);
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float))) << "m=" << ms[i];
+    EXPECT_GT(hybrid.neon_sme_ratio(), 0.0) << "m=" << ms[i] << ": the split did not run";
+  }
+  Context hybrid(3);
+  hybrid.set_sme_threads(1);
+  const auto want = group(sme_only), got = group(hybrid);
+  for (size_t i = 0; i < std::size(ms); ++i) {
+    EXPECT_EQ(0, std::memcmp(got[i].data(), want[i].data(), got[i].size() * sizeof(float))) << "group part " << i;
+  }
+  const bool all_twins = std::all_of(std::begin(ms), std::end(ms), [&](size_t m) { return w.kernel_for(m).run == u->run; });
+  EXPECT_EQ(hybrid.neon_sme_ratio() > 0.0, all_twins) << "the group split runs exactly when every kernel has a twin";
 }
 
 TEST(Hybrid, SmeThreadsFromTheEnvironment) {

@@ -109,10 +109,9 @@ TEST(Layout, EveryPackerPlacesEveryElementOnce) {
       for (size_t r = 0; r < rows; ++r) {
         for (size_t c = 0; c < k; ++c) ASSERT_EQ(count_data(map, r, c), size) << r << "," << c;
       }
-      // The LHS of a Q4_0/Q8_0 kernel is qsi8d32p (a scale per block), except the BF16 one
-      // (bf16p: plain BF16 values, no scales).
-      const bool bf16_lhs = lhs && std::string_view(p.lhs->name).starts_with("lhs_quant_pack_bf16p");
-      const bool scaled = is_block_type(p.rhs->src_type) && !bf16_lhs;
+      // The LHS of a Q4_0/Q8_0 kernel carries a scale per block (qsi8d32p), unless its packer
+      // writes plain values (LhsPacker::block_scales false: the BF16 one).
+      const bool scaled = is_block_type(p.rhs->src_type) && (!lhs || p.lhs->block_scales);
       for (size_t r = 0; r < rows && scaled; ++r) {
         for (size_t b = 0; b < k / 32; ++b) ASSERT_EQ(count_scale(map, r, b), 4u) << r << "," << b;
       }

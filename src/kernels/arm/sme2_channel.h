@@ -105,20 +105,36 @@ __attribute__((always_inline)) inline svint8_t high_mask() __arm_streaming {
 
 // ---- the weight formats ----------------------------------------------------------------------
 
+// The byte offsets 1..7 chunks of `bytes` each past a K step's first (c[i] = i·bytes), in
+// registers for the whole K loop: clang 19 folds no immediate into the multi-vector loads and
+// would otherwise recompute each offset with an RDVL per step (the empty asm keeps it from
+// rematerialising them).
+struct ChunkOffsets {
+  size_t c[8];
+};
+__attribute__((always_inline)) inline ChunkOffsets chunk_offsets(size_t bytes) __arm_streaming {
+  ChunkOffsets o{{0, bytes, bytes * 2, bytes * 3, bytes * 4, bytes * 5, bytes * 6, bytes * 7}};
+  asm("" : "+r"(o.c[1]), "+r"(o.c[2]), "+r"(o.c[3]), "+r"(o.c[4]), "+r"(o.c[5]), "+r"(o.c[6]), "+r"(o.c[7]));
+  return o;
+}
+
 struct Qc8 {
   __attribute__((always_inline)) static size_t data_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * kpad(k); }
-  // GEMM: ZA0..3 += the VL × 4·VL product over all K. Per 16 K: LD1B×4 LHS, 4 × (LD1B×4, 4 SMOPA).
+  // GEMM: ZA0..3 += the VL × 4·VL product over all K. Per 16 K: LD1B×4 LHS, 4 × (LD1B×4, 4 SMOPA),
+  // two pointer steps (ADDVL); the chunk offsets stay in registers (chunk_offsets).
   __attribute__((always_inline)) inline static void gemm_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
       __arm_streaming __arm_inout("za") {
     const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
     const svcount_t all = svptrue_c8();
-    for (size_t c = 0; c < kp; c += 16) {
-      const svint8x4_t a = svld1_s8_x4(all, reinterpret_cast<const int8_t*>(lhs + c * vl));
-      const auto* w = reinterpret_cast<const int8_t*>(rhs + c * nr);
-      mopa4(svget4(a, 0), svld1_s8_x4(all, w));
-      mopa4(svget4(a, 1), svld1_s8_x4(all, w + nr * 4));
-      mopa4(svget4(a, 2), svld1_s8_x4(all, w + nr * 8));
-      mopa4(svget4(a, 3), svld1_s8_x4(all, w + nr * 12));
+    const ChunkOffsets o = chunk_offsets(nr * 4);
+    const auto* a = reinterpret_cast<const int8_t*>(lhs);
+    const auto* w = reinterpret_cast<const int8_t*>(rhs);
+    for (size_t c = 0; c < kp; c += 16, a += 16 * vl, w += 16 * nr) {
+      const svint8x4_t a4 = svld1_s8_x4(all, a);
+      mopa4(svget4(a4, 0), svld1_s8_x4(all, w));
+      mopa4(svget4(a4, 1), svld1_s8_x4(all, w + o.c[1]));
+      mopa4(svget4(a4, 2), svld1_s8_x4(all, w + o.c[2]));
+      mopa4(svget4(a4, 3), svld1_s8_x4(all, w + o.c[3]));
     }
   }
   // GEMV: ZA.S[0, VGx4] += one row × 4·VL. Per 16 K: LD1RQB, 4 × (LD1B×4, SDOT lane).
@@ -148,24 +164,21 @@ struct Qc4 {
     mopa4(svget4(a_hi, T), high_nibbles(v, mask));
     mopa4(svget4(a_lo, T), low_nibbles(v));
   }
-  // GEMM, per 32-block: LD1B×4 ×2 LHS, 4 × (LD1B×4, SRSHL×4, 4 AND, 8 SMOPA).
+  // GEMM, per 32-block: LD1B×4 ×2 LHS, 4 × (LD1B×4, SRSHL×4, 4 AND, 8 SMOPA), two pointer steps.
   __attribute__((always_inline)) inline static void gemm_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
       __arm_streaming __arm_inout("za") {
     const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
     const svcount_t all = svptrue_c8();
     const svint8_t mask = high_mask();
-    // The chunk offsets in registers for the whole K loop: the empty asm keeps the compiler from
-    // recomputing them (3 RDVL per 32-block) where the epilogue leaves it fewer registers.
-    size_t o4 = nr * 4, o8 = nr * 8, o12 = nr * 12;
-    asm("" : "+r"(o4), "+r"(o8), "+r"(o12));
-    for (size_t c = 0; c < kp; c += 32) {
-      const auto* a = reinterpret_cast<const int8_t*>(lhs + c * vl);
-      const svint8x4_t a_lo = svld1_s8_x4(all, a), a_hi = svld1_s8_x4(all, a + 16 * vl);
-      const uint8_t* w = rhs + c / 2 * nr;
+    const ChunkOffsets o = chunk_offsets(nr * 4);  // chunks of nr·4 bytes; o.c[1] = 16·VL: the high LHS quadruple
+    const auto* a = reinterpret_cast<const int8_t*>(lhs);
+    const uint8_t* w = rhs;
+    for (size_t c = 0; c < kp; c += 32, a += 32 * vl, w += 16 * nr) {
+      const svint8x4_t a_lo = svld1_s8_x4(all, a), a_hi = svld1_s8_x4(all, a + o.c[1]);
       gemm_chunk<0>(a_lo, a_hi, w, mask);
-      gemm_chunk<1>(a_lo, a_hi, w + o4, mask);
-      gemm_chunk<2>(a_lo, a_hi, w + o8, mask);
-      gemm_chunk<3>(a_lo, a_hi, w + o12, mask);
+      gemm_chunk<1>(a_lo, a_hi, w + o.c[1], mask);
+      gemm_chunk<2>(a_lo, a_hi, w + o.c[2], mask);
+      gemm_chunk<3>(a_lo, a_hi, w + o.c[3], mask);
     }
   }
   template <int T>
@@ -201,64 +214,42 @@ struct Qc4Kai {
     static const int32_t lut[16] = {0, 1, 2, 3, 4, 5, 6, 7, -8, -7, -6, -5, -4, -3, -2, -1};  // signed int4
     svldr_zt(0, lut);
   }
-  // The four operand vectors of the chunk at q (nr·2 bytes, 4·VL rows × 4 K): LUTI4 of each
-  // of its two vectors.
-  __attribute__((always_inline)) inline static svint8x4_t chunk(const uint8_t* q) __arm_streaming
-      __arm_preserves("za") __arm_in("zt0") {
-    const svuint8x2_t idx = svld1_u8_x2(svptrue_c8(), q);
-    const svint8x2_t lo = svluti4_lane_zt_s8_x2(0, svget2(idx, 0), 0);
-    const svint8x2_t hi = svluti4_lane_zt_s8_x2(0, svget2(idx, 1), 0);
-    return svcreate4(svget2(lo, 0), svget2(lo, 1), svget2(hi, 0), svget2(hi, 1));
-  }
-  // The byte offsets of chunks 1..7 of a 32-K step (chunk c at c·nr·2) and of the second LHS
-  // quadruple (16·VL), in registers for the whole K loop: clang 19 folds no immediate into the
-  // multi-vector loads, and would otherwise recompute each offset with an RDVL per step. The
-  // empty asm keeps it from rematerialising them.
-  struct Offsets {
-    size_t c[8], a16;
-  };
-  __attribute__((always_inline)) inline static Offsets offsets(size_t nr) __arm_streaming {
-    Offsets o{{0, nr * 2, nr * 4, nr * 6, nr * 8, nr * 10, nr * 12, nr * 14}, nr * 4};
-    asm("" : "+r"(o.c[1]), "+r"(o.c[2]), "+r"(o.c[3]), "+r"(o.c[4]), "+r"(o.c[5]), "+r"(o.c[6]), "+r"(o.c[7]),
-        "+r"(o.a16));
-    return o;
-  }
   // GEMM, per 32 K (kpad(k) is a multiple of 32): LD1B×4 ×2 LHS, 8 × (LD1B×2, 2 LUTI4, 4 SMOPA),
   // two pointer steps (ADDVL).
   __attribute__((always_inline)) inline static void gemm_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
       __arm_streaming __arm_inout("za") __arm_in("zt0") {
     const size_t vl = svcntw(), nr = 4 * vl, kp = kpad(k);
     const svcount_t all = svptrue_c8();
-    const Offsets o = offsets(nr);
+    const ChunkOffsets o = chunk_offsets(nr * 2);  // chunks of nr·2 bytes; o.c[2] = 16·VL: the second LHS quadruple
     const auto* a = reinterpret_cast<const int8_t*>(lhs);
     for (size_t c = 0; c < kp; c += 32, a += 32 * vl, rhs += 16 * nr) {
-      const svint8x4_t a0 = svld1_s8_x4(all, a), a1 = svld1_s8_x4(all, a + o.a16);
-      mopa4(svget4(a0, 0), chunk(rhs));
-      mopa4(svget4(a0, 1), chunk(rhs + o.c[1]));
-      mopa4(svget4(a0, 2), chunk(rhs + o.c[2]));
-      mopa4(svget4(a0, 3), chunk(rhs + o.c[3]));
-      mopa4(svget4(a1, 0), chunk(rhs + o.c[4]));
-      mopa4(svget4(a1, 1), chunk(rhs + o.c[5]));
-      mopa4(svget4(a1, 2), chunk(rhs + o.c[6]));
-      mopa4(svget4(a1, 3), chunk(rhs + o.c[7]));
+      const svint8x4_t a0 = svld1_s8_x4(all, a), a1 = svld1_s8_x4(all, a + o.c[2]);
+      mopa4(svget4(a0, 0), sme2::luti4_x4(rhs));
+      mopa4(svget4(a0, 1), sme2::luti4_x4(rhs + o.c[1]));
+      mopa4(svget4(a0, 2), sme2::luti4_x4(rhs + o.c[2]));
+      mopa4(svget4(a0, 3), sme2::luti4_x4(rhs + o.c[3]));
+      mopa4(svget4(a1, 0), sme2::luti4_x4(rhs + o.c[4]));
+      mopa4(svget4(a1, 1), sme2::luti4_x4(rhs + o.c[5]));
+      mopa4(svget4(a1, 2), sme2::luti4_x4(rhs + o.c[6]));
+      mopa4(svget4(a1, 3), sme2::luti4_x4(rhs + o.c[7]));
     }
   }
   // GEMV, per 32 K: LD1RQB ×2, 8 × (LD1B×2, 2 LUTI4, SDOT lane).
   __attribute__((always_inline)) inline static void gemv_acc(size_t k, const uint8_t* lhs, const uint8_t* rhs)
       __arm_streaming __arm_inout("za") __arm_in("zt0") {
     const size_t nr = 4 * svcntw(), kp = kpad(k);
-    const Offsets o = offsets(nr);
+    const ChunkOffsets o = chunk_offsets(nr * 2);
     const auto* a = reinterpret_cast<const int8_t*>(lhs);
     for (size_t c = 0; c < kp; c += 32, a += 32, rhs += 16 * nr) {
       const svint8_t a0 = svld1rq_s8(svptrue_b8(), a), a1 = svld1rq_s8(svptrue_b8(), a + 16);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs), a0, 0);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[1]), a0, 1);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[2]), a0, 2);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[3]), a0, 3);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[4]), a1, 0);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[5]), a1, 1);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[6]), a1, 2);
-      svdot_lane_za32_s8_vg1x4(0, chunk(rhs + o.c[7]), a1, 3);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs), a0, 0);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[1]), a0, 1);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[2]), a0, 2);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[3]), a0, 3);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[4]), a1, 0);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[5]), a1, 1);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[6]), a1, 2);
+      svdot_lane_za32_s8_vg1x4(0, sme2::luti4_x4(rhs + o.c[7]), a1, 3);
     }
   }
 };

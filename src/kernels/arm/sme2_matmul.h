@@ -39,10 +39,7 @@ struct Q4Weights {
   // The four int8 vectors of the quad at `q` (nr·2 bytes).
   __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming
       __arm_preserves("za") __arm_in("zt0") {
-    const svuint8x2_t idx = svld1_u8_x2(svptrue_c8(), q);
-    const svint8x2_t lo = svluti4_lane_zt_s8_x2(0, svget2(idx, 0), 0);
-    const svint8x2_t hi = svluti4_lane_zt_s8_x2(0, svget2(idx, 1), 0);
-    return svcreate4(svget2(lo, 0), svget2(lo, 1), svget2(hi, 0), svget2(hi, 1));
+    return luti4_x4(q);
   }
   // Half h of the quad (columns h·2VL..h·2VL + 2VL, tiles 2h and 2h + 1): the vector at
   // `q` = quad + h·kHalfQuadBytes, one LUTI4.

@@ -33,6 +33,6 @@ void run_ref(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, si
 
 const LhsPacker lhs_quant_pack_bf16p16x32_f32_ref = {"lhs_quant_pack_bf16p16x32_f32_ref", bf16p::packed_size,
                                                       bf16p::packed_offset, run_ref, nullptr,
-                                                      LhsChunk::block};
+                                                      LhsChunk::block, false};
 
 }  // namespace qmm

@@ -47,6 +47,6 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
 
 const LhsPacker lhs_quant_pack_bf16p16x32_f32_avx512 = {"lhs_quant_pack_bf16p16x32_f32_avx512", bf16p::packed_size,
                                                          bf16p::packed_offset, run, &lhs_quant_pack_bf16p16x32_f32_ref,
-                                                         LhsChunk::block};
+                                                         LhsChunk::block, false};
 
 }  // namespace qmm

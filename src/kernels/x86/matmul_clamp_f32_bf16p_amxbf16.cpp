@@ -76,6 +76,13 @@ struct Makers {
   Emit emit;
 };
 
+// A Q4_0 / Q8_0 block's 16 f16 d at `d16`, spread per quarter (s) with the offset of zero point
+// z folded in (o = −z·d): w = fma(u, s, o) = d·(u − z), exact.
+inline void block_scales(const uint8_t* d16, float z, const Makers& mk, __m512 s[4], __m512 o[4]) {
+  const __m512 d = avx512::load_f16x16(d16);
+  for (size_t q = 0; q < 4; ++q) s[q] = mk.spread(d, q), o[q] = _mm512_mul_ps(s[q], _mm512_set1_ps(-z));
+}
+
 // A weight type W supplies panel_bytes(k) (a 16-column panel) and tile(panel, b, out, mk):
 // the B tile of 32-block b, its weights as matmul_clamp_f32_bf16p_scalar.cpp computes them.
 
@@ -85,9 +92,8 @@ struct Q4 {
   static size_t panel_bytes(size_t k) { return kTile * (k / kBlock) * 18; }
   static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* blk = panel + b * kTile * 18;
-    const __m512 d = avx512::load_f16x16(blk + 16 * kTile);
     __m512 s[4], o[4];
-    for (size_t q = 0; q < 4; ++q) s[q] = mk.spread(d, q), o[q] = _mm512_mul_ps(s[q], _mm512_set1_ps(-8.0f));
+    block_scales(blk + 16 * kTile, 8.0f, mk, s, o);
     const __m512i m4 = _mm512_set1_epi32(0x0f);
     for (size_t v = 0; v < 4; ++v) {
       __m512 lo[4], hi[4];
@@ -107,9 +113,8 @@ struct Q8 {
   static size_t panel_bytes(size_t k) { return kTile * (k / kBlock) * 34; }
   static void tile(const uint8_t* panel, size_t b, uint8_t* out, const Makers& mk) {
     const uint8_t* blk = panel + b * kTile * 34;
-    const __m512 d = avx512::load_f16x16(blk + 32 * kTile);
     __m512 s[4], o[4];
-    for (size_t q = 0; q < 4; ++q) s[q] = mk.spread(d, q), o[q] = _mm512_mul_ps(s[q], _mm512_set1_ps(-128.0f));
+    block_scales(blk + 32 * kTile, 128.0f, mk, s, o);
     for (size_t v = 0; v < 8; ++v) {
       __m512 f[4];
       for (size_t q = 0; q < 4; ++q) f[q] = _mm512_fmadd_ps(f32(bytes16(blk + 64 * v + 16 * q)), s[q], o[q]);
@@ -316,8 +321,8 @@ template <bool kR2, bool kC2>
   if constexpr (kR2 && kC2) c_store<3>(d1 + kTile, s.stride, r1, n1, s.clamp, s.lo, s.hi, s.tmp);
 }
 
-// K goes in chunks of kChunk 32-blocks: the B tiles of 32 columns and a chunk (2 x 16 KiB,
-// in L1) are made once and serve every row tile of the call.
+// K goes in chunks of kChunk 32-blocks: the B tiles of 32 columns and a chunk (2 x 32 KiB,
+// in L2) are made once and serve every row tile of the call.
 constexpr size_t kChunk = 32;
 
 template <class W>
