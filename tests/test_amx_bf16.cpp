@@ -120,18 +120,29 @@ TEST(Bf16Gemms, SelectedWhereGrantedAndDisabledByName) {
     EXPECT_EQ(off.gemv, pair.gemv) << type_name(t);
   }
   // Below its measured rows the next GEMM on the same weights serves (select.cpp gemm_min_rows).
+  // Below those, AVX-512 VNNI's (the AMX-INT8 tiles waste most of their products under 12 rows).
   const KernelPair q4 = select_kernels(WeightType::q4_0, KernelFilter{}, cpu);
-  ASSERT_NE(q4.gemm_few, nullptr);
-  EXPECT_EQ(q4.gemm_few->isa, Isa::amx);
-  EXPECT_EQ(q4.few_below, gemm_min_rows(*q4.gemm));
-  EXPECT_GT(q4.few_below, 2u);
+  ASSERT_NE(q4.few[0].gemm, nullptr);
+  EXPECT_EQ(q4.few[0].gemm->isa, Isa::amx);
+  EXPECT_EQ(q4.few[0].below, gemm_min_rows(*q4.gemm));
+  ASSERT_NE(q4.few[1].gemm, nullptr);
+  EXPECT_EQ(q4.few[1].gemm->isa, Isa::avx512vnni);
+  EXPECT_EQ(q4.few[1].below, gemm_min_rows(*q4.few[0].gemm));
+  EXPECT_GT(q4.few[0].below, q4.few[1].below);
+  EXPECT_GT(q4.few[1].below, 2u);
   const KernelPair q6 = select_kernels(WeightType::q6_k, KernelFilter{}, cpu);
-  ASSERT_NE(q6.gemm_few, nullptr);
-  EXPECT_EQ(q6.gemm_few->isa, Isa::amx);
-  EXPECT_TRUE(shares_packed_rhs(*q6.gemm_few, *q6.gemm));
-  EXPECT_EQ(select_kernels(WeightType::q6_k, parse_kernel_filter("", "amxbf16"), cpu).gemm_few, nullptr);
+  ASSERT_NE(q6.few[0].gemm, nullptr);
+  EXPECT_EQ(q6.few[0].gemm->isa, Isa::amx);
+  EXPECT_TRUE(shares_packed_rhs(*q6.few[0].gemm, *q6.gemm));
+  ASSERT_NE(q6.few[1].gemm, nullptr);
+  EXPECT_TRUE(shares_packed_rhs(*q6.few[1].gemm, *q6.gemm));
+  // Without AMX-BF16 the AMX-INT8 GEMM leads, and VNNI serves below 12 rows.
+  const KernelPair q6_int8 = select_kernels(WeightType::q6_k, parse_kernel_filter("", "amxbf16"), cpu);
+  ASSERT_NE(q6_int8.few[0].gemm, nullptr);
+  EXPECT_EQ(q6_int8.few[0].gemm->isa, Isa::avx512vnni);
+  EXPECT_EQ(q6_int8.few[1].gemm, nullptr);
   // Allowed alone, AMX-BF16 serves every m > 1.
-  EXPECT_EQ(select_kernels(WeightType::q4_0, parse_kernel_filter("amxbf16", ""), cpu).gemm_few, nullptr);
+  EXPECT_EQ(select_kernels(WeightType::q4_0, parse_kernel_filter("amxbf16", ""), cpu).few[0].gemm, nullptr);
   CpuInfo no_bf16 = cpu;
   no_bf16.features &= ~kFeatAMXBF16;
   const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, no_bf16);
@@ -140,21 +151,27 @@ TEST(Bf16Gemms, SelectedWhereGrantedAndDisabledByName) {
   EXPECT_NE(pair.skipped[0].find("amx-bf16"), std::string::npos) << pair.skipped[0];
 }
 
-// On this CPU: m = 1 runs the GEMV, 1 < m < few_below the next GEMM (its bits exactly), from
-// few_below rows on the AMX-BF16 GEMM; a few-rows GEMM on other weights is refused.
+// On this CPU: m = 1 runs the GEMV, 1 < m < few[0].below the next GEMMs (their bits exactly: the
+// AMX-INT8 and VNNI GEMMs are twins), from few[0].below rows on the AMX-BF16 GEMM; a few-rows
+// GEMM on other weights, or tiers out of order, are refused.
 TEST(Bf16Gemms, FewRowsRunTheNextGemm) {
   if (auto why = unavailable_reason(Isa::amxbf16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
   const size_t n = 40, k = 512;
   const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_k, n, k, 3);
   const PackedWeights w = PackedWeights::pack(WeightType::q4_k, n, k, rows.data(), KernelFilter{});
-  ASSERT_NE(w.few_rows_gemm(), nullptr);
-  const size_t below = w.few_rows_below();
+  const std::array<FewRows, 2> tiers = w.few_rows();
+  ASSERT_NE(tiers[0].gemm, nullptr);
+  ASSERT_NE(tiers[1].gemm, nullptr);
+  const size_t below = tiers[0].below;
   EXPECT_EQ(w.kernel_for(1).gemv, true);
-  EXPECT_EQ(&w.kernel_for(below - 1), w.few_rows_gemm());
+  EXPECT_EQ(&w.kernel_for(2), tiers[1].gemm);
+  EXPECT_EQ(&w.kernel_for(tiers[1].below - 1), tiers[1].gemm);
+  EXPECT_EQ(&w.kernel_for(tiers[1].below), tiers[0].gemm);
+  EXPECT_EQ(&w.kernel_for(below - 1), tiers[0].gemm);
   EXPECT_EQ(w.kernel_for(below).isa, Isa::amxbf16);
-  const PackedWeights few = PackedWeights::pack_with(*w.few_rows_gemm(), w.gemv(), n, k, rows.data());
+  const PackedWeights few = PackedWeights::pack_with(*tiers[0].gemm, w.gemv(), n, k, rows.data());
   Context ctx(1);
-  for (size_t m : {size_t{2}, below - 1, below, below + 17}) {
+  for (size_t m : {size_t{2}, tiers[1].below - 1, tiers[1].below, below - 1, below, below + 17}) {
     const std::vector<float> a = test::random_floats(m * k, 9);
     std::vector<float> got(m * n), want(m * n);
     matmul(w, m, a.data(), k * 4, got.data(), n * 4, -INFINITY, INFINITY, ctx);
@@ -167,7 +184,8 @@ TEST(Bf16Gemms, FewRowsRunTheNextGemm) {
   }
   PackedWeights v = PackedWeights::pack(WeightType::q4_k, n, k, rows.data(), KernelFilter{});
   const Ukernel& scalar = *select_kernels(WeightType::q4_k, parse_kernel_filter("scalar", ""), cpu_info()).gemm;
-  EXPECT_THROW(v.set_few_rows_gemm(&scalar, 64), Error);
+  EXPECT_THROW(v.set_few_rows({FewRows{&scalar, 64}, FewRows{}}), Error);
+  EXPECT_THROW(v.set_few_rows({tiers[1], tiers[0]}), Error);  // the wider range after the narrower
 }
 
 #else

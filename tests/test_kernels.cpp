@@ -411,7 +411,7 @@ TEST(KernelTwins, AmxCpusSelectTheAmxGemmsAndVnniGemvs) {
     if (u->isa != Isa::amx) continue;
     if (auto why = test::why_unavailable(*u); !why.empty()) GTEST_SKIP() << u->name << ": " << why;
     const KernelPair pair = select_kernels(u->type, KernelFilter{}, cpu_info());
-    EXPECT_EQ(pair.gemm->isa == Isa::amxbf16 ? pair.gemm_few : pair.gemm, u) << type_name(u->type);
+    EXPECT_EQ(pair.gemm->isa == Isa::amxbf16 ? pair.few[0].gemm : pair.gemm, u) << type_name(u->type);
     ASSERT_NE(pair.gemv, nullptr);
     EXPECT_EQ(pair.gemv->isa, Isa::avx512vnni) << type_name(u->type) << ": " << pair.gemv->name;
     EXPECT_TRUE(pair.gemv->gemv && shares_packed_rhs(*pair.gemv, *u)) << pair.gemv->name;

@@ -170,7 +170,7 @@ class Loader {
       const KernelPair pair = select_kernels(parts[i].first, opt_.filter, cpu_info());
       try {
         f.parts.push_back(PackedWeights::adopt(*pair.gemm, *pair.gemv, e.n, e.k, pack_->data(e), e.bytes, pack_));
-        f.parts.back().set_few_rows_gemm(pair.gemm_few, pair.few_below);
+        f.parts.back().set_few_rows(pair.few);
       } catch (const Error&) {
         f.parts.clear();
         return miss(), false;
@@ -752,11 +752,10 @@ void Model::write_pack_cache(const std::string& key, const LoadOptions& opt) {
     for (size_t i = 0; ok && i < ws.size(); ++i) {
       const PackEntry& e = pack->entries()[i + 1];
       const DecodePlan plan = ws[i]->decode_plan();
-      const Ukernel* few = ws[i]->few_rows_gemm();
-      const size_t few_below = ws[i]->few_rows_below();
+      const std::array<FewRows, 2> few = ws[i]->few_rows();
       *ws[i] = PackedWeights::adopt(ws[i]->gemm(), ws[i]->gemv(), e.n, e.k, pack->data(e), e.bytes, pack);
       ws[i]->set_decode_plan(plan);
-      ws[i]->set_few_rows_gemm(few, few_below);
+      ws[i]->set_few_rows(few);
     }
     if (ok) {
       tok_embd_bytes_ = pack->data(pack->entries()[0]);

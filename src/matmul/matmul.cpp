@@ -171,15 +171,21 @@ PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const voi
   check_weight_shape(type, n, k);
   const KernelPair pair = select_kernels(type, filter, cpu_info());
   PackedWeights w = pack_with(*pair.gemm, *pair.gemv, n, k, data, pool, huge_pages);
-  w.set_few_rows_gemm(pair.gemm_few, pair.few_below);
+  w.set_few_rows(pair.few);
   return w;
 }
 
-void PackedWeights::set_few_rows_gemm(const Ukernel* few, size_t below) {
-  check_arg(few == nullptr || (!few->gemv && shares_packed_rhs(*few, *gemm_)), "the few-rows GEMM must read the GEMM's packed RHS");
-  few_ = few;
-  few_below_ = few ? below : 0;
-  if (few) few_params_ = kernel_params(*few);
+void PackedWeights::set_few_rows(const std::array<FewRows, 2>& few) {
+  size_t below = static_cast<size_t>(-1);
+  for (const FewRows& t : few) {
+    check_arg(t.gemm == nullptr || (!t.gemm->gemv && shares_packed_rhs(*t.gemm, *gemm_) && t.below < below),
+              "a few-rows GEMM must read the GEMM's packed RHS and serve fewer rows than the tier before it");
+    if (t.gemm) below = t.below;
+  }
+  for (size_t i = 0; i < few.size(); ++i) {
+    few_[i] = few[i].gemm ? few[i] : FewRows{};
+    few_params_[i] = few[i].gemm ? kernel_params(*few[i].gemm) : TileParams{};
+  }
 }
 
 PackedWeights PackedWeights::with_kernels(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k) {

@@ -1,8 +1,10 @@
 // The matmul layer: weights packed once, then dst = clamp(lhs · Wᵀ) with the selected
 // microkernels, threaded by a persistent pool (docs/design.md §1, §6).
 #pragma once
+#include <array>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -85,13 +87,12 @@ class PackedWeights {
   size_t k() const { return k_; }
   const Ukernel& gemm() const { return *gemm_; }
   const Ukernel& gemv() const { return *gemv_; }
-  const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : m < few_below_ ? *few_ : *gemm_; }
-  const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : m < few_below_ ? few_params_ : gemm_params_; }
-  // The GEMM for 1 < m < below rows (KernelPair::gemm_few): it must read this GEMM's packed
-  // RHS; nullptr: the GEMM serves every m > 1.
-  void set_few_rows_gemm(const Ukernel* few, size_t below);
-  const Ukernel* few_rows_gemm() const { return few_; }
-  size_t few_rows_below() const { return few_below_; }
+  const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : tier(m) ? *few_[*tier(m)].gemm : *gemm_; }
+  const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : tier(m) ? few_params_[*tier(m)] : gemm_params_; }
+  // The GEMMs for 1 < m < few[i].below rows (KernelPair::few): each must read this GEMM's packed
+  // RHS and serve fewer rows than the tier before it; no tier: the GEMM serves every m > 1.
+  void set_few_rows(const std::array<FewRows, 2>& few);
+  const std::array<FewRows, 2>& few_rows() const { return few_; }
   const uint8_t* data() const { return owner_ ? ext_ : buf_.data(); }
   size_t bytes() const { return owner_ ? ext_bytes_ : buf_.size(); }
   bool mapped() const { return owner_ != nullptr; }  // adopted bytes (not this object's buffer)
@@ -107,9 +108,17 @@ class PackedWeights {
 
   const Ukernel* gemm_ = nullptr;
   const Ukernel* gemv_ = nullptr;
-  TileParams gemm_params_{}, gemv_params_{}, few_params_{};
-  const Ukernel* few_ = nullptr;
-  size_t few_below_ = 0;
+  // The narrowest tier whose rows hold m (an index into few_), if any.
+  std::optional<size_t> tier(size_t m) const {
+    for (size_t i = few_.size(); i-- > 0;) {
+      if (few_[i].gemm && m < few_[i].below) return i;
+    }
+    return std::nullopt;
+  }
+
+  TileParams gemm_params_{}, gemv_params_{};
+  std::array<FewRows, 2> few_{};
+  std::array<TileParams, 2> few_params_{};
   size_t n_ = 0, k_ = 0, svl_bytes_ = 0;
   size_t chunk_bytes_ = DecodePlan::kDefaultChunkBytes;
   bool measured_ = false;

@@ -226,17 +226,21 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
   }
   if (!pair.gemv) pair.gemv = pair.gemm;
-  if (const size_t rows = gemm_min_rows(*pair.gemm); rows > 2) {
+  const Ukernel* above = pair.gemm;  // each tier: the next GEMM after the one above it in the list
+  for (FewRows& tier : pair.few) {
+    const size_t rows = gemm_min_rows(*above);
+    if (rows <= 2) break;
     bool after = false;
     for (const Ukernel* u : kernel_list()) {
-      if (u == pair.gemm) {
+      if (u == above) {
         after = true;
-      } else if (after && !pair.gemm_few && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
+      } else if (after && !tier.gemm && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
                  filter.permits(*u)) {
-        pair.gemm_few = u;
-        pair.few_below = rows;
+        tier = {u, rows};
       }
     }
+    if (!tier.gemm) break;
+    above = tier.gemm;
   }
   return pair;
 }
@@ -245,6 +249,11 @@ size_t gemm_min_rows(const Ukernel& u) {
   // 2-vCPU Xeon (Sapphire/Emerald Rapids class), n 4096, k 2048, against the AMX-INT8 GEMM
   // (AVX-512 VNNI's for IQ4_NL): BF16 wins from 64 rows on (Q4_0 at load ~4: 32 rows 541-569
   // against 638-648 GOPS, 64 rows 745-802 against 661-706).
+  // AMX-INT8 against AVX-512 VNNI (Q4_0, n 8192, k 2048, 1 thread, 2026-11-27, load ~2): the
+  // 16-row tiles waste most of their products below 12 rows (m 4: 0.877 against 0.388 ms;
+  // m 8: 0.987 / 0.612; m 12: 1.023 / 1.141; m 16: 1.021 / 1.209): batched decode of a few
+  // sequences (serve's slots) runs on the VNNI GEMM. The two give the same bits (KernelTwins).
+  if (u.isa == Isa::amx) return 12;
   return u.isa == Isa::amxbf16 ? 64 : 0;
 }
 

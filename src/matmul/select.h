@@ -1,6 +1,7 @@
 // Kernel selection (docs/design.md §3): per weight type, the best available GEMM of the kernel
 // list and the GEMV of the same ISA that reads the same packed RHS; user overrides.
 #pragma once
+#include <array>
 #include <string>
 #include <vector>
 
@@ -30,12 +31,18 @@ KernelFilter kernel_filter_from_env();
 // Both: the environment, narrowed further by an API/flag filter.
 KernelFilter merge(const KernelFilter& a, const KernelFilter& b);
 
+struct FewRows {
+  const Ukernel* gemm = nullptr;  // nullptr: no such tier
+  size_t below = 0;
+};
+
 struct KernelPair {
   const Ukernel* gemm = nullptr;
   const Ukernel* gemv = nullptr;  // reads the GEMM's packed RHS; the GEMM itself if the ISA has none
-  // For 1 < m < few_below rows: the next usable GEMM on the same packed RHS (gemm_min_rows).
-  const Ukernel* gemm_few = nullptr;
-  size_t few_below = 0;
+  // For 1 < m < few[i].below rows: few[i].gemm, the next usable GEMMs on the same packed RHS
+  // (gemm_min_rows), each serving the rows below the one before it: few[1]'s range is inside
+  // few[0]'s (the AMX-BF16 GEMM from 64 rows, AMX-INT8 from 12, AVX-512 VNNI below).
+  std::array<FewRows, 2> few{};
   std::vector<std::string> skipped;  // "name: reason" for every better variant passed over
 };
 

@@ -45,13 +45,15 @@ int cmd_info(int argc, char** argv) {
     if (!info.target()) continue;
     const WeightType t = info.type();
     const KernelPair pair = select_kernels(t, filter, cpu);
-    if (pair.gemm_few) {
-      std::printf("\n%s weights:\n  GEMM (m >= %zu): %s\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t),
-                  pair.few_below, pair.gemm->name, pair.gemm_few->name, pair.gemv->name);
-    } else {
-      std::printf("\n%s weights:\n  GEMM (m > 1):  %s\n  GEMV (m = 1):  %s\n", type_name(t), pair.gemm->name,
-                  pair.gemv->name);
+    std::printf("\n%s weights:\n", type_name(t));
+    // The rows of each GEMM, widest first: the GEMM from the first tier's rows, each tier from the next one's.
+    const size_t from = pair.few[0].gemm ? pair.few[0].below : 2;
+    std::printf("  GEMM (m >= %zu):%*s%s\n", from, from < 10 ? 2 : 1, "", pair.gemm->name);
+    for (size_t i = 0; i < pair.few.size() && pair.few[i].gemm; ++i) {
+      const size_t lo = i + 1 < pair.few.size() && pair.few[i + 1].gemm ? pair.few[i + 1].below : 2;
+      std::printf("  GEMM (m >= %zu):%*s%s\n", lo, lo < 10 ? 2 : 1, "", pair.few[i].gemm->name);
     }
+    std::printf("  GEMV (m = 1):   %s\n", pair.gemv->name);
     for (const auto& s : pair.skipped) std::printf("  skipped        %s\n", s.c_str());
   }
   std::printf("\ndecode plans tuned by measurement (qmm tune; QMM_TUNE=0 or --no-tune keeps the defaults):\n");
