@@ -150,9 +150,13 @@ double rel_diff(const std::vector<float>& a, const std::vector<float>& b) {
 TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
   QMM_REQUIRE_STORIES260K();
   // Tolerance: the paths differ only in F32 summation order (and FMA), which can also flip an
-  // int8 rounding of a later layer's activations: 1e-4 of the largest logit (AVX2 measured
-  // ~1e-6 for F32/F16 and ~1e-7 for Q8_0/Q4_0).
-  constexpr double kTol = 1e-4;
+  // int8 rounding of a later layer's activations: 1e-4 of the largest logit (~1e-7 measured for
+  // Q8_0/Q4_0). F32 and F16 weights: 1e-3 — how far their summation-order differences grow
+  // through the layers depends on the attention kernel's own rounding, which both runs share:
+  // with the plain reference attention (QMM_ATTENTION=attend_ref) F32 reaches 1.2e-4 (prefill) /
+  // 3.7e-4 (decode), with attend_avx2 4.5e-6, with attend_avx512 (16-wide exponential and value
+  // sums since 2026-11-27) 1.2e-4 / 3.6e-4.
+  constexpr double kTol = 1e-4, kFloatTol = 1e-3;
   const KernelFilter scalar = parse_kernel_filter("scalar", "");
   int compared = 0;
   for (Isa isa : isa_list()) {
@@ -166,7 +170,7 @@ TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
       const double d_prefill = rel_diff(ref.first, got.first), d_decode = rel_diff(ref.second, got.second);
       // The AMX-BF16 GEMMs (a reference of their own) round activations and weights to BF16: 1.0-1.4 %
       // of the largest logit measured here, through every layer.
-      const double tol = pair.gemm->reference ? 3e-2 : kTol;
+      const double tol = pair.gemm->reference ? 3e-2 : t == WeightType::f32 || t == WeightType::f16 ? kFloatTol : kTol;
       EXPECT_LE(d_prefill, tol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
       EXPECT_LE(d_decode, tol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
       std::printf("  %s %s: max |logit - scalar| / max |logit| = %.2g (prefill), %.2g (decode)\n", isa_name(isa),
