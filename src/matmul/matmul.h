@@ -87,8 +87,16 @@ class PackedWeights {
   size_t k() const { return k_; }
   const Ukernel& gemm() const { return *gemm_; }
   const Ukernel& gemv() const { return *gemv_; }
-  const Ukernel& kernel_for(size_t m) const { return m == 1 ? *gemv_ : tier(m) ? *few_[*tier(m)].gemm : *gemm_; }
-  const TileParams& params_for(size_t m) const { return m == 1 ? gemv_params_ : tier(m) ? few_params_[*tier(m)] : gemm_params_; }
+  const Ukernel& kernel_for(size_t m) const {
+    if (m == 1) return *gemv_;
+    const std::optional<size_t> i = tier(m);
+    return i ? *few_[*i].gemm : *gemm_;
+  }
+  const TileParams& params_for(size_t m) const {
+    if (m == 1) return gemv_params_;
+    const std::optional<size_t> i = tier(m);
+    return i ? few_params_[*i] : gemm_params_;
+  }
   // The GEMMs for 1 < m < few[i].below rows (KernelPair::few): each must read this GEMM's packed
   // RHS and serve fewer rows than the tier before it; no tier: the GEMM serves every m > 1.
   void set_few_rows(const std::array<FewRows, 2>& few);

@@ -46,12 +46,14 @@ int cmd_info(int argc, char** argv) {
     const WeightType t = info.type();
     const KernelPair pair = select_kernels(t, filter, cpu);
     std::printf("\n%s weights:\n", type_name(t));
-    // The rows of each GEMM, widest first: the GEMM from the first tier's rows, each tier from the next one's.
-    const size_t from = pair.few[0].gemm ? pair.few[0].below : 2;
-    std::printf("  GEMM (m >= %zu):%*s%s\n", from, from < 10 ? 2 : 1, "", pair.gemm->name);
-    for (size_t i = 0; i < pair.few.size() && pair.few[i].gemm; ++i) {
-      const size_t lo = i + 1 < pair.few.size() && pair.few[i + 1].gemm ? pair.few[i + 1].below : 2;
-      std::printf("  GEMM (m >= %zu):%*s%s\n", lo, lo < 10 ? 2 : 1, "", pair.few[i].gemm->name);
+    // The GEMMs widest rows first: the GEMM, then each tier; each serves from the next one's `below` (2 for the last).
+    const Ukernel* g = pair.gemm;
+    for (size_t i = 0;; ++i) {
+      const bool next = i < pair.few.size() && pair.few[i].gemm;
+      const size_t from = next ? pair.few[i].below : 2;
+      std::printf("  GEMM (m >= %zu):%*s%s\n", from, from < 10 ? 2 : 1, "", g->name);
+      if (!next) break;
+      g = pair.few[i].gemm;
     }
     std::printf("  GEMV (m = 1):   %s\n", pair.gemv->name);
     for (const auto& s : pair.skipped) std::printf("  skipped        %s\n", s.c_str());
