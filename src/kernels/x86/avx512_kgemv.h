@@ -123,5 +123,72 @@ struct GemvQ6K {
   }
 };
 
+
+// Q4_K (q4kp) for the GEMV: one super-block per step; the two sub-blocks of a 32-byte group
+// at once (the GEMM's VnniQ4K makes one pass per nibble: both at once need 2·C·R accumulators,
+// which R = 1 affords), each vector loaded once; and the super-block scales d and dmin wait for
+// the end of the super-block: per sub-block j, t += (Σ·sc_j)·s_a (the product exact:
+// |Σ| ≤ 32·15·127, sc_j ≤ 63) and t_min += m_j·((−8·Σa)·s_a), then
+// acc += t·d + t_min·(dmin/8) once per super-block: 7 instructions per sub-block and panel
+// after the dot products where VnniQ4K::finish takes 10 (sc_j·d, m_j·dmin/8 and (sc_j·d)·s_a
+// per sub-block).
+template <class V>
+struct GemvQ4K {
+  static constexpr size_t kNr = kPanel<V>, kStepBlocks = 8, kRhsBlock = kNr * 148;
+  static constexpr bool kPrefetchesInStep = true;
+  using I = typename V::I;
+  using F = typename V::F;
+
+  template <size_t R, size_t C, size_t RL = R>
+  static void step(const uint8_t* w, size_t stride, const uint8_t* a, F acc[C][R], size_t pf) {
+    static_assert(R == 1 && RL == 1, "the GEMV's step: one LHS row");
+    F t[C], tmin[C];
+    for (size_t c = 0; c < C; ++c) t[c] = tmin[c] = V::zero();
+#pragma GCC unroll 1
+    for (size_t pair = 0; pair < 4; ++pair) group<C>(w, stride, pair, a + 2 * pair * x86lhs::kBlockBytes, t, tmin, pf);
+    for (size_t c = 0; c < C; ++c) {
+      const F d = V::load_f16(at<V, 2>(w, stride, c, 144 * kNr));
+      const F dmin8 = V::mul(V::load_f16(at<V, 2>(w, stride, c, 146 * kNr)), V::set1(0.125f));
+      acc[c][0] = V::fmadd(tmin[c], dmin8, V::fmadd(t[c], d, acc[c][0]));
+    }
+  }
+
+  // Sub-blocks 2·pair (low nibbles of 32-byte group `pair`, LHS block a0) and 2·pair + 1 (high
+  // nibbles, the next LHS block); with pf != 0, parts 2·pair and 2·pair + 1 of 8 of each panel's
+  // super-block at +pf (the GEMV's next one) are prefetched into L2, one per half of the loop.
+  template <size_t C>
+  static void group(const uint8_t* w, size_t stride, size_t pair, const uint8_t* a0, F t[C], F tmin[C], size_t pf) {
+    const uint8_t* a1 = a0 + x86lhs::kBlockBytes;
+    const I m4 = V::set1_i8(0x0f);
+    I s0[C], s1[C];
+    for (size_t c = 0; c < C; ++c) s0[c] = s1[c] = V::set1_i8(0);
+#pragma GCC unroll 8
+    for (size_t v = 0; v < 8; ++v) {
+      if (pf != 0 && v % 4 == 0) {
+        for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 2 * pair + v / 4);
+      }
+      const I av0 = V::broadcast4(a0 + 4 * v), av1 = V::broadcast4(a1 + 4 * v);
+      for (size_t c = 0; c < C; ++c) {
+        const I wv = V::load(at<V, 4>(w, stride, c, pair * 32 * kNr + 4 * kNr * v));
+        s0[c] = V::dpbusd(s0[c], V::and_(wv, m4), av0);
+        s1[c] = V::dpbusd(s1[c], V::and_(V::srli16_4(wv), m4), av1);
+      }
+    }
+    finish<C>(w, stride, 2 * pair, a0, s0, t, tmin);
+    finish<C>(w, stride, 2 * pair + 1, a1, s1, t, tmin);
+  }
+
+  template <size_t C>
+  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const I s[C], F t[C], F tmin[C]) {
+    const F sa = V::broadcast_f32(aj + 32);
+    const F nb = V::mul(V::to_f32(V::madd_i16(V::broadcast4(aj + 36), 1)), sa);  // (−8·Σa)·s_a
+    for (size_t c = 0; c < C; ++c) {
+      const uint8_t* sm = at<V, 1>(w, stride, c, 128 * kNr + 2 * kNr * j);
+      t[c] = V::fmadd(V::mul(V::to_f32(s[c]), V::load_u8_f32(sm)), sa, t[c]);
+      tmin[c] = V::fmadd(V::load_u8_f32(sm + kNr), nb, tmin[c]);
+    }
+  }
+};
+
 }  // namespace
 }  // namespace qmm::x86q
