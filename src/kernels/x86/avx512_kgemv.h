@@ -91,7 +91,7 @@ struct GemvQ6K {
     // qh vectors that the other P's sub-blocks load again on the stack, a store per vector).
     asm("" : "+r"(w));
     if (pf != 0) {
-      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), H == 0 ? j0 : j1);
+      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 4 * h + 2 * P + H);
     }
     const uint8_t* a0 = a + j0 * x86lhs::kBlockBytes;
     const uint8_t* a1 = a + j1 * x86lhs::kBlockBytes;
