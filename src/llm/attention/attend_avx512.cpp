@@ -36,27 +36,68 @@ struct Avx512Vnni : X86Keys {
       scores_rows_v8<Avx512Vnni, H>(q, k, stride, hd, len, scale, att);
       return;
     }
-    constexpr size_t K = 8 / H;
-    score_frame<H>(
-        k, stride * sizeof(T), len, scale, att,
-        [&](size_t p, v8* f) {
-          __m512 a[8];
-          for (size_t i = 0; i < 8; ++i) a[i] = _mm512_setzero_ps();
-          for (size_t d = 0; d < hd; d += 16) {
-            __m512 kv[K];
-            for (size_t j = 0; j < K; ++j) kv[j] = load16(k + (p + j) * stride + d);
-            for (size_t h = 0; h < H; ++h) {
-              const __m512 qv = _mm512_loadu_ps(q + h * hd + d);
-              for (size_t j = 0; j < K; ++j) a[h * K + j] = _mm512_fmadd_ps(qv, kv[j], a[h * K + j]);
-            }
-          }
-          for (size_t i = 0; i < 8; ++i) f[i] = fold(a[i]);
-        },
-        [&](size_t p, size_t h) {
-          __m512 acc = _mm512_setzero_ps();
-          for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
-          return fold(acc);
-        });
+    constexpr size_t K = 16 / H;  // keys a pass: 16 (head, key) sums reduced together
+    const size_t row_bytes = stride * sizeof(T), ahead = std::max(2 * K * row_bytes, kKeyAhead);
+    size_t p = 0;
+    for (; p + K <= len; p += K) {
+      const auto* kp = reinterpret_cast<const uint8_t*>(k + p * stride);
+      for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + ahead + off);
+      __m512 a[16];
+      for (size_t i = 0; i < 16; ++i) a[i] = _mm512_setzero_ps();
+      for (size_t d = 0; d < hd; d += 16) {
+        __m512 qv[H];
+        for (size_t h = 0; h < H; ++h) qv[h] = _mm512_loadu_ps(q + h * hd + d);
+        for (size_t j = 0; j < K; ++j) {
+          const __m512 kj = load16(k + (p + j) * stride + d);
+          for (size_t h = 0; h < H; ++h) a[h * K + j] = _mm512_fmadd_ps(qv[h], kj, a[h * K + j]);
+        }
+      }
+      __m512 f[8];
+      for (size_t i = 0; i < 8; ++i) f[i] = fold_pairs(a[2 * i], a[2 * i + 1]);
+      store_scores<H>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+    }
+    for (; p < len; ++p) {  // the tail: each key alone, in the same order
+      for (size_t h = 0; h < H; ++h) {
+        __m512 acc = _mm512_setzero_ps();
+        for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
+        att[h * kAttendChunk + p] = hsum8_order(fold(acc)) * scale;
+      }
+    }
+  }
+
+  // The lane sums of 16 accumulators at once, in score_frame's order for each (lanes l and l + 8
+  // folded, then hsum8's ((f0 + f1) + (f2 + f3)) + ((f4 + f5) + (f6 + f7))), by a transposing tree:
+  // every shuffle and add serves 16 sums (30 shuffles, 15 adds, one permutation for 16 scores,
+  // where a fold and hsum8 per eight took about three shuffles a score: the decode's bottleneck).
+  // fold_pairs(a, b): the folded lanes of a in lanes 0-7, of b in 8-15.
+  static __m512 fold_pairs(__m512 a, __m512 b) {
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xee));
+  }
+  // f[i]: eight lanes of sum i = 2i in lanes 0-7 and of sum 2i + 1 in lanes 8-15; returns the 16
+  // sums in order, each ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
+  static __m512 reduce_folded(const __m512 f[8]) {
+    __m512 t[4], u[2];
+    for (size_t i = 0; i < 4; ++i) t[i] = _mm512_add_ps(_mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0x88), _mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0xdd));
+    for (size_t i = 0; i < 2; ++i) u[i] = _mm512_add_ps(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x88), _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xdd));
+    const __m512 r = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xdd));
+    // r's lanes hold the sums 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15: back in order.
+    return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15), r);
+  }
+  // Lanes h·(16/H)..: head h's scores of 16/H consecutive keys, to att + h·kAttendChunk.
+  template <size_t H>
+  static void store_scores(__m512 s, float* att) {
+    if constexpr (H == 1) {
+      _mm512_storeu_ps(att, s);
+    } else if constexpr (H == 2) {
+      _mm256_storeu_ps(att, _mm512_castps512_ps256(s));
+      _mm256_storeu_pd(reinterpret_cast<double*>(att + kAttendChunk), _mm512_extractf64x4_pd(_mm512_castps_pd(s), 1));
+    } else {
+      static_assert(H == 4);
+      _mm_storeu_ps(att, _mm512_castps512_ps128(s));
+      _mm_storeu_ps(att + kAttendChunk, _mm512_extractf32x4_ps(s, 1));
+      _mm_storeu_ps(att + 2 * kAttendChunk, _mm512_extractf32x4_ps(s, 2));
+      _mm_storeu_ps(att + 3 * kAttendChunk, _mm512_extractf32x4_ps(s, 3));
+    }
   }
 
   // The prefill tile's keys (attend_chunk_impl.h's use_panel), 16 keys a block, so a query scores
@@ -382,15 +423,43 @@ struct Avx512Vnni : X86Keys {
         dq[h][b] = _mm512_set1_ps(qd[h * nb + b]);
       }
     }
-    score_frame<H>(
-        k, stride, len, scale, att,
-        [&](size_t p, v8* a) {
+    constexpr size_t K16 = 16 / H;  // keys a pass (two a vector): 16 (head, key) sums reduced together
+    const size_t ahead = std::max(2 * K16 * stride, kKeyAhead);
+    size_t p = 0;
+    for (; p + K16 <= len; p += K16) {
+      const uint8_t* kp = k + p * stride;
+      for (size_t off = 0; off < K16 * stride; off += 64) __builtin_prefetch(kp + ahead + off);
+      __m512 acc[H][K16 / 2];
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K16 / 2; ++j) acc[h][j] = _mm512_setzero_ps();
+      for (size_t b = 0; b < nb; ++b) {
+        for (size_t j = 0; j < K16 / 2; ++j) {
+          const uint8_t* b0 = k + (p + 2 * j) * stride + b * bytes;
+          const uint8_t* b1 = b0 + stride;
+          const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
+          const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
+          for (size_t h = 0; h < H; ++h) {
+            const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
+            acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
+          }
+        }
+      }
+      __m512 f[8];
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K16 / 2; ++j) f[h * (K16 / 2) + j] = acc[h][j];
+      store_scores<H>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+    }
+    if (p == len) return;
+    score_frame<H>(  // the tail (fewer than 16/H keys): score_frame's groups and single keys, the same sums
+        k + p * stride, stride, len - p, scale, att + p,
+        [&](size_t p0, v8* a) {
+          p0 += p;
           __m512 acc[H][K / 2];
           for (size_t h = 0; h < H; ++h)
             for (size_t j = 0; j < K / 2; ++j) acc[h][j] = _mm512_setzero_ps();
           for (size_t b = 0; b < nb; ++b) {
             for (size_t j = 0; j < K / 2; ++j) {
-              const uint8_t* b0 = k + (p + 2 * j) * stride + b * bytes;
+              const uint8_t* b0 = k + (p0 + 2 * j) * stride + b * bytes;
               const uint8_t* b1 = b0 + stride;
               const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
               const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
@@ -407,10 +476,10 @@ struct Avx512Vnni : X86Keys {
             }
           }
         },
-        [&](size_t p, size_t h) {
+        [&](size_t p1, size_t h) {
           __m256 acc = _mm256_setzero_ps();
           for (size_t b = 0; b < nb; ++b) {
-            const uint8_t* blk = k + p * stride + b * bytes;
+            const uint8_t* blk = k + (p + p1) * stride + b * bytes;
             const __m256i sum = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm512_castps512_ps256(dq[h][b])), acc);
           }
