@@ -178,6 +178,17 @@ TEST(AttendKernels, QueriesRoundToInt8PerBlock) {
   EXPECT_TRUE(std::isnan(d[1]));
   for (size_t i = 32; i < 96; ++i) EXPECT_EQ(qs[i], 0) << i;
   EXPECT_EQ(d[2], 0.0f);
+  // Ties to even: with max |q| = 127 the scale is 1, so q itself is rounded.
+  std::vector<float> t(32, 0.0f);
+  const float halves[] = {127.0f, 0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -126.5f, 3.49f, INFINITY};
+  std::copy(halves, halves + 8, t.begin());
+  attend_quantize_query(t.data(), 32, qs.data(), d.data());
+  const int8_t want[] = {127, 0, 2, 2, 0, -2, -126, 3};
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(qs[i], want[i]) << i;
+  t[20] = halves[8];  // an infinity: d NaN, every value 0
+  attend_quantize_query(t.data(), 32, qs.data(), d.data());
+  EXPECT_TRUE(std::isnan(d[0]));
+  for (size_t i = 0; i < 32; ++i) EXPECT_EQ(qs[i], 0) << i;
 }
 
 }  // namespace

@@ -287,12 +287,13 @@ struct Avx512Vnni : X86Keys {
   // widest of 4, 2, 1 that divides it; value(p, d) gives the 16 floats of position p from column
   // d. Each column's chain runs over the positions in order whatever the width, so the width
   // does not change the bits.
+  // values(p, d0, vv, W) fills vv[0..W) with the 16·W floats of position p from column d0.
   // The first pass prefetches the rows kValueAhead positions ahead (row(p): row p's first byte,
   // row_bytes long): in a decode step the rows come from DRAM, in chunks that cross 4 KiB pages
   // where the hardware's stream prefetch stops.
   static constexpr size_t kValueAhead = 16;
-  template <size_t H, class Value, class Row>
-  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Value&& value, Row&& row, size_t row_bytes) {
+  template <size_t H, class Values, class Row>
+  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Values&& values, Row&& row, size_t row_bytes) {
     auto run = [&](auto width) __attribute__((always_inline)) {
       constexpr size_t W = decltype(width)::value;
       for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
@@ -305,7 +306,7 @@ struct Avx512Vnni : X86Keys {
             for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
           }
           __m512 vv[W];
-          for (size_t j = 0; j < W; ++j) vv[j] = value(p, d0 + 16 * j);
+          values(p, d0, vv, width);
           for (size_t h = 0; h < H; ++h) {
             const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
             for (size_t j = 0; j < W; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
@@ -333,8 +334,11 @@ struct Avx512Vnni : X86Keys {
       return;
     }
     accumulate<H>(
-        att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) { return load16(v + p * stride + d); },
-        [&](size_t p) { return reinterpret_cast<const uint8_t*>(v + p * stride); }, hd * sizeof(T));
+        att, hd, len, out, ps,
+        [v, stride](size_t p, size_t d0, __m512* vv, auto w) __attribute__((always_inline)) {
+          for (size_t j = 0; j < decltype(w)::value; ++j) vv[j] = load16(v + p * stride + d0 + 16 * j);
+        },
+        [v, stride](size_t p) { return reinterpret_cast<const uint8_t*>(v + p * stride); }, hd * sizeof(T));
   }
   // The softmax numerators sixteen scores a vector: the maximum, then e^(s − m) by exp16 and
   // their sum (the last, partial vector masked). Every score goes through the same arithmetic
@@ -376,15 +380,35 @@ struct Avx512Vnni : X86Keys {
   }
 
   // accumulate_values over Q8_0 rows (stride bytes apart), each 16 values converted in registers
-  // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows.
+  // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows; a
+  // block's scale converted once for its 32 values where a pass holds whole blocks.
   static constexpr bool kQ8ValuesDirect = true;
   template <size_t H>
   static void accumulate_q8(const float* att, const uint8_t* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
-    accumulate<H>(att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) {
-      const uint8_t* blk = v + p * stride + d / kBlock * sizeof(BlockQ8_0);
-      const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 + d % kBlock));
-      return _mm512_mul_ps(_mm512_set1_ps(half_at(blk)), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
-    }, [&](size_t p) { return v + p * stride; }, hd / kBlock * sizeof(BlockQ8_0));
+    auto sixteen = [](__m512 d, const uint8_t* qs) __attribute__((always_inline)) {
+      return _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)))));
+    };
+    accumulate<H>(
+        att, hd, len, out, ps,
+        [v, stride, sixteen](size_t p, size_t d0, __m512* vv, auto w) __attribute__((always_inline)) {
+          constexpr size_t W = decltype(w)::value;
+          const uint8_t* row = v + p * stride;
+          if constexpr (W % 2 == 0) {  // d0 starts a block: two vectors a block
+            for (size_t j = 0; j < W; j += 2) {
+              const uint8_t* blk = row + (d0 + 16 * j) / kBlock * sizeof(BlockQ8_0);
+              const __m512 d = _mm512_set1_ps(half_at(blk));
+              vv[j] = sixteen(d, blk + 2);
+              vv[j + 1] = sixteen(d, blk + 2 + 16);
+            }
+          } else {
+            for (size_t j = 0; j < W; ++j) {
+              const size_t c = d0 + 16 * j;
+              const uint8_t* blk = row + c / kBlock * sizeof(BlockQ8_0);
+              vv[j] = sixteen(_mm512_set1_ps(half_at(blk)), blk + 2 + c % kBlock);
+            }
+          }
+        },
+        [v, stride](size_t p) { return v + p * stride; }, hd / kBlock * sizeof(BlockQ8_0));
   }
 
   // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,
