@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "core/blocks.h"
@@ -215,6 +216,44 @@ TEST(KvCache, BitwiseIdenticalForAnyThreadCountPerType) {
     const auto one = run(path, {t, t}, 1);
     for (int threads : {2, 3}) EXPECT_EQ(run(path, {t, t}, threads), one) << kv_type_name(t) << ", " << threads << " threads";
   }
+}
+
+// The cache is asked for 2 MiB pages (as the packed weights): a decode at depth streams it. Linux
+// marks such a mapping "hg" in /proc/self/smaps' VmFlags, whatever pages it got.
+TEST(KvCache, AskedForHugePages) {
+#if !defined(__linux__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
+#endif
+#endif
+  Context ctx(1);
+  const Model m = Model::load(synth("tiny-k", WeightType::q8_0), {}, ctx.pool());
+  State s(m, 8192, 8, ctx);  // megabytes of K and of V
+  ASSERT_GE(s.kv_bytes(), size_t{8} << 20);
+  std::vector<std::pair<const uint8_t*, size_t>> spans;
+  s.kv_spans(0, spans);
+  ASSERT_FALSE(spans.empty());
+  const auto at = reinterpret_cast<uintptr_t>(spans[0].first), v_at = reinterpret_cast<uintptr_t>(spans[1].first);
+  FILE* f = std::fopen("/proc/self/smaps", "r");
+  ASSERT_NE(f, nullptr);
+  char line[512];
+  bool in_k = false, in_v = false, k_hg = false, v_hg = false;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') && std::strchr(line, ' ') > std::strchr(line, '-')) {
+      in_k = at >= lo && at < hi, in_v = v_at >= lo && v_at < hi;
+    } else if (std::strncmp(line, "VmFlags:", 8) == 0) {
+      const bool hg = std::strstr(line, " hg") != nullptr;
+      k_hg = k_hg || (in_k && hg), v_hg = v_hg || (in_v && hg);
+    }
+  }
+  std::fclose(f);
+  EXPECT_TRUE(k_hg) << "the K cache's mapping has no hg flag";
+  EXPECT_TRUE(v_hg) << "the V cache's mapping has no hg flag";
+#endif
 }
 
 TEST(KvCache, BytesAreThoseOfTheTypeAndBadTypesAreRefused) {
