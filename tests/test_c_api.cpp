@@ -380,7 +380,7 @@ struct Rendezvous {
   std::atomic<int> stage{0};  // 1: the first call is inside; 2: the second call is done
 };
 
-void hold_inside(void* user, const qmm::PackedWeights&, size_t) {
+void hold_inside(void* user, const qmm::PackedWeights&, size_t, double) {
   auto* r = static_cast<Rendezvous*>(user);
   if (r->stage.load() != 0) return;
   r->stage.store(1);

@@ -254,9 +254,10 @@ void PackedWeights::set_decode_plan(const DecodePlan& plan) {
   measured_ = plan.measured;
 }
 
-void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
-            float lo, float hi, Context& ctx, const PackedWeights* next) {
-  if (m == 0) return;
+namespace {
+
+void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
+                float lo, float hi, Context& ctx, const PackedWeights* next) {
   check_shape(w.type(), m, w.k(), "activations");
   const Ukernel& u = w.kernel_for(m);
   const TileParams& p = w.params_for(m);
@@ -265,7 +266,6 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
     fail(Status::unsupported, "weights were packed for SVL " + std::to_string(w.svl_bytes() * 8) +
                                   " bits, this CPU has " + std::to_string(cpu_info().svl_bytes * 8));
   }
-  if (g_trace) g_trace(g_trace_user, w, m);
   uint8_t* lhs_packed = ctx.scratch(lhs_packed_size(u, p, m, k));
   ThreadPool& pool = ctx.pool();
   const size_t threads = static_cast<size_t>(pool.threads());
@@ -327,8 +327,7 @@ void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_strid
   pool.parallel_for(tiles, [&](size_t t, int) { tile_at(t, u.run); });
 }
 
-void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
-  if (parts.empty()) return;
+void run_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
   ThreadPool& pool = ctx.pool();
   // Per product: where its packed rows are, its tiles' size and its first tile in the job
   // (reused buffers, never shrunk; the workers see them through pointers: a thread_local name
@@ -356,7 +355,6 @@ void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedW
       fail(Status::unsupported, "weights were packed for SVL " + std::to_string(w.svl_bytes() * 8) + " bits, this CPU has " +
                                     std::to_string(cpu_info().svl_bytes * 8));
     }
-    if (g_trace) g_trace(g_trace_user, w, m);
     const Ukernel& u = w.kernel_for(m);
     const TileParams& p = w.params_for(m);
     lhs_at[i] = shares_lhs(i) ? lhs_at[i - 1] : lhs_bytes;
@@ -405,6 +403,38 @@ void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedW
     pool.parallel_for(tiles, [&](size_t t, int) { tile_at(t, false); });
   }
   if (next) prefetch_next(*next, 1, pool);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+// With a --trace observer installed, each call is timed and reported when it is done (still
+// inside the call: a C API context stays in use until the observer returns).
+void matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
+            float lo, float hi, Context& ctx, const PackedWeights* next) {
+  if (m == 0) return;
+  if (!g_trace) [[likely]] return run_matmul(w, m, lhs, lhs_stride, dst, dst_stride, lo, hi, ctx, next);
+  const auto t0 = std::chrono::steady_clock::now();
+  run_matmul(w, m, lhs, lhs_stride, dst, dst_stride, lo, hi, ctx, next);
+  g_trace(g_trace_user, w, m, seconds_since(t0));
+}
+
+// A group's products run as one job: its time is shared among them in proportion to rows x
+// packed weight bytes (the bytes for a decode step's GEMVs, the work for a prefill's GEMMs).
+void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
+  if (parts.empty()) return;
+  if (!g_trace) [[likely]] return run_group(parts, ctx, next);
+  const auto t0 = std::chrono::steady_clock::now();
+  run_group(parts, ctx, next);
+  const double seconds = seconds_since(t0);
+  double total = 0;
+  for (const MatmulPart& q : parts) total += static_cast<double>(q.m) * static_cast<double>(q.w->bytes());
+  for (const MatmulPart& q : parts) {
+    g_trace(g_trace_user, *q.w, q.m, total > 0 ? seconds * static_cast<double>(q.m) * static_cast<double>(q.w->bytes()) / total : 0.0);
+  }
 }
 
 }  // namespace qmm

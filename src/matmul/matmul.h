@@ -173,8 +173,10 @@ void matmul_group(std::span<const MatmulPart> parts, Context& ctx, const PackedW
 // the order they are taken (each free thread takes the next): for tests and tools.
 std::vector<size_t> column_grabs(const PackedWeights& w, size_t m, size_t threads);
 
-// Observer for `--trace`: called once per matmul with the packer and kernel that ran.
-using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m);
+// Observer for `--trace`: called once per matmul when it is done, with the weights (their packer
+// and kernel for m rows) and the call's wall time (a matmul_group's shared among its products in
+// proportion to rows x packed bytes). Installing one times every call; none costs one branch.
+using MatmulTraceFn = void (*)(void* user, const PackedWeights& w, size_t m, double seconds);
 void set_matmul_trace(MatmulTraceFn fn, void* user);
 
 }  // namespace qmm

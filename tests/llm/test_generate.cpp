@@ -72,7 +72,7 @@ void expect_batch_equals_alone(Loaded& L, const std::vector<std::string>& prompt
   for (int s = 0; s < 4; ++s) g.step();
   for (size_t i = half; i < prompts.size(); ++i) g.submit(request(enc[i], greedy(base_len + i), &together[i]));
   size_t max_m = 0;
-  set_matmul_trace([](void* m, const PackedWeights&, size_t rows) { *static_cast<size_t*>(m) = std::max(*static_cast<size_t*>(m), rows); },
+  set_matmul_trace([](void* m, const PackedWeights&, size_t rows, double) { *static_cast<size_t*>(m) = std::max(*static_cast<size_t*>(m), rows); },
                    &max_m);
   g.run();
   set_matmul_trace(nullptr, nullptr);

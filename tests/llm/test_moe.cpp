@@ -3,6 +3,7 @@
 // grouped by expert against row-by-row decode, the pack cache, what a token reads, and hostile
 // keys and shapes as one-line errors. (The llama.cpp oracle, test_llamacpp.cpp, checks the
 // families' greedy tokens and probabilities.)
+#include <chrono>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -356,6 +357,56 @@ TEST(Moe, MatmulGroupEqualsOneMatmulPerProduct) {
       }
     }
   }
+}
+
+// --trace's timing: matmul() reports each call once, when it is done, with a time inside the
+// caller's; a group reports each product with a share of the group's time in proportion to
+// rows x packed bytes, the shares summing to the group's time.
+TEST(MatmulTrace, CallsAreTimedAndAGroupsTimeIsShared) {
+  struct Seen {
+    std::vector<std::pair<const PackedWeights*, size_t>> calls;
+    std::vector<double> seconds;
+  } seen;
+  auto observe = [](void* u, const PackedWeights& w, size_t m, double s) {
+    auto* t = static_cast<Seen*>(u);
+    t->calls.push_back({&w, m});
+    t->seconds.push_back(s);
+  };
+  const size_t k = 256;
+  std::vector<PackedWeights> ws;
+  std::vector<std::vector<uint8_t>> bytes;
+  for (size_t n : {512, 1536}) {
+    const std::vector<float> f(n * k, 0.25f);
+    bytes.emplace_back(row_bytes(WeightType::q8_0, k) * n);
+    quantize_rows(WeightType::q8_0, f.data(), bytes.back().data(), n, k);
+    ws.push_back(PackedWeights::pack(WeightType::q8_0, n, k, bytes.back().data(), {}));
+  }
+  const std::vector<float> x(4 * k, 1.0f);
+  std::vector<float> y(4 * 1536);
+  Context ctx(2);
+  set_matmul_trace(observe, &seen);
+  auto t0 = std::chrono::steady_clock::now();
+  matmul(ws[1], 4, x.data(), k * sizeof(float), y.data(), 1536 * sizeof(float), -INFINITY, INFINITY, ctx);
+  const double outside = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(seen.calls.size(), 1u);
+  EXPECT_EQ(seen.calls[0].first, &ws[1]);
+  EXPECT_EQ(seen.calls[0].second, 4u);
+  EXPECT_GT(seen.seconds[0], 0.0);
+  EXPECT_LE(seen.seconds[0], outside);
+
+  seen = {};
+  std::vector<float> y0(2 * 512), y1(1536);
+  const MatmulPart parts[] = {{&ws[0], 2, x.data(), y0.data(), 0, 0}, {&ws[1], 1, x.data(), y1.data(), 0, 0}};
+  t0 = std::chrono::steady_clock::now();
+  matmul_group(parts, ctx);
+  const double group = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  set_matmul_trace(nullptr, nullptr);
+  ASSERT_EQ(seen.calls.size(), 2u);
+  EXPECT_EQ(seen.calls[0].first, &ws[0]);
+  EXPECT_EQ(seen.calls[1].first, &ws[1]);
+  EXPECT_LE(seen.seconds[0] + seen.seconds[1], group);
+  // rows x bytes: 2 x 512 columns against 1 x 1536: shares 2 : 3
+  EXPECT_NEAR(seen.seconds[0] / seen.seconds[1], 2.0 / 3.0, 1e-9);
 }
 
 }  // namespace

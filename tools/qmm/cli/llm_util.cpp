@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -15,27 +16,39 @@ namespace qmm::cli {
 void MatmulTrace::begin(const char* stage) {
   stage_ = stage;
   entries_.clear();
+  start_ = std::chrono::steady_clock::now();
   set_matmul_trace(&MatmulTrace::observe, this);
 }
 
-void MatmulTrace::observe(void* self, const PackedWeights& w, size_t m) {
+void MatmulTrace::observe(void* self, const PackedWeights& w, size_t m, double seconds) {
   auto* t = static_cast<MatmulTrace*>(self);
   const Ukernel& u = w.kernel_for(m);
   for (Entry& e : t->entries_) {
     if (e.kernel == u.name && e.lhs == u.lhs->name && e.m == m && e.n == w.n() && e.k == w.k()) {
       ++e.count;
+      e.seconds += seconds;
       return;
     }
   }
-  t->entries_.push_back({u.lhs->name, u.name, m, w.n(), w.k(), 1});
+  t->entries_.push_back({u.lhs->name, u.name, m, w.n(), w.k(), 1, seconds});
 }
 
+// Each distinct matmul with its count, its time and its share of the stage's wall time; the
+// rest of the stage (attention, norms, sampling, printing) on the last line.
 void MatmulTrace::end() {
   set_matmul_trace(nullptr, nullptr);
-  std::fprintf(stderr, "trace %s: %zu distinct matmul%s\n", stage_, entries_.size(), entries_.size() == 1 ? "" : "s");
+  const double stage = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  double in_matmuls = 0;
+  for (const Entry& e : entries_) in_matmuls += e.seconds;
+  auto pct = [&](double s) { return stage > 0 ? 100.0 * s / stage : 0.0; };
+  std::fprintf(stderr, "trace %s: %zu distinct matmul%s, %.1f ms of the stage's %.1f ms (%.1f %%)\n", stage_, entries_.size(),
+               entries_.size() == 1 ? "" : "s", 1e3 * in_matmuls, 1e3 * stage, pct(in_matmuls));
   for (const Entry& e : entries_) {
-    std::fprintf(stderr, "  %s -> %s  m=%zu n=%zu k=%zu  x%zu\n", e.lhs, e.kernel, e.m, e.n, e.k, e.count);
+    std::fprintf(stderr, "  %s -> %s  m=%zu n=%zu k=%zu  x%zu  %.2f ms (%.1f %%)\n", e.lhs, e.kernel, e.m, e.n, e.k, e.count,
+                 1e3 * e.seconds, pct(e.seconds));
   }
+  const double rest = std::max(0.0, stage - in_matmuls);
+  std::fprintf(stderr, "  the rest (attention, norms, activations, sampling, output)  %.2f ms (%.1f %%)\n", 1e3 * rest, pct(rest));
 }
 
 ProgressBar::ProgressBar(const char* label) : label_(label), tty_(isatty(STDERR_FILENO) != 0) {}

@@ -1,6 +1,7 @@
 // Pieces shared by `qmm run` and `qmm bench model`: the --trace collector of matmul calls,
 // the load progress bar and the peak-memory figure.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -11,7 +12,8 @@
 namespace qmm::cli {
 
 // Collects the matmuls of one stage (set_matmul_trace) and prints each distinct
-// (packer, kernel, m, n, k) once with its count, in first-seen order.
+// (packer, kernel, m, n, k) once with its count and time, in first-seen order, and the time of
+// the stage spent outside the matmuls.
 class MatmulTrace {
  public:
   void begin(const char* stage);  // starts collecting (installs the observer)
@@ -22,9 +24,11 @@ class MatmulTrace {
     const char* lhs;
     const char* kernel;
     size_t m, n, k, count;
+    double seconds;
   };
-  static void observe(void* self, const PackedWeights& w, size_t m);
+  static void observe(void* self, const PackedWeights& w, size_t m, double seconds);
   const char* stage_ = "";
+  std::chrono::steady_clock::time_point start_;
   std::vector<Entry> entries_;
 };
 
