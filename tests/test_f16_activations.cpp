@@ -13,7 +13,10 @@
 #include <string>
 
 #include "core/buffer.h"
+#include "core/error.h"
 #include "core/fp16.h"
+#include "matmul/matmul.h"
+#include "matmul/select.h"
 #include "test_util.h"
 
 namespace qmm {
@@ -90,6 +93,49 @@ TEST_P(F16Activations, ActivationBeyondF16MakesItsRowNaN) {
     for (size_t j = 0; j < n; ++j) {
       const bool poisoned = i == 1 || i == m - 1;
       EXPECT_EQ(std::isnan(got[i * n + j]), poisoned) << u.name << " (" << i << ", " << j << "): " << got[i * n + j];
+    }
+  }
+}
+
+// Through the driver an activation beyond F16 never reaches the F16 GEMM: matmul() and
+// matmul_group() give such calls to PackedWeights::wide(), an int8 GEMM reading the same packed
+// weights (KernelPair::wide, select.cpp), whose bits they then are; in range, the F16 GEMM runs.
+TEST_P(F16Activations, TheDriverTakesTheWideGemmBeyondF16) {
+  const Ukernel& u = *GetParam();
+  const Ukernel* wide = nullptr;
+  for (const Ukernel* v : kernel_list()) {
+    if (!wide && !v->gemv && v->lhs->max_abs == INFINITY && shares_packed_rhs(*v, u) && test::why_unavailable(*v).empty()) wide = v;
+  }
+  ASSERT_NE(wide, nullptr) << "no int8 GEMM reads " << u.name << "'s packed weights";
+  const size_t m = 9, n = 72, k = 256;
+  const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 5);
+  PackedWeights f16 = PackedWeights::pack_with(u, u, n, k, rows.data());
+  f16.set_wide(wide);
+  const PackedWeights int8 = PackedWeights::pack_with(*wide, *wide, n, k, rows.data());
+  EXPECT_THROW(f16.set_wide(&u), Error);  // the wide GEMM must hold every activation
+  Context ctx(2);
+  auto through = [&](const PackedWeights& w, const std::vector<float>& x, bool group) {
+    std::vector<float> y(m * n, NAN), y1(n, NAN);
+    if (group) {  // with a one-row product beside it (the GEMV, in range either way)
+      const MatmulPart parts[] = {{&w, m, x.data(), y.data(), 0, 0}, {&w, 1, x.data(), y1.data(), 0, 0}};
+      matmul_group(parts, ctx);
+    } else {
+      matmul(w, m, x.data(), k * 4, y.data(), n * 4, -INFINITY, INFINITY, ctx);
+    }
+    return y;
+  };
+  std::vector<float> x = test::random_floats(m * k, 6);
+  for (bool group : {false, true}) {
+    EXPECT_EQ(through(f16, x, group), run(u, m, n, k, x, rows)) << "in range: the F16 GEMM";
+  }
+  for (float big : {65505.0f, 1e6f, -INFINITY}) {
+    x[4 * k + 7] = big;
+    for (bool group : {false, true}) {
+      const std::vector<float> got = through(f16, x, group), want = through(int8, x, group);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_TRUE(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))
+            << big << (group ? ", group" : "") << ": output " << i << " " << got[i] << " against the int8 GEMM's " << want[i];
+      }
     }
   }
 }

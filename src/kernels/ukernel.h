@@ -24,6 +24,7 @@
 // through `params(svl_bytes)` because SME kernels derive them from the streaming vector
 // length (other kernels ignore it); tools can so ask for the layout at any SVL.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -74,6 +75,9 @@ struct LhsPacker {
   // Whether a packed row carries its quantization scales (per 32-block beside block-quantized
   // weights, per row otherwise); false: the values themselves, rounded (the BF16 packers).
   bool block_scales = true;
+  // The largest |activation| the packed format holds (F16: 65504); beyond it (or non-finite) the
+  // packer writes NaN. The matmul driver gives such calls to PackedWeights::wide() instead.
+  float max_abs = INFINITY;
 };
 
 inline size_t lhs_chunk(const LhsPacker& p, const TileParams& t) {

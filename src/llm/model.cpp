@@ -171,6 +171,7 @@ class Loader {
       try {
         f.parts.push_back(PackedWeights::adopt(*pair.gemm, *pair.gemv, e.n, e.k, pack_->data(e), e.bytes, pack_));
         f.parts.back().set_few_rows(pair.few);
+        f.parts.back().set_wide(pair.wide);
       } catch (const Error&) {
         f.parts.clear();
         return miss(), false;
@@ -753,9 +754,11 @@ void Model::write_pack_cache(const std::string& key, const LoadOptions& opt) {
       const PackEntry& e = pack->entries()[i + 1];
       const DecodePlan plan = ws[i]->decode_plan();
       const std::array<FewRows, 2> few = ws[i]->few_rows();
+      const Ukernel* wide = ws[i]->wide();
       *ws[i] = PackedWeights::adopt(ws[i]->gemm(), ws[i]->gemv(), e.n, e.k, pack->data(e), e.bytes, pack);
       ws[i]->set_decode_plan(plan);
       ws[i]->set_few_rows(few);
+      ws[i]->set_wide(wide);
     }
     if (ok) {
       tok_embd_bytes_ = pack->data(pack->entries()[0]);

@@ -172,7 +172,15 @@ PackedWeights PackedWeights::pack(WeightType type, size_t n, size_t k, const voi
   const KernelPair pair = select_kernels(type, filter, cpu_info());
   PackedWeights w = pack_with(*pair.gemm, *pair.gemv, n, k, data, pool, huge_pages);
   w.set_few_rows(pair.few);
+  w.set_wide(pair.wide);
   return w;
+}
+
+void PackedWeights::set_wide(const Ukernel* wide) {
+  check_arg(wide == nullptr || (!wide->gemv && shares_packed_rhs(*wide, *gemm_) && wide->lhs->max_abs == INFINITY),
+            "a wide-range GEMM must read the GEMM's packed RHS and hold every activation");
+  wide_ = wide;
+  wide_params_ = wide ? kernel_params(*wide) : TileParams{};
 }
 
 void PackedWeights::set_few_rows(const std::array<FewRows, 2>& few) {
@@ -256,11 +264,27 @@ void PackedWeights::set_decode_plan(const DecodePlan& plan) {
 
 namespace {
 
+// Whether an m-row call must leave kernel_for(m) for w.wide(): an activation beyond the range of
+// the kernel's LHS packer (the F16-activation GEMMs: |x| > 65504 or infinite). A NaN is NaN on
+// either path. Costs one pass over the m x k activations, and only where the range is narrower.
+bool needs_wide(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride) {
+  const float most = w.kernel_for(m).lhs->max_abs;
+  if (!w.wide() || most == INFINITY) return false;
+  for (size_t r = 0; r < m; ++r) {
+    const float* row = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(lhs) + r * lhs_stride);
+    float largest = 0.0f;
+    for (size_t c = 0; c < w.k(); ++c) largest = std::max(largest, std::fabs(row[c]));
+    if (largest > most) return true;
+  }
+  return false;
+}
+
 void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
                 float lo, float hi, Context& ctx, const PackedWeights* next) {
   check_shape(w.type(), m, w.k(), "activations");
-  const Ukernel& u = w.kernel_for(m);
-  const TileParams& p = w.params_for(m);
+  const bool wide = needs_wide(w, m, lhs, lhs_stride);
+  const Ukernel& u = wide ? *w.wide() : w.kernel_for(m);
+  const TileParams& p = wide ? w.wide_params() : w.params_for(m);
   const size_t n = w.n(), k = w.k();
   if (w.svl_bytes() != 0 && w.svl_bytes() != cpu_info().svl_bytes) {
     fail(Status::unsupported, "weights were packed for SVL " + std::to_string(w.svl_bytes() * 8) +
@@ -328,6 +352,15 @@ void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_s
 }
 
 void run_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
+  auto in_stride = [](const MatmulPart& q) { return (q.lhs_stride ? q.lhs_stride : q.w->k()) * sizeof(float); };
+  auto out_stride = [](const MatmulPart& q) { return (q.dst_stride ? q.dst_stride : q.w->n()) * sizeof(float); };
+  if (std::any_of(parts.begin(), parts.end(), [&](const MatmulPart& q) { return needs_wide(*q.w, q.m, q.lhs, in_stride(q)); })) {
+    for (const MatmulPart& q : parts) {  // (rare: one by one, each on the kernel its range needs)
+      run_matmul(*q.w, q.m, q.lhs, in_stride(q), q.dst, out_stride(q), -INFINITY, INFINITY, ctx, nullptr);
+    }
+    if (next) prefetch_next(*next, 1, ctx.pool());
+    return;
+  }
   ThreadPool& pool = ctx.pool();
   // Per product: where its packed rows are, its tiles' size and its first tile in the job
   // (reused buffers, never shrunk; the workers see them through pointers: a thread_local name

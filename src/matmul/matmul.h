@@ -101,6 +101,11 @@ class PackedWeights {
   // RHS and serve fewer rows than the tier before it; no tier: the GEMM serves every m > 1.
   void set_few_rows(const std::array<FewRows, 2>& few);
   const std::array<FewRows, 2>& few_rows() const { return few_; }
+  // The GEMM for m > 1 rows whose activations leave the range of kernel_for(m)'s LHS packer
+  // (KernelPair::wide): must read this GEMM's packed RHS and hold every finite value.
+  void set_wide(const Ukernel* wide);
+  const Ukernel* wide() const { return wide_; }
+  const TileParams& wide_params() const { return wide_params_; }
   const uint8_t* data() const { return owner_ ? ext_ : buf_.data(); }
   size_t bytes() const { return owner_ ? ext_bytes_ : buf_.size(); }
   bool mapped() const { return owner_ != nullptr; }  // adopted bytes (not this object's buffer)
@@ -127,6 +132,8 @@ class PackedWeights {
   TileParams gemm_params_{}, gemv_params_{};
   std::array<FewRows, 2> few_{};
   std::array<TileParams, 2> few_params_{};
+  const Ukernel* wide_ = nullptr;
+  TileParams wide_params_{};
   size_t n_ = 0, k_ = 0, svl_bytes_ = 0;
   size_t chunk_bytes_ = DecodePlan::kDefaultChunkBytes;
   bool measured_ = false;

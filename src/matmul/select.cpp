@@ -1,6 +1,7 @@
 #include "matmul/select.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -251,6 +252,17 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
     if (!tier.gemm) break;
     above = tier.gemm;
+  }
+  if (pair.gemm->lhs->max_abs < INFINITY) {
+    bool after = false;
+    for (const Ukernel* u : kernel_list()) {
+      if (u == pair.gemm) {
+        after = true;
+      } else if (after && !pair.wide && !u->gemv && same_rhs(*u, *pair.gemm) && u->lhs->max_abs == INFINITY &&
+                 unavailable_reason(*u, cpu).empty() && filter.permits(*u)) {
+        pair.wide = u;
+      }
+    }
   }
   return pair;
 }

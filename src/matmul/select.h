@@ -43,6 +43,10 @@ struct KernelPair {
   // (gemm_min_rows), each serving the rows below the one before it: few[1]'s range is inside
   // few[0]'s (the AMX-BF16 GEMM from 64 rows, AMX-INT8 from 12, AVX-512 VNNI below).
   std::array<FewRows, 2> few{};
+  // For a GEMM whose activations hold a narrower range (LhsPacker::max_abs: the F16-activation
+  // GEMM), the next usable GEMM on the same packed RHS without that limit: the calls whose
+  // activations leave the range run on it (nullptr: none).
+  const Ukernel* wide = nullptr;
   std::vector<std::string> skipped;  // "name: reason" for every better variant passed over
 };
 

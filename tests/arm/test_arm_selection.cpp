@@ -77,11 +77,14 @@ TEST(ArmSelection, Q4_0PrefillTakesTheF16GemmFromSvl256) {
   const size_t svl = cpu_info().svl_bytes;
   const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
   EXPECT_EQ(pair.gemm, svl >= 32 ? f16 : int8) << "SVL " << svl * 8 << ": " << pair.gemm->name;
+  // Activations beyond F16 go to the int8 GEMM on the same packed weights (KernelPair::wide).
+  EXPECT_EQ(pair.wide, svl >= 32 ? int8 : nullptr) << "SVL " << svl * 8;
   ASSERT_NE(pair.gemv, nullptr);
   EXPECT_EQ(std::string(pair.gemv->name), "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot");
   EXPECT_TRUE(shares_packed_rhs(*pair.gemv, *f16) && shares_packed_rhs(*pair.gemv, *int8));
   const KernelPair named = select_kernels(WeightType::q4_0, parse_kernel_filter(f16->name, "", "test"), cpu_info());
   EXPECT_EQ(named.gemm, f16) << named.gemm->name;
+  EXPECT_EQ(named.wide, nullptr) << "the allow-list names the F16 GEMM alone";
   const KernelPair denied = select_kernels(WeightType::q4_0, parse_kernel_filter("", f16->name, "test"), cpu_info());
   EXPECT_EQ(denied.gemm, int8) << denied.gemm->name;
 }

@@ -55,6 +55,6 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
 }  // namespace
 
 const LhsPacker lhs_pack_f16pmrx2_f32_neon = {"lhs_pack_f16pmrx2_f32_neon", packed_size,          packed_offset, run,
-                                              &lhs_pack_f16pmrx2_f32,       LhsChunk::kr_over_sr, false};
+                                              &lhs_pack_f16pmrx2_f32,       LhsChunk::kr_over_sr, false, 65504.0f};
 
 }  // namespace qmm

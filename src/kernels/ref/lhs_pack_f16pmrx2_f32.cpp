@@ -34,6 +34,6 @@ void run(size_t m, size_t k, size_t mr, size_t, size_t, const float* lhs, size_t
 }  // namespace
 
 const LhsPacker lhs_pack_f16pmrx2_f32 = {
-    "lhs_pack_f16pmrx2_f32", packed_size, packed_offset, run, nullptr, LhsChunk::kr_over_sr, false};
+    "lhs_pack_f16pmrx2_f32", packed_size, packed_offset, run, nullptr, LhsChunk::kr_over_sr, false, 65504.0f};
 
 }  // namespace qmm
