@@ -20,6 +20,7 @@
 #include "llm/ops.h"
 #include "llm/synth.h"
 #include "matmul/select.h"
+#include "../huge_pages_util.h"
 
 namespace qmm::llm {
 namespace {
@@ -282,6 +283,32 @@ TEST(KvCache, DecodeRowsOfABatchSplitLikeALoneRow) {
       EXPECT_EQ(batched, first) << kv_type_name(t) << ", " << threads << " threads against 1";
     }
   }
+}
+
+// Decode streams the cache from DRAM: the State asks for 2 MiB pages (as for packed weights),
+// so a 4k-deep batch of sequences does not take a TLB walk every 4 KiB of keys and values.
+TEST(KvCache, TheCacheIsOnHugePagesWhereTheSystemGivesThem) {
+  Context ctx(1);
+  const Model m = Model::load(synth("tiny-k", WeightType::q8_0), {}, ctx.pool());
+  State s(m, 8192, 8, ctx, 2, {KvType::f16, KvType::f16});  // per sequence 2 MiB of keys and 2 of values per layer
+  const int32_t tok = 5;
+  const float* l = forward(m, s, &tok, 1);
+  ASSERT_TRUE(std::isfinite(l[0]));
+  if (!test::mmap_buffers()) GTEST_SKIP() << "large buffers come from the heap here (not Linux, or AddressSanitizer)";
+  const std::string mode = test::thp_mode();
+  if (mode.find("[madvise]") == std::string::npos && mode.find("[always]") == std::string::npos) {
+    GTEST_SKIP() << "transparent huge pages are off here: " << mode;
+  }
+  std::vector<std::pair<const uint8_t*, size_t>> spans;
+  s.kv_spans(0, spans);  // [0]: layer 0's first K head, [1]: its V head (written by the token)
+  const long k_kb = test::smaps_kb(spans[0].first, "AnonHugePages:"), v_kb = test::smaps_kb(spans[1].first, "AnonHugePages:");
+  if (k_kb < 0) GTEST_SKIP() << "this kernel's smaps has no AnonHugePages line";
+  AlignedBuffer control(size_t{4} << 20);  // what an advised buffer gets here
+  advise_huge_pages(control.data(), control.size());
+  std::fill(control.data(), control.data() + control.size(), uint8_t{1});
+  if (test::smaps_kb(control.data(), "AnonHugePages:") == 0) GTEST_SKIP() << "no huge page was free (THP mode: " << mode << ")";
+  EXPECT_GE(k_kb, 2048);
+  EXPECT_GE(v_kb, 2048);
 }
 
 TEST(KvCache, BytesAreThoseOfTheTypeAndBadTypesAreRefused) {
