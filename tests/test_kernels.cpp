@@ -51,6 +51,15 @@ struct Problem {
     lhs = test::random_floats(M * k, seed);
     for (size_t i = 0; i < M; i += 5) lhs[i * k] *= 30.0f;  // a large value per some rows
     rows = test::random_weights(type, N, k, seed + 1);
+    reference(kernel);
+  }
+  // Given activations [m, kk] and GGUF rows [n] (hand-made inputs), against the scalar GEMM.
+  Problem(WeightType t, size_t m, size_t n, size_t kk, std::vector<float> a, std::vector<uint8_t> w)
+      : M(m), N(n), k(kk), type(t), lhs(std::move(a)), rows(std::move(w)) {
+    reference(nullptr);
+  }
+
+  void reference(const Ukernel* kernel) {
     const Ukernel& s = own_reference ? *kernel->reference : scalar_gemm(type);
     ref = run(s, M, N, -INFINITY, INFINITY);
     const std::vector<float> w = test::dequantized(type, rows, N, k);
@@ -346,6 +355,58 @@ TEST_P(GemvTwinTest, GiveTheSameBits) {
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemvTwinTest);
 std::string twin_name(const ::testing::TestParamInfo<GemvTwins>& p) { return p.param.gemv->name; }
 INSTANTIATE_TEST_SUITE_P(KernelList, GemvTwinTest, ::testing::ValuesIn(gemv_twins()), twin_name);
+
+// The AVX-512 K-quant GEMVs' own steps (kernels/x86/avx512_kgemv.h) at the ends of their
+// ranges, where the random weights above rarely go: every Q6_K level 63 or 0 under scales
+// −128 / 127, Q4_K levels 15 / 0 under scales and mins 63, random bytes (any byte is a valid
+// level or scale), and activations that quantize to ±127 in whole blocks (the Q6_K zero points
+// at their largest, −32·16·127) or alternate in sign. The products these steps keep exact
+// (|S − Z|·sc < 2^23, Σ·sc < 2^22) are at their largest here. Every GEMV of the type that runs
+// here, against the scalar GEMM; 37 columns (two panels and a partial one), k = 1024.
+TEST(KQuantGemvs, ExtremeLevelsScalesAndActivations) {
+  const size_t n = 37, k = 1024, sb = k / 256;
+  std::vector<float> a(k);
+  for (size_t c = 0; c < k; ++c) {
+    const size_t b = c / 32;
+    a[c] = b % 3 == 0 ? 1.0f : b % 3 == 1 ? -1.0f : (c % 2 ? 0.75f : -1.0f);
+  }
+  size_t ran = 0;
+  for (WeightType type : {WeightType::q6_k, WeightType::q4_k}) {
+    std::vector<uint8_t> rows = test::random_weights(type, n, k, 77);  // rows 3.. stay random
+    const size_t bytes = type == WeightType::q6_k ? sizeof(BlockQ6_K) : sizeof(BlockQ4_K);
+    for (size_t j = 0; j < 3; ++j) {
+      for (size_t b = 0; b < sb; ++b) {
+        uint8_t* blk = rows.data() + (j * sb + b) * bytes;
+        if (j == 2) {  // random bytes everywhere but d / dmin (finite)
+          for (size_t i = 0; i < bytes; ++i) blk[i] = static_cast<uint8_t>((i * 131 + b * 71 + 17) * 2654435761u >> 13);
+        }
+        if (type == WeightType::q6_k) {
+          auto* q = reinterpret_cast<BlockQ6_K*>(blk);
+          if (j < 2) {
+            std::memset(q->ql, j == 0 ? 0xff : 0x00, sizeof(q->ql) + sizeof(q->qh));
+            for (size_t t = 0; t < 16; ++t) q->scales[t] = static_cast<int8_t>(j == 0 || t % 2 ? -128 : 127);
+          }
+          q->d = fp32_to_fp16(0.01f);
+        } else {
+          auto* q = reinterpret_cast<BlockQ4_K*>(blk);
+          if (j < 2) {
+            std::memset(q->qs, j == 0 ? 0xff : 0x00, sizeof(q->qs));
+            std::memset(q->scales, 0xff, sizeof(q->scales));  // every 6-bit scale and min 63
+          }
+          q->d = fp32_to_fp16(0.01f);
+          q->dmin = fp32_to_fp16(0.02f);
+        }
+      }
+    }
+    const Problem prob(type, 1, n, k, a, rows);
+    for (const Ukernel* u : kernel_list()) {
+      if (!u->gemv || u->type != type || !test::why_unavailable(*u).empty()) continue;
+      prob.check(prob.run(*u, 1, n, -INFINITY, INFINITY), 1, n, -INFINITY, INFINITY, u->name);
+      ++ran;
+    }
+  }
+  if (ran == 0) GTEST_SKIP() << "no Q4_K / Q6_K GEMV runs here";
+}
 
 // Quantization error of the whole path against the unquantized F32 product stays within a
 // stated bound: |y_q − y| ≤ 0.01·S (Q8_0 weights) and 0.08·S (Q4_0), S = Σ|a|·|w|, for the

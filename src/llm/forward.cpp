@@ -144,8 +144,8 @@ State::State(const Model& model, size_t n_ctx, size_t n_batch, Context& ctx, siz
   const size_t rows = checked_mul(n_seq, layer_kv_.back(), "KV cache");
   key_cache_.resize(checked_mul(rows, k_row_, "KV cache"));
   value_cache_.resize(checked_mul(rows, v_row_, "KV cache"));
-  // Decode streams each head's keys and values from DRAM: on 2 MiB pages, as the packed weights
-  // (before the prefill writes them; a 4 KiB page costs a TLB walk every 32 F16 rows of 64).
+  // 2 MiB pages, as the packed weights: a decode step at depth streams the cache from DRAM, and
+  // on 4 KiB pages each chunk's rows cross a page every 32 F16 rows (decode_stream: 20-30 % faster).
   advise_huge_pages(key_cache_.data(), key_cache_.size());
   advise_huge_pages(value_cache_.data(), value_cache_.size());
   rows_.resize(b);

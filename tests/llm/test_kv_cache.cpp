@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "core/blocks.h"
@@ -20,7 +21,6 @@
 #include "llm/ops.h"
 #include "llm/synth.h"
 #include "matmul/select.h"
-#include "../huge_pages_util.h"
 
 namespace qmm::llm {
 namespace {
@@ -219,6 +219,44 @@ TEST(KvCache, BitwiseIdenticalForAnyThreadCountPerType) {
   }
 }
 
+// The cache is asked for 2 MiB pages (as the packed weights): a decode at depth streams it. Linux
+// marks such a mapping "hg" in /proc/self/smaps' VmFlags, whatever pages it got.
+TEST(KvCache, AskedForHugePages) {
+#if !defined(__linux__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
+#endif
+#endif
+  Context ctx(1);
+  const Model m = Model::load(synth("tiny-k", WeightType::q8_0), {}, ctx.pool());
+  State s(m, 8192, 8, ctx);  // megabytes of K and of V
+  ASSERT_GE(s.kv_bytes(), size_t{8} << 20);
+  std::vector<std::pair<const uint8_t*, size_t>> spans;
+  s.kv_spans(0, spans);
+  ASSERT_FALSE(spans.empty());
+  const auto at = reinterpret_cast<uintptr_t>(spans[0].first), v_at = reinterpret_cast<uintptr_t>(spans[1].first);
+  FILE* f = std::fopen("/proc/self/smaps", "r");
+  ASSERT_NE(f, nullptr);
+  char line[512];
+  bool in_k = false, in_v = false, k_hg = false, v_hg = false;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') && std::strchr(line, ' ') > std::strchr(line, '-')) {
+      in_k = at >= lo && at < hi, in_v = v_at >= lo && v_at < hi;
+    } else if (std::strncmp(line, "VmFlags:", 8) == 0) {
+      const bool hg = std::strstr(line, " hg") != nullptr;
+      k_hg = k_hg || (in_k && hg), v_hg = v_hg || (in_v && hg);
+    }
+  }
+  std::fclose(f);
+  EXPECT_TRUE(k_hg) << "the K cache's mapping has no hg flag";
+  EXPECT_TRUE(v_hg) << "the V cache's mapping has no hg flag";
+#endif
+}
+
 // A decode step of several sequences splits each one's positions over its chunks as a lone
 // decode row does (forward.cpp's split-KV): 4 sequences at depths of 2 to 6 chunks, decoded
 // together for 2 steps, get the logits each gets alone, bit for bit, at 1 and 2 threads (and
@@ -283,32 +321,6 @@ TEST(KvCache, DecodeRowsOfABatchSplitLikeALoneRow) {
       EXPECT_EQ(batched, first) << kv_type_name(t) << ", " << threads << " threads against 1";
     }
   }
-}
-
-// Decode streams the cache from DRAM: the State asks for 2 MiB pages (as for packed weights),
-// so a 4k-deep batch of sequences does not take a TLB walk every 4 KiB of keys and values.
-TEST(KvCache, TheCacheIsOnHugePagesWhereTheSystemGivesThem) {
-  Context ctx(1);
-  const Model m = Model::load(synth("tiny-k", WeightType::q8_0), {}, ctx.pool());
-  State s(m, 8192, 8, ctx, 2, {KvType::f16, KvType::f16});  // per sequence 2 MiB of keys and 2 of values per layer
-  const int32_t tok = 5;
-  const float* l = forward(m, s, &tok, 1);
-  ASSERT_TRUE(std::isfinite(l[0]));
-  if (!test::mmap_buffers()) GTEST_SKIP() << "large buffers come from the heap here (not Linux, or AddressSanitizer)";
-  const std::string mode = test::thp_mode();
-  if (mode.find("[madvise]") == std::string::npos && mode.find("[always]") == std::string::npos) {
-    GTEST_SKIP() << "transparent huge pages are off here: " << mode;
-  }
-  std::vector<std::pair<const uint8_t*, size_t>> spans;
-  s.kv_spans(0, spans);  // [0]: layer 0's first K head, [1]: its V head (written by the token)
-  const long k_kb = test::smaps_kb(spans[0].first, "AnonHugePages:"), v_kb = test::smaps_kb(spans[1].first, "AnonHugePages:");
-  if (k_kb < 0) GTEST_SKIP() << "this kernel's smaps has no AnonHugePages line";
-  AlignedBuffer control(size_t{4} << 20);  // what an advised buffer gets here
-  advise_huge_pages(control.data(), control.size());
-  std::fill(control.data(), control.data() + control.size(), uint8_t{1});
-  if (test::smaps_kb(control.data(), "AnonHugePages:") == 0) GTEST_SKIP() << "no huge page was free (THP mode: " << mode << ")";
-  EXPECT_GE(k_kb, 2048);
-  EXPECT_GE(v_kb, 2048);
 }
 
 TEST(KvCache, BytesAreThoseOfTheTypeAndBadTypesAreRefused) {

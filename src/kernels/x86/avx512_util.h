@@ -68,6 +68,7 @@ struct Zmm {
   // For the K-quant / IQ4_NL blocks (x86_kblocks.h).
   static I or_(I a, I b) { return _mm512_or_si512(a, b); }
   static I or_and(I a, I mask, I b) { return _mm512_ternarylogic_epi32(a, mask, b, 0xea); }  // (a & mask) | b
+  static I bitselect(I a, I b, I mask) { return _mm512_ternarylogic_epi32(a, b, mask, 0xe4); }  // (a & mask) | (b & ~mask)
   static I srli16(I a, int n) { return _mm512_srli_epi16(a, static_cast<unsigned>(n)); }
   static I slli16(I a, int n) { return _mm512_slli_epi16(a, static_cast<unsigned>(n)); }
   static I add_i32(I a, I b) { return _mm512_add_epi32(a, b); }
@@ -90,6 +91,7 @@ struct Ymm16 : avx2::Ymm {
   static constexpr size_t kPanel = 16;
   static I dpbusd(I s, I u, I a) { return _mm256_dpbusd_epi32(s, u, a); }
   static I or_and(I a, I mask, I b) { return _mm256_ternarylogic_epi32(a, mask, b, 0xea); }  // (a & mask) | b
+  static I bitselect(I a, I b, I mask) { return _mm256_ternarylogic_epi32(a, b, mask, 0xe4); }  // (a & mask) | (b & ~mask)
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_q4kp_avx512vnni.h"
 
 #include "kernels/ref/rhs_pack_nxk_kquants.h"
+#include "kernels/x86/avx512_kgemv.h"
 #include "kernels/x86/avx512_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/x86_qloops.h"
@@ -9,7 +10,7 @@ namespace qmm {
 namespace {
 
 using V = avx512::Zmm;
-using Block = x86q::VnniQ4K<V>;
+using Block = x86q::VnniQ4K<V>;  // the GEMM's; the GEMVs step by GemvQ4K (avx512_kgemv.h)
 
 TileParams gemm_params(size_t) { return {8, V::kLanes, 4, 2, 8, V::kLanes}; }
 TileParams gemv_params(size_t) { return {1, V::kLanes, 4, 2, 1, V::kLanes}; }
@@ -20,13 +21,13 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  x86q::gemv<V, Block>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<V, x86q::GemvQ4K<V>>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 // The GEMV over ymm, reading the same 16-column panels (avx512_util.h's Ymm16).
 void gemv_ymm(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
               float hi) {
-  x86q::gemv<avx512::Ymm16, x86q::VnniQ4K<avx512::Ymm16>>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx512::Ymm16, x86q::GemvQ4K<avx512::Ymm16>>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace

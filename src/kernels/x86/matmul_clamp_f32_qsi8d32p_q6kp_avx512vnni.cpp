@@ -1,6 +1,7 @@
 #include "kernels/x86/matmul_clamp_f32_qsi8d32p_q6kp_avx512vnni.h"
 
 #include "kernels/ref/rhs_pack_nxk_kquants.h"
+#include "kernels/x86/avx512_kgemv.h"
 #include "kernels/x86/avx512_util.h"
 #include "kernels/x86/lhs_quant_pack_qsi8d32pscalef32sum_f32.h"
 #include "kernels/x86/x86_kblocks.h"
@@ -9,12 +10,13 @@ namespace qmm {
 namespace {
 
 using V = avx512::Zmm;
-using K = x86q::Kernels<V, x86q::VnniQ6K<V>, 8, 1, x86q::VnniQ6K<V, false>>;
+// The GEMV steps by GemvQ6K (avx512_kgemv.h), the GEMM tiles by VnniQ6K.
+using K = x86q::Kernels<V, x86q::GemvQ6K<V>, 8, 1, x86q::VnniQ6K<V, false>>;
 
 // The GEMV over ymm, reading the same 16-column panels (avx512_util.h's Ymm16).
 void gemv_ymm(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
               float hi) {
-  x86q::gemv<avx512::Ymm16, x86q::VnniQ6K<avx512::Ymm16>>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx512::Ymm16, x86q::GemvQ6K<avx512::Ymm16>>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace
