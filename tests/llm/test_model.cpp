@@ -169,7 +169,9 @@ TEST(Stories260K, EveryKernelPathMatchesScalarLogits) {
       const auto got = prompt_logits(options(t, only));
       const double d_prefill = rel_diff(ref.first, got.first), d_decode = rel_diff(ref.second, got.second);
       // The AMX-BF16 GEMMs (a reference of their own) round activations and weights to BF16: 1.0-1.4 %
-      // of the largest logit measured here, through every layer.
+      // of the largest logit measured here, through every layer. The SME2 F16-activation Q4_0 GEMM
+      // (from SVL 256; its own reference too) against the scalar int8 path: 1.1 % prefill, 1.3 %
+      // decode (the cache it filled) under qemu at SVL 512.
       const double tol = pair.gemm->reference ? 3e-2 : t == WeightType::f32 || t == WeightType::f16 ? kFloatTol : kTol;
       EXPECT_LE(d_prefill, tol) << isa_name(isa) << " " << type_name(t) << " prefill " << pair.gemm->name;
       EXPECT_LE(d_decode, tol) << isa_name(isa) << " " << type_name(t) << " decode " << pair.gemv->name;
