@@ -42,7 +42,9 @@ std::vector<size_t> parse_list(const std::string& s) {
 }
 
 // Seconds per step of `steps` decode steps with `seqs` sequences all decoding.
-double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time) {
+// With `trace`: the timed steps' matmuls, their times and the time outside them on stderr (--trace).
+double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time,
+                  bool trace = false) {
   const size_t chunks = (prompt_len + 511) / 512;  // steps each prompt's prefill takes
   const size_t max_tokens = steps + seqs * chunks + 1;  // outlasts the others' prefills and the timed steps
   const size_t n_ctx = prompt_len + max_tokens + 1;
@@ -66,9 +68,13 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
   }
   while (started < seqs) gen.step();
   const auto clock = cpu_time ? process_cpu_seconds : now_seconds;
+  const std::string stage = std::to_string(steps) + " decode steps of " + std::to_string(seqs) + " sequence" + (seqs == 1 ? "" : "s");
+  MatmulTrace tracer;
+  if (trace) tracer.begin(stage.c_str());
   const double t0 = clock();
   for (size_t i = 0; i < steps; ++i) gen.step();
   const double t = (clock() - t0) / (cpu_time ? static_cast<double>(lm.threads) : 1.0);
+  if (trace) tracer.end();
   gen.cancel_all();
   return t / static_cast<double>(steps);
 }
@@ -156,7 +162,7 @@ int bench_serve(int argc, char** argv) {
   mf.threads = 1;
   std::string parallel = "1,2,4,8";
   size_t steps = 32, prompt_len = 16, reps = 3, sys_len = 0, user_len = 32, cache_mib = 8192;
-  bool cpu_time = false;
+  bool cpu_time = false, trace = false;
   Args args("bench serve",
             "Aggregate decode tokens/s of N sequences decoded together (one forward pass per step with m = N rows, as\n"
             "`qmm serve` does for concurrent conversations), for each N of --parallel. Prompts are random tokens.",
@@ -173,8 +179,10 @@ int bench_serve(int argc, char** argv) {
              "instead: time to first token of a new conversation with this many system-prompt tokens, without and with the prompt cache")
       .size("--user-tokens", &user_len, "--system-prompt: tokens of the new conversation's message (default 32)")
       .size("--cache-ram", &cache_mib, "--system-prompt: the prompt cache's MiB (default 8192)")
-      .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (a machine shared with other work)");
+      .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (a machine shared with other work)")
+      .flag("--trace", &trace, "print each timed configuration's matmuls with their time, and the time outside them (attention, sampling...)");
   args.parse();
+  if (trace && sys_len > 0) throw UsageError("--trace times the decode steps, not --system-prompt");
   const std::vector<size_t> ns = parse_list(parallel);
   if (steps > 100000 || prompt_len > 100000) throw UsageError("-n and -p must be at most 100000");
   if (reps > 1000) throw UsageError("-r must be at most 1000");
@@ -195,7 +203,7 @@ int bench_serve(int argc, char** argv) {
   for (size_t r = 0; r < reps; ++r) {
     double one = 0;
     for (size_t i = 0; i < ns.size(); ++i) {
-      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time);
+      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time, trace);
       step_s[i].push_back(t);
       if (i == 0) one = t / static_cast<double>(ns[0]);
       ratio[i].push_back(one / (t / static_cast<double>(ns[i])));
