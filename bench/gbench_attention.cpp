@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/buffer.h"
 #include "core/cpu.h"
 #include "core/random.h"
 #include "llm/attention/attend_kernel.h"
@@ -50,18 +51,20 @@ void attend(benchmark::State& st, const AttendKernel* kernel, KvType kt, KvType 
 // 64-bit sums): the decode's share of it is its bandwidth efficiency at depth.
 constexpr size_t kStreamBytes = size_t{512} << 20;
 
-void decode_stream(benchmark::State& st, const AttendKernel* kernel, KvType t) {
+// huge: the cache on 2 MiB pages (advise_huge_pages, as the packed weights), else 4 KiB ones.
+void decode_stream(benchmark::State& st, const AttendKernel* kernel, KvType t, bool huge) {
   const size_t hd = 64, heads = 4, depth = static_cast<size_t>(st.range(0)), ps = attend_partial_size(hd), n = depth + 1;
   const size_t kr = kv_row_bytes(t, hd), per_head = n * 2 * kr, nh = std::max<size_t>(1, kStreamBytes / per_head);
-  std::vector<uint8_t> k(nh * n * kr), v(nh * n * kr);
+  AlignedBuffer k(nh * n * kr), v(nh * n * kr);
+  if (huge) advise_huge_pages(k.data(), k.size()), advise_huge_pages(v.data(), v.size());
   const auto x = random_floats(n * hd, 1);
   for (size_t p = 0; p < n; ++p) {
-    kv_store(t, &x[p * hd], &k[p * kr], hd);
-    kv_store(t, &x[((p * 7) % n) * hd], &v[p * kr], hd);
+    kv_store(t, &x[p * hd], k.data() + p * kr, hd);
+    kv_store(t, &x[((p * 7) % n) * hd], v.data() + p * kr, hd);
   }
   for (size_t g = 1; g < nh; ++g) {
-    std::copy(k.begin(), k.begin() + static_cast<std::ptrdiff_t>(n * kr), k.begin() + static_cast<std::ptrdiff_t>(g * n * kr));
-    std::copy(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n * kr), v.begin() + static_cast<std::ptrdiff_t>(g * n * kr));
+    std::copy(k.data(), k.data() + n * kr, k.data() + g * n * kr);
+    std::copy(v.data(), v.data() + n * kr, v.data() + g * n * kr);
   }
   const auto q = random_floats(heads * hd, 2);
   std::vector<float> scratch(attend_chunk_scratch(hd)), part(heads * ps), acc(heads * ps), out(heads * hd);
@@ -104,8 +107,10 @@ const int registered = [] {
   benchmark::RegisterBenchmark("read_stream", read_stream);
   const AttendKernel& best = attend_kernel();
   for (KvType t : {KvType::f16, KvType::q8_0}) {
-    const std::string name = std::string(best.name) + "/" + kv_type_name(t) + "/decode_stream";
-    benchmark::RegisterBenchmark(name.c_str(), decode_stream, &best, t)->Arg(4096)->Arg(16384);
+    for (bool huge : {false, true}) {
+      const std::string name = std::string(best.name) + "/" + kv_type_name(t) + "/decode_stream" + (huge ? "_huge" : "");
+      benchmark::RegisterBenchmark(name.c_str(), decode_stream, &best, t, huge)->Arg(4096)->Arg(16384);
+    }
   }
   return 0;
 }();

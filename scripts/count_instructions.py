@@ -10,13 +10,14 @@ pair is one count). The log streams through a FIFO, so nothing large is written 
 
 usage: count_instructions.py --qemu QEMU [--cpu CPU] [--svl BYTES] --driver DRIVER
                              [--shape M N K] [--c-api MAX_INSTR MAX_PERCENT] [--max-per-mac X]
-                             (KERNEL [KERNEL ...] | --all-kernels)
+                             [--lhs-packer] (KERNEL [KERNEL ...] | --all-kernels)
 Prints per kernel: instructions, MACs, instructions per MAC, and the most executed mnemonics.
 With --c-api, each kernel is counted twice in one run, called directly and through the public
 qmm_ukernel_run; the script fails when the public call adds more than MAX_INSTR instructions or
 (a GEMM) more than MAX_PERCENT % of the kernel's own count. --all-kernels counts every kernel of
 the list this CPU runs (the driver's --list), a GEMV at m = 1. With --max-per-mac, it fails when a kernel
 executes more than X instructions per MAC (a bound on a kernel's loop, e.g. the SME2 prefill GEMMs).
+With --lhs-packer, the kernel's LHS packer is counted instead, on the M x K activations (per value).
 """
 import argparse
 import collections
@@ -30,12 +31,12 @@ IN_RE = re.compile(r"^0x([0-9a-f]+):\s+[0-9a-f]+\s+(\S+)")
 TRACE_RE = re.compile(r"^Trace \d+: 0x[0-9a-f]+ \[[0-9a-f]+/([0-9a-f]+)/[^\]]*\]\s*(\S*)")
 
 
-def count(qemu, cpu, svl, driver, kernel, shape, capi=False):
+def count(qemu, cpu, svl, driver, kernel, shape, capi=False, lhs=False):
     with tempfile.TemporaryDirectory() as tmp:
         fifo = os.path.join(tmp, "log")
         os.mkfifo(fifo)
         cmd = [qemu, "-cpu", f"{cpu},sme-default-vector-length={svl}", "-d", "in_asm,exec,nochain", "-D", fifo,
-               driver, kernel] + [str(x) for x in shape] + (["capi"] if capi else [])
+               driver, kernel] + [str(x) for x in shape] + (["capi"] if capi else []) + (["lhs"] if lhs else [])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         tbs = {}  # first pc -> mnemonics of the TB
         block, counting = None, False
@@ -84,6 +85,7 @@ def main():
                     help="also count the public qmm_ukernel_run call and bound what it adds")
     ap.add_argument("--max-per-mac", type=float, help="fail when a kernel executes more instructions per MAC")
     ap.add_argument("--all-kernels", action="store_true", help="every kernel of the list this CPU runs")
+    ap.add_argument("--lhs-packer", action="store_true", help="count each kernel's LHS packer instead")
     ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
     kernels = [(name, False) for name in a.kernels]
@@ -98,6 +100,11 @@ def main():
         shape = [1] + a.shape[1:] if gemv else a.shape
         m, n, k = shape
         macs = m * n * k
+        if a.lhs_packer:
+            total, hist = count(a.qemu, a.cpu, a.svl, a.driver, kernel, shape, lhs=True)[0]
+            top = ", ".join(f"{mn} {c}" for mn, c in hist.most_common(a.top))
+            print(f"{kernel}'s LHS packer: {total} instructions, {total / (m * k):.2f} per activation; {top}")
+            continue
         segments = count(a.qemu, a.cpu, a.svl, a.driver, kernel, shape, capi=bool(a.c_api))
         total, hist = segments[0]
         top = ", ".join(f"{mn} {c}" for mn, c in hist.most_common(a.top))

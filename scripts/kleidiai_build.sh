@@ -20,7 +20,8 @@
 #   kai_matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa (int8 activations, SMOPA)
 #   kai_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot     (its GEMV)
 #   kai_matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa     (F16 activations, FMOPA: what
-#     llama.cpp runs for Q4_0 prefill on SME2), with its LHS packer kai_lhs_pack_f16pmrx2_f32_neon
+#     llama.cpp runs for Q4_0 prefill on SME2), with its LHS packer kai_lhs_pack_f16pmrx2_f32_neon;
+#     qmm has a kernel and a packer of those names, compared bit for bit and byte for byte too
 set -euo pipefail
 
 print_lib=0

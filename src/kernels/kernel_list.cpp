@@ -125,6 +125,8 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
          &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_pack_f16pmrx2_f32,
+         &rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0, sme2_q4_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1vlx4_qsi8c32p4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
          &rhs_pack_nxk_qsi8c32pscalef16_qsi8c32, sme2_q8_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <random>
 
+#include "core/error.h"
 #include "llm/moe.h"
+#include "llm/slot_file.h"
 
 namespace qmm::llm {
 namespace {
@@ -27,8 +30,10 @@ double prefill_bound(const TokenCost& cost, double int8_gops, double fp32_gflops
   return sec > 0 ? 1.0 / sec : 0;
 }
 
-BenchRuns::BenchRuns(const Model& model, State& s, size_t max_tokens, size_t n_batch)
-    : model_(model), s_(s), n_batch_(std::max<size_t>(1, std::min(n_batch, s.n_batch()))), prompt_(std::max<size_t>(max_tokens, 1)) {
+double effective_gbs(double weight_bytes, double kv_bytes, double tokens_per_s) { return (weight_bytes + kv_bytes) * tokens_per_s / 1e9; }
+
+BenchRuns::BenchRuns(const Model& model, State& s, size_t max_tokens, size_t n_batch, DepthFill* fill)
+    : model_(model), s_(s), n_batch_(std::max<size_t>(1, std::min(n_batch, s.n_batch()))), fill_(fill), prompt_(std::max<size_t>(max_tokens, 1)) {
   std::mt19937 rng(42);
   std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(model.config().n_vocab - 1));
   for (int32_t& t : prompt_) t = tok(rng);
@@ -40,10 +45,43 @@ int32_t BenchRuns::next_id(int32_t t) const {
 
 void BenchRuns::warm_up() { forward(model_, s_, prompt_.data(), 1); }
 
-void BenchRuns::to_depth(size_t d) {
-  if (s_.pos() >= d && s_.truncate(0, d) == d) return;
+void BenchRuns::prefill_to(size_t d) {
   s_.reset();
   for (size_t p = 0; p < d; p += n_batch_) forward(model_, s_, prompt_.data() + p, std::min(n_batch_, d - p));
+}
+
+void BenchRuns::fill_once() {
+  DepthFill& f = *fill_;
+  const size_t d = f.depth;
+  if (!f.file.empty() && std::filesystem::exists(f.file)) {
+    const std::vector<int32_t> tokens = load_slot_file(f.file, model_, s_, 0);
+    check_arg(tokens.size() >= d, "depth file '" + f.file + "' holds " + std::to_string(tokens.size()) + " positions, -d asks for " +
+                                      std::to_string(d));
+    check_arg(std::equal(tokens.begin(), tokens.begin() + static_cast<std::ptrdiff_t>(d), prompt_.begin()),
+              "depth file '" + f.file + "' was filled from other tokens than bench model's prompt");
+    s_.truncate(0, d);
+    f.from_file = true;
+  } else {
+    const double t0 = now();
+    prefill_to(d);
+    f.seconds = now() - t0;
+    if (!f.file.empty()) save_slot_file(f.file, model_, s_, 0, {prompt_.data(), d});
+  }
+  f.threads = static_cast<size_t>(s_.ctx().pool().threads());
+  f.kv.resize(s_.kv_copy_bytes(d));
+  s_.kv_read(0, 0, d, f.kv.data());
+  f.positions = d;
+}
+
+void BenchRuns::to_depth(size_t d) {
+  if (s_.pos() >= d && s_.truncate(0, d) == d) return;
+  if (fill_ && d > 0 && d <= fill_->depth && s_.kv_copyable()) {
+    if (fill_->positions == 0) fill_once();
+    s_.reset();
+    s_.kv_write(0, 0, fill_->positions, fill_->kv.data());
+    if (s_.truncate(0, d) == d) return;
+  }
+  prefill_to(d);
 }
 
 double BenchRuns::prefill(size_t d, size_t p) {

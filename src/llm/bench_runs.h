@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -29,6 +30,27 @@ TokenCost token_cost(const Model& model);
 double decode_bound(double bytes, double dram_gbs);
 double prefill_bound(const TokenCost& cost, double int8_gops, double fp32_gflops);
 
+// A decode's effective bandwidth, GB/s: the weight bytes and KV bytes a token reads ÷ its time
+// (tokens_per_s tokens a second). At depth its ratio to the depth-0 figure says how much of the
+// speed the attention's reads keep (issue 29's "≥ 75 % of depth-0 effective bandwidth").
+double effective_gbs(double weight_bytes, double kv_bytes, double tokens_per_s);
+
+// The cache filled to the deepest depth once per process and reused: a prefill of the first
+// `depth` prompt tokens (or a slot file's copy of one, llm/slot_file.h), kept as kv_read's copy
+// and written back into each State (every thread count), then truncated to the depth a test asks
+// for; the cache a test starts from is the one a prefill of the same tokens leaves. Only where the
+// cache is kv_copyable() (no sliding-window ring); elsewhere every depth is prefilled.
+struct DepthFill {
+  size_t depth = 0;           // positions to fill (the deepest -d)
+  std::string file{};         // a slot file: read when it exists, else written after the prefill
+  // Filled by the first State that needs it:
+  size_t positions = 0;       // 0: not filled yet
+  std::vector<uint8_t> kv{};  // kv_read(0, 0, positions)
+  double seconds = 0;         // the prefill's time
+  bool from_file = false;     // read from `file`
+  size_t threads = 0;         // the prefill's threads
+};
+
 // Seconds of one plain read of `count` buffers (the paired read; the CLI's limits code has it).
 using ReadPass = std::function<double(ThreadPool& pool, const uint8_t* const* bufs, const size_t* bytes, size_t count)>;
 
@@ -37,7 +59,8 @@ using ReadPass = std::function<double(ThreadPool& pool, const uint8_t* const* bu
 class BenchRuns {
  public:
   // `max_tokens`: the most positions a run fills (depth + prompt); `n_batch` ≤ s.n_batch().
-  BenchRuns(const Model& model, State& s, size_t max_tokens, size_t n_batch);
+  // `fill` (optional, outliving the runs): the depth fill shared by the States of one process.
+  BenchRuns(const Model& model, State& s, size_t max_tokens, size_t n_batch, DepthFill* fill = nullptr);
 
   void warm_up();  // one token: first touch of the scratch and the pool's threads
   void to_depth(size_t d);  // the cache holds positions 0..d-1 of the prompt
@@ -53,9 +76,12 @@ class BenchRuns {
 
  private:
   int32_t next_id(int32_t t) const;  // the next decode input
+  void prefill_to(size_t d);         // positions 0..d-1 of the prompt, from an empty cache
+  void fill_once();                  // fill_'s prefill or file, copied out
   const Model& model_;
   State& s_;
   size_t n_batch_;
+  DepthFill* fill_;
   std::vector<int32_t> prompt_;
   std::vector<std::pair<const uint8_t*, size_t>> spans_;
   std::vector<const uint8_t*> bufs_;

@@ -267,6 +267,7 @@ class State {
   friend struct ForwardPass;  // (forward.cpp: the steps of forward())
   struct Span {  // consecutive rows of one sequence at consecutive positions
     size_t row, rows, seq, pos;
+    size_t chunk0 = 0, chunks = 0;  // attention (forward.cpp): this layer's split-KV partials from split_ chunk chunk0 (0 chunks: not split)
   };
   size_t n_ctx_, n_batch_;
   size_t window_ = 0, ring_ = 0;                    // the sliding window (0: none) and its ring's slots
@@ -276,7 +277,7 @@ class State {
   std::vector<float> x_, xb_, xb2_, qkv_, hb_;      // activations of the batch, row-major [n_batch, width]
   std::vector<float> att_;                          // F32 caches: attention weights, one row of n_ctx per thread
   std::vector<float> chunk_;                        // other caches: per thread attend_chunk's scratch, a partial and an accumulator
-  std::vector<float> split_;                        // partials of a lone decode row split over chunks [chunks, n_head, partial]
+  std::vector<float> split_;                        // partials of the decode rows split over chunks [chunks, n_head, partial]
   std::vector<float> rope_;                         // cos, sin per batch row and rotated pair [2 (global, local), n_batch, n_rot]
   std::vector<float> logits_;                       // [n_seq, n_vocab]: the rows that asked for logits
   std::vector<size_t> layer_kv_;                    // [n_layer + 1]: the first cache row of layer l's [n_head_kv, slots] in a sequence's cache
@@ -287,6 +288,7 @@ class State {
   AlignedBuffer key_cache_, value_cache_;           // [n_seq, layer_kv_.back()] rows
   std::vector<BatchRow> rows_;                      // forward(tokens, n)'s rows
   std::vector<Span> spans_;                         // attention work of the batch
+  std::vector<size_t> split_spans_;                 // the spans whose positions a layer's attention splits (chunk0 ascending)
   MoeScratch moe_;                                  // the MoE block's scratch (MoE models)
 };
 

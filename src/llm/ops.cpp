@@ -151,7 +151,7 @@ std::string attention_trace(KvTypes kv) {
   if (kv.k == KvType::f32 && kv.v == KvType::f32) return "attend_heads (K f32, V f32: up to 4 query heads per K/V row read)" + clone;
   return std::string(attend_kernel().name) + " (K " + kv_type_name(kv.k) + (kv_rotated(kv.k) ? " Hadamard-rotated" : "") +
          (attend_int8_keys(kv.k) ? ", int8 Q·K" : "") + ", V " + kv_type_name(kv.v) + ": chunks of " + std::to_string(kAttendChunk) +
-         " positions, split-KV for a lone decode row" +
+         " positions, split-KV for decode rows" +
          (attend_kernel().key_panel ? ", prefill tiles from a key-major panel)" : ")");
 }
 

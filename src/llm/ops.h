@@ -76,7 +76,7 @@ void attend_combine(float* acc, const float* part, size_t count, size_t head_dim
 void attend_finish(const float* acc, size_t rows, size_t heads, size_t head_dim, float* out, size_t out_stride);
 
 // The attention a cache of types kv runs, for --trace: "attend_avx512 (K f16, V f16: chunks of
-// 256 positions, split-KV for a lone decode row)" (the kernel attention/attend_kernel.h chose),
+// 256 positions, split-KV for decode rows)" (the kernel attention/attend_kernel.h chose),
 // or attend_heads for F32.
 std::string attention_trace(KvTypes kv);
 

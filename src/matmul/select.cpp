@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
 
 #include "core/error.h"
 #include "kernels/kernel_list.h"
@@ -191,13 +192,22 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
       pair.skipped.push_back(std::string(u.name) + ": excluded by the kernel override");
       return false;
     }
+    // Below its SVL floor a GEMM runs only where the allow-list names it.
+    const bool named = std::find(filter.allow.begin(), filter.allow.end(), u.name) != filter.allow.end();
+    if (cpu.svl_bytes < gemm_min_svl_bytes(u) && !named) {
+      pair.skipped.push_back(std::string(u.name) + ": executes more instructions per MAC than the next below SVL " +
+                             std::to_string(gemm_min_svl_bytes(u) * 8));
+      return false;
+    }
     return true;
   };
   // A GEMV variant named exactly in the allow-list brings the GEMM that shares its packed RHS
   // (the weights are packed for the GEMM), of its own ISA where there is one: `--kernels <a
   // GEMV>` must not fall back to scalar. An ISA name allows only that ISA's kernels.
   auto partner_of_named_gemv = [&](const Ukernel& g, bool same_isa) {
-    if (!unavailable_reason(g, cpu).empty() || names(filter.deny, g)) return false;
+    if (!unavailable_reason(g, cpu).empty() || names(filter.deny, g) || cpu.svl_bytes < gemm_min_svl_bytes(g)) {
+      return false;
+    }
     for (const Ukernel* v : kernel_list()) {
       const bool named = std::find(filter.allow.begin(), filter.allow.end(), v->name) != filter.allow.end();
       if (v->gemv && v->type == type && named && same_rhs(*v, g) && (!same_isa || v->isa == g.isa) &&
@@ -243,6 +253,17 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     above = tier.gemm;
   }
   return pair;
+}
+
+size_t gemm_min_svl_bytes(const Ukernel& u) {
+  // The F16-activation Q4_0 GEMM (FMOPA, the block scale folded into F16 weights) against the
+  // int8 one (SMOPA, F32 sums scaled per block), kernels alone, counted under qemu 11 at
+  // 64 x 256 x 512 (docs/arm.md, "The SME2 prefill frontier"): SVL 512 44,496 against 69,099,
+  // SVL 256 173,452 against 197,819, SVL 128 685,092 against 642,779 instructions. Its cost per
+  // block and tile is the same at every SVL (LUTI4 + FMUL per weight vector), the int8 GEMM's
+  // epilogue grows with the rows of a tile: the F16 GEMM only from SVL 256.
+  if (std::string_view(u.name) == "matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa") return 32;
+  return 0;
 }
 
 size_t gemm_min_rows(const Ukernel& u) {

@@ -58,6 +58,10 @@ std::vector<const Ukernel*> gemv_candidates(const Ukernel& gemm, const KernelFil
 // 2 rows on. The AMX-BF16 GEMMs dequantize the weights once per call, which pays off only over
 // enough rows (measured, docs/performance.md "AMX-BF16 GEMMs").
 size_t gemm_min_rows(const Ukernel& u);
+// Streaming vector length (bytes) from which SME2 GEMM u executes fewer instructions per MAC than
+// the next GEMM of its weight type; 0: at every SVL. Below it, selection passes u over (unless
+// the allow-list names it). The F16-activation Q4_0 GEMM: 32 (docs/arm.md).
+size_t gemm_min_svl_bytes(const Ukernel& u);
 
 // Why an ISA / a variant cannot run here ("" if it can).
 std::string unavailable_reason(Isa isa, const CpuInfo& cpu);

@@ -1,12 +1,14 @@
 // Runs one kernel of the list once on a random M × N × K problem, between two marker calls,
 // for scripts/count_instructions.py (executed instructions counted under qemu-aarch64):
-//   count_kernel KERNEL_NAME M N K [capi]
+//   count_kernel KERNEL_NAME M N K [capi | lhs]
 //   count_kernel --list           (the kernels this CPU runs: "NAME gemm|gemv" per line)
 //   count_kernel kai_NAME M N K   (KleidiAI's kernel NAME, where the build links it:
 //                                  count_kleidiai.h; on its qmm twin's packed buffers)
 // Everything between qmm_count_begin() and qmm_count_end() is the kernel call (including any
 // SME ABI routine it calls); packing happens before. With `capi` a second begin..end pair holds
-// the public call, qmm_ukernel_run (argument checks included), on the same packed operands.
+// the public call, qmm_ukernel_run (argument checks included), on the same packed operands. With
+// `lhs` the one pair holds the kernel's LHS packer on the M × K activations instead (what the
+// driver runs once per matmul before the kernels).
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
@@ -32,17 +34,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bool capi = argc == 6 && std::string_view(argv[5]) == "capi";
-  if (argc != 5 && !capi) {
-    std::fprintf(stderr, "usage: count_kernel KERNEL M N K [capi]\n");
+  const bool lhs_only = argc == 6 && std::string_view(argv[5]) == "lhs";
+  if (argc != 5 && !capi && !lhs_only) {
+    std::fprintf(stderr, "usage: count_kernel KERNEL M N K [capi | lhs]\n");
     return 2;
   }
   const armtest::KaiKernel* kai = nullptr;
   for (const armtest::KaiKernel& c : armtest::kleidiai_kernels()) {
     if (std::string_view(argv[1]) == c.name) kai = &c;
   }
-  if (std::string_view(argv[1]).starts_with("kai_") && (kai == nullptr || capi)) {
+  if (std::string_view(argv[1]).starts_with("kai_") && (kai == nullptr || capi || lhs_only)) {
     std::fprintf(stderr, "count_kernel: %s is not a KleidiAI kernel this build links (scripts/kleidiai_build.sh, "
-                         "-DQMM_KLEIDIAI_LIB; count_kleidiai.h), or with capi\n", argv[1]);
+                         "-DQMM_KLEIDIAI_LIB; count_kleidiai.h), or with capi / lhs\n", argv[1]);
     return 2;
   }
   const Ukernel* u = find_kernel(kai ? kai->twin : argv[1]);
@@ -63,6 +66,15 @@ int main(int argc, char** argv) {
   quantize_rows(u->type, w.data(), rows.data(), n, k);
   armtest::Packed packed = armtest::pack_for(*u, m, n, k, data(m * k, 3), rows);
   if (kai && kai->pack_lhs) kai->pack_lhs(m, k, data(m * k, 3).data(), packed.lhs);
+  if (lhs_only) {
+    const std::vector<float> x = data(m * k, 3);
+    const TileParams p = kernel_params(*u);
+    qmm_count_begin();
+    u->lhs->run(m, k, p.mr, p.kr, p.sr, x.data(), k * sizeof(float), packed.lhs.data());
+    qmm_count_end();
+    std::printf("lhs packer %s m %zu k %zu byte[0] %d\n", u->lhs->name, m, k, packed.lhs[0]);
+    return 0;
+  }
   std::vector<float> dst(m * n);
   size_t index = 0;
   if (capi && qmm_ukernel_find(u->name, &index) != QMM_OK) {

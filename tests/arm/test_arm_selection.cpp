@@ -63,6 +63,29 @@ TEST(ArmSelection, KQuantsPickTheExpectedIsa) {
   }
 }
 
+// Q4_0 prefill takes the F16-activation FMOPA GEMM where it executes fewer instructions per MAC
+// than the int8 SMOPA GEMM (from SVL 256: docs/arm.md), the int8 one below; either pairs with the
+// SME2 SDOT GEMV on the same packed weights. Naming the F16 GEMM selects it at any SVL;
+// disabling it gives the int8 GEMM back.
+TEST(ArmSelection, Q4_0PrefillTakesTheF16GemmFromSvl256) {
+  const Ukernel* f16 = find_kernel("matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa");
+  const Ukernel* int8 = find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa");
+  if (f16 == nullptr || int8 == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*f16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  EXPECT_EQ(gemm_min_svl_bytes(*f16), 32u);
+  EXPECT_EQ(gemm_min_svl_bytes(*int8), 0u);
+  const size_t svl = cpu_info().svl_bytes;
+  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  EXPECT_EQ(pair.gemm, svl >= 32 ? f16 : int8) << "SVL " << svl * 8 << ": " << pair.gemm->name;
+  ASSERT_NE(pair.gemv, nullptr);
+  EXPECT_EQ(std::string(pair.gemv->name), "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot");
+  EXPECT_TRUE(shares_packed_rhs(*pair.gemv, *f16) && shares_packed_rhs(*pair.gemv, *int8));
+  const KernelPair named = select_kernels(WeightType::q4_0, parse_kernel_filter(f16->name, "", "test"), cpu_info());
+  EXPECT_EQ(named.gemm, f16) << named.gemm->name;
+  const KernelPair denied = select_kernels(WeightType::q4_0, parse_kernel_filter("", f16->name, "test"), cpu_info());
+  EXPECT_EQ(denied.gemm, int8) << denied.gemm->name;
+}
+
 TEST(ArmSelection, ReportsTheEmulatedSvl) {
   const char* want = std::getenv("QMM_EXPECT_SVL_BYTES");
   if (!want || !*want) GTEST_SKIP() << "QMM_EXPECT_SVL_BYTES not set (only the emulated CTest runs set it)";

@@ -20,25 +20,36 @@ namespace {
 
 const Ukernel* sme2_q4_gemm() { return find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa"); }
 
-TEST(Hybrid, NeonTwinGivesTheSme2KernelsBits) {
+// Why the SME2 Q4_0 GEMM cannot run here ("" when it can); with `twin`, also why it has no NEON twin.
+std::string sme2_q4_skip_reason(bool twin) {
   const Ukernel* u = sme2_q4_gemm();
-  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
-  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  if (u == nullptr) return "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) return why;
+  if (twin && neon_twin(*u) == nullptr) return "no NEON twin here (DotProd missing)";
+  return "";
+}
+
+// The SME2 Q4_0 GEMM's packed weights with the Q4_0 GEMV selection pairs with it (the one that
+// reads its packed RHS), whichever GEMM selection prefers at this SVL.
+PackedWeights sme2_q4_weights(size_t n, size_t k, const std::vector<uint8_t>& rows) {
+  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  EXPECT_TRUE(shares_packed_rhs(*pair.gemv, *sme2_q4_gemm())) << pair.gemv->name;
+  return PackedWeights::pack_with(*sme2_q4_gemm(), *pair.gemv, n, k, rows.data());
+}
+
+TEST(Hybrid, NeonTwinGivesTheSme2KernelsBits) {
+  if (std::string why = sme2_q4_skip_reason(false); !why.empty()) GTEST_SKIP() << why;
+  const Ukernel* u = sme2_q4_gemm();
   const MatmulFn twin = neon_twin(*u);
   ASSERT_NE(twin, nullptr) << "no NEON twin at SVL " << cpu_info().svl_bytes * 8;
   EXPECT_EQ(armtest::first_difference(*u, twin, 3), "") << "(SME2 vs its NEON twin)";
 }
 
 TEST(Hybrid, SplitMatmulEqualsSme2Only) {
-  const Ukernel* u = sme2_q4_gemm();
-  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
-  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
-  if (neon_twin(*u) == nullptr) GTEST_SKIP() << "no NEON twin here (DotProd missing)";
-  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
-  ASSERT_EQ(pair.gemm, u);
+  if (std::string why = sme2_q4_skip_reason(true); !why.empty()) GTEST_SKIP() << why;
   const size_t n = 1000, k = 128, m = 130;  // 3 row tiles
   const std::vector<uint8_t> rows = armtest::random_weights(WeightType::q4_0, n, k, 5);
-  const PackedWeights w = PackedWeights::pack_with(*pair.gemm, *pair.gemv, n, k, rows.data());
+  const PackedWeights w = sme2_q4_weights(n, k, rows);
   const std::vector<float> x = armtest::random_floats(m * k, 6);
   auto run = [&](Context& ctx) {
     std::vector<float> y(m * n, NAN);
@@ -64,15 +75,11 @@ TEST(Hybrid, SplitMatmulEqualsSme2Only) {
 // The split also covers a matmul of one row tile (m <= VL: columns split by tiles instead of
 // guided chunks) and an MoE layer's matmul_group, whose products' tiles go to one job.
 TEST(Hybrid, OneRowTileAndGroupSplitsEqualSme2Only) {
-  const Ukernel* u = sme2_q4_gemm();
-  if (u == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
-  if (std::string why = unavailable_reason(*u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
-  if (neon_twin(*u) == nullptr) GTEST_SKIP() << "no NEON twin here (DotProd missing)";
-  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
-  ASSERT_EQ(pair.gemm, u);
+  if (std::string why = sme2_q4_skip_reason(true); !why.empty()) GTEST_SKIP() << why;
   const size_t n = 700, k = 96;
   const std::vector<uint8_t> rows = armtest::random_weights(WeightType::q4_0, n, k, 8);
-  const PackedWeights w = PackedWeights::pack_with(*pair.gemm, *pair.gemv, n, k, rows.data());
+  const PackedWeights w = sme2_q4_weights(n, k, rows);
+  const Ukernel* u = sme2_q4_gemm();
   const size_t ms[] = {kernel_params(*u).mr, 37, 2 * kernel_params(*u).mr + 3};  // one row tile, then several
   std::vector<std::vector<float>> xs;
   for (size_t m : ms) xs.push_back(armtest::random_floats(m * k, static_cast<uint32_t>(m)));

@@ -1,4 +1,5 @@
-// Every SME2 kernel of the list against the scalar reference of its weight type, on shapes
+// Every SME2 kernel of the list against the scalar reference of its weight type (or its own,
+// Ukernel::reference, where its numerics differ: F16 activations), on shapes
 // below, at and above the SVL-derived tiles of the emulated CPU (the suite runs at SVL 128,
 // 256 and 512 bits). The lead's tests/test_kernels.cpp covers all kernels more widely; this
 // file keeps the SME2 kernels checked at every SVL even where that suite is filtered.
@@ -23,7 +24,8 @@ const Ukernel* scalar_for(WeightType type, bool gemv) {
 }
 
 void check_kernel(const Ukernel& u, size_t m, size_t n, size_t k, float lo, float hi, uint32_t seed) {
-  const Ukernel* ref = scalar_for(u.type, u.gemv);
+  // A kernel with numerics of its own (the F16-activation GEMM) against its own reference.
+  const Ukernel* ref = u.reference ? u.reference : scalar_for(u.type, u.gemv);
   ASSERT_NE(ref, nullptr);
   const std::vector<float> lhs = armtest::random_floats(m * k, seed);
   const std::vector<uint8_t> rows = armtest::random_weights(u.type, n, k, seed + 1);

@@ -16,6 +16,9 @@
 #include "core/cpu.h"
 #include "core/random.h"
 #include "llm/attention/attend_kernel.h"
+#if defined(__x86_64__)
+#include "llm/attention/attend_avx512.h"
+#endif
 #include "llm/ops.h"
 
 namespace qmm::llm {
@@ -178,6 +181,48 @@ TEST(AttendKernels, QueriesRoundToInt8PerBlock) {
   EXPECT_TRUE(std::isnan(d[1]));
   for (size_t i = 32; i < 96; ++i) EXPECT_EQ(qs[i], 0) << i;
   EXPECT_EQ(d[2], 0.0f);
+  // Ties to even: with max |q| = 127 the scale is 1, so q itself is rounded.
+  std::vector<float> t(32, 0.0f);
+  const float halves[] = {127.0f, 0.5f, 1.5f, 2.5f, -0.5f, -2.5f, -126.5f, 3.49f, INFINITY};
+  std::copy(halves, halves + 8, t.begin());
+  attend_quantize_query(t.data(), 32, qs.data(), d.data());
+  const int8_t want[] = {127, 0, 2, 2, 0, -2, -126, 3};
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(qs[i], want[i]) << i;
+  t[20] = halves[8];  // an infinity: d NaN, every value 0
+  attend_quantize_query(t.data(), 32, qs.data(), d.data());
+  EXPECT_TRUE(std::isnan(d[0]));
+  for (size_t i = 0; i < 32; ++i) EXPECT_EQ(qs[i], 0) << i;
+}
+
+// The AVX-512 kernel's own query rounding gives attend_quantize_query's bytes: random blocks
+// of every magnitude, ties, zeros, a NaN and an infinity.
+TEST(AttendKernels, Avx512QueryRoundingIsTheReferences) {
+#if defined(__x86_64__)
+  const AttendKernel& k = attend_kernels().front();
+  if (!cpu_info().has(k.features)) GTEST_SKIP() << "this CPU cannot run " << k.name;
+  std::mt19937 rng(11);
+  for (size_t trial = 0; trial < 400; ++trial) {
+    const size_t hd = 32 * (1 + trial % 8);
+    const float mag = std::ldexp(1.0f, static_cast<int>(rng() % 40) - 20);
+    std::vector<float> q = random_floats(hd, trial, -mag, mag);
+    if (trial % 7 == 0) q[rng() % hd] = 0.5f * std::round(2.0f * q[0]);  // halves
+    if (trial % 11 == 0) std::fill(q.begin(), q.begin() + 32, 0.0f);
+    if (trial % 13 == 0) q[rng() % hd] = NAN;
+    if (trial % 17 == 0) q[rng() % hd] = -INFINITY;
+    if (trial % 5 == 0) {  // max 127: the values themselves rounded, ties included
+      for (size_t i = 0; i < hd; ++i) q[i] = static_cast<float>(static_cast<int>(rng() % 255) - 127) + (rng() % 2 ? 0.5f : 0.0f);
+      q[0] = 127.0f;
+    }
+    std::vector<int8_t> a(hd), b(hd);
+    std::vector<float> da(hd / 32), db(hd / 32);
+    attend_quantize_query(q.data(), hd, a.data(), da.data());
+    attend_quantize_query_avx512(q.data(), hd, b.data(), db.data());
+    ASSERT_EQ(a, b) << "trial " << trial;
+    for (size_t i = 0; i < da.size(); ++i) ASSERT_EQ(std::bit_cast<uint32_t>(da[i]), std::bit_cast<uint32_t>(db[i])) << "trial " << trial;
+  }
+#else
+  GTEST_SKIP() << "an x86 kernel";
+#endif
 }
 
 }  // namespace

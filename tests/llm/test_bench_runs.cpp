@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <string>
+#include <vector>
 
+#include "core/error.h"
 #include "llm/bench_runs.h"
 #include "llm/model.h"
 #include "llm/moe.h"
@@ -27,6 +30,72 @@ TEST(BenchRuns, BoundsArithmetic) {
   EXPECT_DOUBLE_EQ(prefill_bound(c, 100, 50), 1.0 / (2e9 / 100e9 + 1e9 / 50e9));
   EXPECT_DOUBLE_EQ(prefill_bound(c, 100, 0), 1.0 / (2e9 / 100e9));
   EXPECT_EQ(prefill_bound(c, 0, 0), 0);
+  // (weights + KV bytes per token) × tokens/s: 584 MB + 538 MB at 14 tok/s is 15.708 GB/s.
+  EXPECT_DOUBLE_EQ(effective_gbs(584e6, 538e6, 14), 1122e6 * 14 / 1e9);
+  EXPECT_DOUBLE_EQ(effective_gbs(1e9, 0, 20), 20);
+  EXPECT_DOUBLE_EQ(effective_gbs(1e9, 1e9, 10) / effective_gbs(1e9, 0, 25), 0.8);  // the ratio to depth 0
+}
+
+// The deepest depth is prefilled once and restored into every State (each thread count) and
+// depth: the cache a test starts from is byte for byte the one a prefill leaves; a slot file of
+// the fill serves a later process the same way, and a file of too few positions is refused.
+TEST(BenchRuns, DepthFilledOnceAndRestored) {
+  const std::string path = tiny("tiny");
+  Context ctx1(1), ctx2(2);
+  const Model model = Model::load(path, {}, ctx1.pool());
+  auto cache = [](const State& s, size_t n) {
+    std::vector<uint8_t> kv(s.kv_copy_bytes(n));
+    s.kv_read(0, 0, n, kv.data());
+    return kv;
+  };
+  State plain(model, 64, 16, ctx1);
+  BenchRuns ref(model, plain, 40, 16);
+  ref.to_depth(30);
+  const std::vector<uint8_t> want30 = cache(plain, 30);
+  ref.to_depth(12);
+  const std::vector<uint8_t> want12 = cache(plain, 12);
+  ref.to_depth(20);
+  const std::vector<uint8_t> want20 = cache(plain, 20);
+  const std::string file = ::testing::TempDir() + "qmm_bench_runs_depth.slot";
+  std::remove(file.c_str());
+  DepthFill fill{30, file};
+  {
+    State s(model, 64, 16, ctx1);
+    BenchRuns runs(model, s, 40, 16, &fill);
+    runs.to_depth(12);  // fills 30 once, keeps 12
+    EXPECT_EQ(fill.positions, 30u);
+    EXPECT_FALSE(fill.from_file);
+    EXPECT_EQ(fill.threads, 1u);
+    EXPECT_EQ(cache(s, 12), want12);
+    runs.decode(12, 3, nullptr);
+    runs.to_depth(30);
+    EXPECT_EQ(cache(s, 30), want30);
+  }
+  {
+    State s(model, 64, 16, ctx2);  // another thread count: restored, not prefilled
+    BenchRuns runs(model, s, 40, 16, &fill);
+    fill.seconds = -1;
+    runs.to_depth(30);
+    EXPECT_EQ(fill.seconds, -1);
+    EXPECT_EQ(cache(s, 30), want30);
+  }
+  {
+    DepthFill again{30, file};  // a later process: read from the file
+    State s(model, 64, 16, ctx2);
+    BenchRuns runs(model, s, 40, 16, &again);
+    runs.to_depth(20);
+    EXPECT_TRUE(again.from_file);
+    EXPECT_EQ(cache(s, 20), want20);
+    runs.to_depth(30);
+    EXPECT_EQ(cache(s, 30), want30);
+  }
+  {
+    DepthFill deeper{35, file};
+    State s(model, 64, 16, ctx1);
+    BenchRuns runs(model, s, 40, 16, &deeper);
+    EXPECT_THROW(runs.to_depth(35), Error);
+  }
+  std::remove(file.c_str());
 }
 
 TEST(BenchRuns, RunsFillTheCacheAndPairEveryToken) {

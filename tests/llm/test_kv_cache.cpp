@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "core/blocks.h"
@@ -19,6 +20,7 @@
 #include "llm/model.h"
 #include "llm/ops.h"
 #include "llm/synth.h"
+#include "matmul/select.h"
 
 namespace qmm::llm {
 namespace {
@@ -214,6 +216,110 @@ TEST(KvCache, BitwiseIdenticalForAnyThreadCountPerType) {
   for (KvType t : kAll) {
     const auto one = run(path, {t, t}, 1);
     for (int threads : {2, 3}) EXPECT_EQ(run(path, {t, t}, threads), one) << kv_type_name(t) << ", " << threads << " threads";
+  }
+}
+
+// The cache is asked for 2 MiB pages (as the packed weights): a decode at depth streams it. Linux
+// marks such a mapping "hg" in /proc/self/smaps' VmFlags, whatever pages it got.
+TEST(KvCache, AskedForHugePages) {
+#if !defined(__linux__) || defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
+#endif
+#endif
+  Context ctx(1);
+  const Model m = Model::load(synth("tiny-k", WeightType::q8_0), {}, ctx.pool());
+  State s(m, 8192, 8, ctx);  // megabytes of K and of V
+  ASSERT_GE(s.kv_bytes(), size_t{8} << 20);
+  std::vector<std::pair<const uint8_t*, size_t>> spans;
+  s.kv_spans(0, spans);
+  ASSERT_FALSE(spans.empty());
+  const auto at = reinterpret_cast<uintptr_t>(spans[0].first), v_at = reinterpret_cast<uintptr_t>(spans[1].first);
+  FILE* f = std::fopen("/proc/self/smaps", "r");
+  ASSERT_NE(f, nullptr);
+  char line[512];
+  bool in_k = false, in_v = false, k_hg = false, v_hg = false;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') && std::strchr(line, ' ') > std::strchr(line, '-')) {
+      in_k = at >= lo && at < hi, in_v = v_at >= lo && v_at < hi;
+    } else if (std::strncmp(line, "VmFlags:", 8) == 0) {
+      const bool hg = std::strstr(line, " hg") != nullptr;
+      k_hg = k_hg || (in_k && hg), v_hg = v_hg || (in_v && hg);
+    }
+  }
+  std::fclose(f);
+  EXPECT_TRUE(k_hg) << "the K cache's mapping has no hg flag";
+  EXPECT_TRUE(v_hg) << "the V cache's mapping has no hg flag";
+#endif
+}
+
+// A decode step of several sequences splits each one's positions over its chunks as a lone
+// decode row does (forward.cpp's split-KV): 4 sequences at depths of 2 to 6 chunks, decoded
+// together for 2 steps, get the logits each gets alone, bit for bit, at 1 and 2 threads (and
+// the same at both): the first step against a lone decode row (split too), the second against
+// the two tokens as one span of 2 rows (not split). The prompts are prefilled by the default
+// kernels, alike in every run; the steps use the scalar matmuls, whose rows do not depend on the
+// batch (a GEMV and a GEMM may round differently), so what is compared is the attention.
+TEST(KvCache, DecodeRowsOfABatchSplitLikeALoneRow) {
+  const std::string path = synth("tiny-k", WeightType::f32);  // (int8 activations would round most attention differences away)
+  const size_t depths[] = {300, 1400, 520, 900}, n_seq = 4, steps = 2, n_ctx = 1500;
+  for (KvType t : {KvType::f16, KvType::q8_0}) {
+    std::vector<float> first;  // the batched logits at 1 thread
+    for (int threads : {1, 2}) {
+      Context ctx(threads);
+      const Model fast = Model::load(path, {}, ctx.pool());
+      LoadOptions o;
+      o.filter = parse_kernel_filter("scalar", "");
+      const Model scalar = Model::load(path, o, ctx.pool());
+      const size_t nv = fast.config().n_vocab;
+      auto prefill = [&](State& s, uint32_t slot, size_t q) {  // sequence q's prompt into the slot
+        const auto p = tokens(depths[q], static_cast<uint32_t>(q + 1));
+        std::vector<BatchRow> rows;
+        for (size_t i = 0; i < p.size(); i += 128) {
+          const size_t n = std::min<size_t>(128, p.size() - i);
+          rows.clear();
+          for (size_t j = 0; j < n; ++j) rows.push_back({slot, static_cast<uint32_t>(i + j), false});
+          forward(fast, s, &p[i], rows.data(), n);
+        }
+      };
+      auto next = [&](size_t q, size_t step) { return static_cast<int32_t>(20 + 37 * q + 11 * step); };
+      std::vector<float> alone(steps * n_seq * nv);  // [step][seq][n_vocab]
+      for (uint32_t q = 0; q < n_seq; ++q) {
+        const auto d = static_cast<uint32_t>(depths[q]);
+        const int32_t toks[] = {next(q, 0), next(q, 1)};
+        const BatchRow row{0, d, true}, rows[] = {{0, d, false}, {0, d + 1, true}};
+        State lone(fast, n_ctx, 128, ctx, 1, {t, t}), span(fast, n_ctx, 128, ctx, 1, {t, t});
+        prefill(lone, 0, q);
+        prefill(span, 0, q);
+        const float* l = forward(scalar, lone, toks, &row, 1);
+        std::copy(l, l + nv, alone.begin() + static_cast<ptrdiff_t>(q * nv));
+        l = forward(scalar, span, toks, rows, 2);
+        std::copy(l, l + nv, alone.begin() + static_cast<ptrdiff_t>((n_seq + q) * nv));
+      }
+      State s(fast, n_ctx, 128, ctx, n_seq, {t, t});
+      for (uint32_t q = 0; q < n_seq; ++q) prefill(s, q, q);
+      std::vector<float> batched;
+      for (size_t step = 0; step < steps; ++step) {
+        std::vector<int32_t> toks;
+        std::vector<BatchRow> rows;
+        for (uint32_t q = 0; q < n_seq; ++q) {
+          toks.push_back(next(q, step));
+          rows.push_back({q, static_cast<uint32_t>(depths[q] + step), true});
+        }
+        const float* l = forward(scalar, s, toks.data(), rows.data(), n_seq);
+        batched.insert(batched.end(), l, l + n_seq * nv);
+      }
+      for (size_t i = 0; i < alone.size(); ++i) {
+        ASSERT_EQ(batched[i], alone[i]) << kv_type_name(t) << ", " << threads << " threads, step " << i / (n_seq * nv) << " sequence "
+                                        << i / nv % n_seq << " logit " << i % nv;
+      }
+      if (threads == 1) first = batched;
+      EXPECT_EQ(batched, first) << kv_type_name(t) << ", " << threads << " threads against 1";
+    }
   }
 }
 

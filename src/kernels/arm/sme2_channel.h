@@ -105,18 +105,8 @@ __attribute__((always_inline)) inline svint8_t high_mask() __arm_streaming {
 
 // ---- the weight formats ----------------------------------------------------------------------
 
-// The byte offsets 1..7 chunks of `bytes` each past a K step's first (c[i] = i·bytes), in
-// registers for the whole K loop: clang 19 folds no immediate into the multi-vector loads and
-// would otherwise recompute each offset with an RDVL per step (the empty asm keeps it from
-// rematerialising them).
-struct ChunkOffsets {
-  size_t c[8];
-};
-__attribute__((always_inline)) inline ChunkOffsets chunk_offsets(size_t bytes) __arm_streaming {
-  ChunkOffsets o{{0, bytes, bytes * 2, bytes * 3, bytes * 4, bytes * 5, bytes * 6, bytes * 7}};
-  asm("" : "+r"(o.c[1]), "+r"(o.c[2]), "+r"(o.c[3]), "+r"(o.c[4]), "+r"(o.c[5]), "+r"(o.c[6]), "+r"(o.c[7]));
-  return o;
-}
+using sme2::chunk_offsets;  // sme2_clamp.h: the K step's chunk offsets, kept in registers
+using sme2::ChunkOffsets;
 
 struct Qc8 {
   __attribute__((always_inline)) static size_t data_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * kpad(k); }

@@ -36,27 +36,68 @@ struct Avx512Vnni : X86Keys {
       scores_rows_v8<Avx512Vnni, H>(q, k, stride, hd, len, scale, att);
       return;
     }
-    constexpr size_t K = 8 / H;
-    score_frame<H>(
-        k, stride * sizeof(T), len, scale, att,
-        [&](size_t p, v8* f) {
-          __m512 a[8];
-          for (size_t i = 0; i < 8; ++i) a[i] = _mm512_setzero_ps();
-          for (size_t d = 0; d < hd; d += 16) {
-            __m512 kv[K];
-            for (size_t j = 0; j < K; ++j) kv[j] = load16(k + (p + j) * stride + d);
-            for (size_t h = 0; h < H; ++h) {
-              const __m512 qv = _mm512_loadu_ps(q + h * hd + d);
-              for (size_t j = 0; j < K; ++j) a[h * K + j] = _mm512_fmadd_ps(qv, kv[j], a[h * K + j]);
-            }
-          }
-          for (size_t i = 0; i < 8; ++i) f[i] = fold(a[i]);
-        },
-        [&](size_t p, size_t h) {
-          __m512 acc = _mm512_setzero_ps();
-          for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
-          return fold(acc);
-        });
+    constexpr size_t K = 16 / H;  // keys a pass: 16 (head, key) sums reduced together
+    const size_t row_bytes = stride * sizeof(T), ahead = std::max(2 * K * row_bytes, kKeyAhead);
+    size_t p = 0;
+    for (; p + K <= len; p += K) {
+      const auto* kp = reinterpret_cast<const uint8_t*>(k + p * stride);
+      for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + ahead + off);
+      __m512 a[16];
+      for (size_t i = 0; i < 16; ++i) a[i] = _mm512_setzero_ps();
+      for (size_t d = 0; d < hd; d += 16) {
+        __m512 qv[H];
+        for (size_t h = 0; h < H; ++h) qv[h] = _mm512_loadu_ps(q + h * hd + d);
+        for (size_t j = 0; j < K; ++j) {
+          const __m512 kj = load16(k + (p + j) * stride + d);
+          for (size_t h = 0; h < H; ++h) a[h * K + j] = _mm512_fmadd_ps(qv[h], kj, a[h * K + j]);
+        }
+      }
+      __m512 f[8];
+      for (size_t i = 0; i < 8; ++i) f[i] = fold_pairs(a[2 * i], a[2 * i + 1]);
+      store_scores<H>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+    }
+    for (; p < len; ++p) {  // the tail: each key alone, in the same order
+      for (size_t h = 0; h < H; ++h) {
+        __m512 acc = _mm512_setzero_ps();
+        for (size_t d = 0; d < hd; d += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(q + h * hd + d), load16(k + p * stride + d), acc);
+        att[h * kAttendChunk + p] = hsum8_order(fold(acc)) * scale;
+      }
+    }
+  }
+
+  // The lane sums of 16 accumulators at once, in score_frame's order for each (lanes l and l + 8
+  // folded, then hsum8's ((f0 + f1) + (f2 + f3)) + ((f4 + f5) + (f6 + f7))), by a transposing tree:
+  // every shuffle and add serves 16 sums (30 shuffles, 15 adds, one permutation for 16 scores,
+  // where a fold and hsum8 per eight took about three shuffles a score: the decode's bottleneck).
+  // fold_pairs(a, b): the folded lanes of a in lanes 0-7, of b in 8-15.
+  static __m512 fold_pairs(__m512 a, __m512 b) {
+    return _mm512_add_ps(_mm512_shuffle_f32x4(a, b, 0x44), _mm512_shuffle_f32x4(a, b, 0xee));
+  }
+  // f[i]: eight lanes of sum i = 2i in lanes 0-7 and of sum 2i + 1 in lanes 8-15; returns the 16
+  // sums in order, each ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
+  static __m512 reduce_folded(const __m512 f[8]) {
+    __m512 t[4], u[2];
+    for (size_t i = 0; i < 4; ++i) t[i] = _mm512_add_ps(_mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0x88), _mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0xdd));
+    for (size_t i = 0; i < 2; ++i) u[i] = _mm512_add_ps(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x88), _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xdd));
+    const __m512 r = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xdd));
+    // r's lanes hold the sums 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15: back in order.
+    return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15), r);
+  }
+  // Lanes h·(16/H)..: head h's scores of 16/H consecutive keys, to att + h·kAttendChunk.
+  template <size_t H>
+  static void store_scores(__m512 s, float* att) {
+    if constexpr (H == 1) {
+      _mm512_storeu_ps(att, s);
+    } else if constexpr (H == 2) {
+      _mm256_storeu_ps(att, _mm512_castps512_ps256(s));
+      _mm256_storeu_pd(reinterpret_cast<double*>(att + kAttendChunk), _mm512_extractf64x4_pd(_mm512_castps_pd(s), 1));
+    } else {
+      static_assert(H == 4);
+      _mm_storeu_ps(att, _mm512_castps512_ps128(s));
+      _mm_storeu_ps(att + kAttendChunk, _mm512_extractf32x4_ps(s, 1));
+      _mm_storeu_ps(att + 2 * kAttendChunk, _mm512_extractf32x4_ps(s, 2));
+      _mm_storeu_ps(att + 3 * kAttendChunk, _mm512_extractf32x4_ps(s, 3));
+    }
   }
 
   // The prefill tile's keys (attend_chunk_impl.h's use_panel), 16 keys a block, so a query scores
@@ -246,12 +287,13 @@ struct Avx512Vnni : X86Keys {
   // widest of 4, 2, 1 that divides it; value(p, d) gives the 16 floats of position p from column
   // d. Each column's chain runs over the positions in order whatever the width, so the width
   // does not change the bits.
+  // values(p, d0, vv, W) fills vv[0..W) with the 16·W floats of position p from column d0.
   // The first pass prefetches the rows kValueAhead positions ahead (row(p): row p's first byte,
   // row_bytes long): in a decode step the rows come from DRAM, in chunks that cross 4 KiB pages
   // where the hardware's stream prefetch stops.
   static constexpr size_t kValueAhead = 16;
-  template <size_t H, class Value, class Row>
-  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Value&& value, Row&& row, size_t row_bytes) {
+  template <size_t H, class Values, class Row>
+  static void accumulate(const float* att, size_t hd, size_t len, float* out, size_t ps, Values&& values, Row&& row, size_t row_bytes) {
     auto run = [&](auto width) __attribute__((always_inline)) {
       constexpr size_t W = decltype(width)::value;
       for (size_t d0 = 0; d0 < hd; d0 += 16 * W) {
@@ -264,7 +306,7 @@ struct Avx512Vnni : X86Keys {
             for (size_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(ahead + off);
           }
           __m512 vv[W];
-          for (size_t j = 0; j < W; ++j) vv[j] = value(p, d0 + 16 * j);
+          values(p, d0, vv, width);
           for (size_t h = 0; h < H; ++h) {
             const __m512 ah = _mm512_set1_ps(att[h * kAttendChunk + p]);
             for (size_t j = 0; j < W; ++j) o[h][j] = _mm512_fmadd_ps(ah, vv[j], o[h][j]);
@@ -292,9 +334,36 @@ struct Avx512Vnni : X86Keys {
       return;
     }
     accumulate<H>(
-        att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) { return load16(v + p * stride + d); },
-        [&](size_t p) { return reinterpret_cast<const uint8_t*>(v + p * stride); }, hd * sizeof(T));
+        att, hd, len, out, ps,
+        [v, stride](size_t p, size_t d0, __m512* vv, auto w) __attribute__((always_inline)) {
+          for (size_t j = 0; j < decltype(w)::value; ++j) vv[j] = load16(v + p * stride + d0 + 16 * j);
+        },
+        [v, stride](size_t p) { return reinterpret_cast<const uint8_t*>(v + p * stride); }, hd * sizeof(T));
   }
+  // attend_quantize_query's bytes, sixteen lanes a vector: max |q| of the block (the non-finite
+  // test: |q| < ∞, false for a NaN), d and 127 / max by the same divisions, then q · (127 / max)
+  // rounded to a float and converted to the nearest integer, ties to even (what the reference's
+  // adding and taking back 1.5·2^23 does for |x| ≤ 127). A decode step quantizes each head's query
+  // once per chunk of every layer: the scalar loop was 7-9 % of a Q8_0 decode.
+  static void quantize_query(const float* q, size_t hd, int8_t* qs, float* d) {
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    for (size_t b = 0; b < hd / kBlock; ++b, q += kBlock, qs += kBlock) {
+      const __m512 x0 = _mm512_loadu_ps(q), x1 = _mm512_loadu_ps(q + 16);
+      const __m512 a0 = _mm512_abs_ps(x0), a1 = _mm512_abs_ps(x1);
+      if ((_mm512_cmp_ps_mask(a0, inf, _CMP_LT_OQ) & _mm512_cmp_ps_mask(a1, inf, _CMP_LT_OQ)) != 0xffff) {
+        d[b] = NAN;
+        std::memset(qs, 0, kBlock);
+        continue;
+      }
+      const float amax = _mm512_reduce_max_ps(_mm512_max_ps(a0, a1));
+      d[b] = amax / 127.0f;
+      const __m512 id = _mm512_set1_ps(amax > 0 ? 127.0f / amax : 0.0f);
+      constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(qs), _mm512_cvtepi32_epi8(_mm512_cvt_roundps_epi32(_mm512_mul_ps(x0, id), kNearest)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(qs + 16), _mm512_cvtepi32_epi8(_mm512_cvt_roundps_epi32(_mm512_mul_ps(x1, id), kNearest)));
+    }
+  }
+
   // The softmax numerators sixteen scores a vector: the maximum, then e^(s − m) by exp16 and
   // their sum (the last, partial vector masked). Every score goes through the same arithmetic
   // whatever its place, and the sum's order depends only on len, so a row alone and a row in a
@@ -335,15 +404,35 @@ struct Avx512Vnni : X86Keys {
   }
 
   // accumulate_values over Q8_0 rows (stride bytes apart), each 16 values converted in registers
-  // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows.
+  // to the floats kv_load would give (d · q, exact), so the sums are those of staged rows; a
+  // block's scale converted once for its 32 values where a pass holds whole blocks.
   static constexpr bool kQ8ValuesDirect = true;
   template <size_t H>
   static void accumulate_q8(const float* att, const uint8_t* v, size_t stride, size_t hd, size_t len, float* out, size_t ps) {
-    accumulate<H>(att, hd, len, out, ps, [&](size_t p, size_t d) __attribute__((always_inline)) {
-      const uint8_t* blk = v + p * stride + d / kBlock * sizeof(BlockQ8_0);
-      const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(blk + 2 + d % kBlock));
-      return _mm512_mul_ps(_mm512_set1_ps(half_at(blk)), _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q)));
-    }, [&](size_t p) { return v + p * stride; }, hd / kBlock * sizeof(BlockQ8_0));
+    auto sixteen = [](__m512 d, const uint8_t* qs) __attribute__((always_inline)) {
+      return _mm512_mul_ps(d, _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)))));
+    };
+    accumulate<H>(
+        att, hd, len, out, ps,
+        [v, stride, sixteen](size_t p, size_t d0, __m512* vv, auto w) __attribute__((always_inline)) {
+          constexpr size_t W = decltype(w)::value;
+          const uint8_t* row = v + p * stride;
+          if constexpr (W % 2 == 0) {  // d0 starts a block: two vectors a block
+            for (size_t j = 0; j < W; j += 2) {
+              const uint8_t* blk = row + (d0 + 16 * j) / kBlock * sizeof(BlockQ8_0);
+              const __m512 d = _mm512_set1_ps(half_at(blk));
+              vv[j] = sixteen(d, blk + 2);
+              vv[j + 1] = sixteen(d, blk + 2 + 16);
+            }
+          } else {
+            for (size_t j = 0; j < W; ++j) {
+              const size_t c = d0 + 16 * j;
+              const uint8_t* blk = row + c / kBlock * sizeof(BlockQ8_0);
+              vv[j] = sixteen(_mm512_set1_ps(half_at(blk)), blk + 2 + c % kBlock);
+            }
+          }
+        },
+        [v, stride](size_t p) { return v + p * stride; }, hd / kBlock * sizeof(BlockQ8_0));
   }
 
   // The key values as unsigned bytes u = k + o (Q8_0: k xor 0x80, o = 128; Q4_0: the nibble,
@@ -382,15 +471,43 @@ struct Avx512Vnni : X86Keys {
         dq[h][b] = _mm512_set1_ps(qd[h * nb + b]);
       }
     }
-    score_frame<H>(
-        k, stride, len, scale, att,
-        [&](size_t p, v8* a) {
+    constexpr size_t K16 = 16 / H;  // keys a pass (two a vector): 16 (head, key) sums reduced together
+    const size_t ahead = std::max(2 * K16 * stride, kKeyAhead);
+    size_t p = 0;
+    for (; p + K16 <= len; p += K16) {
+      const uint8_t* kp = k + p * stride;
+      for (size_t off = 0; off < K16 * stride; off += 64) __builtin_prefetch(kp + ahead + off);
+      __m512 acc[H][K16 / 2];
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K16 / 2; ++j) acc[h][j] = _mm512_setzero_ps();
+      for (size_t b = 0; b < nb; ++b) {
+        for (size_t j = 0; j < K16 / 2; ++j) {
+          const uint8_t* b0 = k + (p + 2 * j) * stride + b * bytes;
+          const uint8_t* b1 = b0 + stride;
+          const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
+          const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
+          for (size_t h = 0; h < H; ++h) {
+            const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
+            acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
+          }
+        }
+      }
+      __m512 f[8];
+      for (size_t h = 0; h < H; ++h)
+        for (size_t j = 0; j < K16 / 2; ++j) f[h * (K16 / 2) + j] = acc[h][j];
+      store_scores<H>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+    }
+    if (p == len) return;
+    score_frame<H>(  // the tail (fewer than 16/H keys): score_frame's groups and single keys, the same sums
+        k + p * stride, stride, len - p, scale, att + p,
+        [&](size_t p0, v8* a) {
+          p0 += p;
           __m512 acc[H][K / 2];
           for (size_t h = 0; h < H; ++h)
             for (size_t j = 0; j < K / 2; ++j) acc[h][j] = _mm512_setzero_ps();
           for (size_t b = 0; b < nb; ++b) {
             for (size_t j = 0; j < K / 2; ++j) {
-              const uint8_t* b0 = k + (p + 2 * j) * stride + b * bytes;
+              const uint8_t* b0 = k + (p0 + 2 * j) * stride + b * bytes;
               const uint8_t* b1 = b0 + stride;
               const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
               const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
@@ -407,10 +524,10 @@ struct Avx512Vnni : X86Keys {
             }
           }
         },
-        [&](size_t p, size_t h) {
+        [&](size_t p1, size_t h) {
           __m256 acc = _mm256_setzero_ps();
           for (size_t b = 0; b < nb; ++b) {
-            const uint8_t* blk = k + p * stride + b * bytes;
+            const uint8_t* blk = k + (p + p1) * stride + b * bytes;
             const __m256i sum = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
             acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm512_castps512_ps256(dq[h][b])), acc);
           }
@@ -420,6 +537,8 @@ struct Avx512Vnni : X86Keys {
 };
 
 }  // namespace
+
+void attend_quantize_query_avx512(const float* q, size_t head_dim, int8_t* qs, float* d) { Avx512Vnni::quantize_query(q, head_dim, qs, d); }
 
 void attend_chunk_avx512(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk, size_t pos0,
                          size_t rows, float scale, float softcap, float* scratch, float* part) {

@@ -11,6 +11,7 @@
 //   P::scores_rows<H>(...), P::accumulate_values<H>(...)   the F32/F16 scores and value sums:
 //                               scores_rows_v8 / accumulate_values_v8 below (VectorLoops), or the
 //                               variant's own loops with one arithmetic for every key and position
+//   P::quantize_query(q, hd, qs, d)   attend_quantize_query's bytes (VectorLoops: that function)
 //   P::numerators(a, len, out)  the softmax numerators of a row's scores: out[0] = m = max a,
 //                               a[p] = e^(a[p] − m), out[1] = Σ a[p] (VectorLoops: vec8's loops)
 //   P::scores<Q4, H>(...)       the int8 scores of a run of key rows: scores_int8<P, Q4, H> below
@@ -236,6 +237,7 @@ struct VectorLoops {
     out[0] = max_of(a, len);
     out[1] = exp_minus(a, len, out[0]);
   }
+  static void quantize_query(const float* q, size_t hd, int8_t* qs, float* d) { attend_quantize_query(q, hd, qs, d); }
 };
 
 // fn(p, row, len) for the pieces of chunk positions [a, b) in a ring of `slots` rows whose
@@ -311,7 +313,7 @@ template <class P, size_t H>
   if (int8_keys) {
     for (size_t r = r0; r < r0 + nr; ++r) {
       int8_t* qr = qs + (r - r0) * H * hd;
-      for (size_t h = 0; h < H; ++h) attend_quantize_query(q_of(r) + h * hd, hd, qr + h * hd, qd + ((r - r0) * H + h) * nb);
+      for (size_t h = 0; h < H; ++h) P::quantize_query(q_of(r) + h * hd, hd, qr + h * hd, qd + ((r - r0) * H + h) * nb);
     }
     for (size_t i = 0; i < nr * H * hd; ++i) q_abs[i] = static_cast<int8_t>(qs[i] < 0 ? -qs[i] : qs[i]);
     // For the panel: −o·Σ of each four query values, o the key bytes' offset (panel_scores_int8).

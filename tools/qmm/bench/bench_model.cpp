@@ -11,6 +11,10 @@
 // weights a token reads on average: expert_used_count of expert_count experts per layer.
 // -d (llama-bench's --n-depth) fills the KV cache to that many positions first; the decode
 // bound then counts the KV bytes read per token too, so "of bound" stays meaningful at depth.
+// The deepest depth is prefilled once per run (or read from --depth-file) and restored for every
+// test, repetition and thread count (llm::DepthFill). Each decode row also gives its effective
+// bandwidth, (weight + KV bytes read per token) × tokens/s, and its ratio to the depth-0 row of
+// the same thread count and -n: how much of the speed the attention's reads keep at depth.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -44,6 +48,9 @@ struct Result {
   double paired = -1;                // tg: median (read ÷ token) time (-1: none)
   double paired_read_gbs = 0;
   const MachineLimits* limits = nullptr;
+  double kv_read = 0;                // tg: KV bytes read per token
+  double effective_gbs = 0;          // tg: (weight + KV bytes per token) × mean tokens/s, GB/s
+  double of_depth0 = -1;             // tg at depth: effective_gbs ÷ the depth-0 row's (same threads, -n); -1: none
 };
 
 double mean(const std::vector<double>& v) {
@@ -75,6 +82,7 @@ struct ModelInfo {
   size_t peak_rss;
   llm::KvTypes kv;
   size_t kv_bytes = 0, kv_positions = 0, kv_per_token = 0;  // the cache allocated, its positions, bytes per position
+  std::string depth_fill{};  // how the depths were filled ("" without -d)
 };
 
 std::string result_json(const ModelInfo& mi, const Result& r) {
@@ -92,6 +100,10 @@ std::string result_json(const ModelInfo& mi, const Result& r) {
   o.raw("samples_ts", samples + "]");
   o.measured("bound_ts", r.bound, r.bound > 0, 3).measured("of_bound", avg / r.bound, r.bound > 0);
   const bool paired_ok = r.paired >= 0 && paired_plausible(r.paired);
+  if (!r.prefill) {
+    o.num("kv_read_bytes", r.kv_read, 0).num("effective_gbs", r.effective_gbs, 3).measured("effective_of_depth0", r.of_depth0, r.of_depth0 >= 0);
+  }
+  if (!mi.depth_fill.empty()) o.str("depth_fill", mi.depth_fill);
   o.measured("paired_ratio", r.paired, paired_ok).measured("paired_read_gbs", r.paired_read_gbs, r.paired >= 0, 2);
   if (r.paired >= 0 && !paired_ok) o.str("paired_problem", kPairedProblem).num("paired_measured", r.paired, 4);
   o.num("load_seconds", mi.load_seconds, 3).num("pack_seconds", mi.pack_seconds, 3);
@@ -153,8 +165,9 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
               mi.load_seconds, mi.pack_seconds, mib(mi.peak_rss).c_str(), mi.gemm.c_str(), mi.gemv.c_str());
   std::printf("  KV cache: K %s, V %s, %s for %zu positions (%.1f KiB per position)\n\n", llm::kv_type_name(mi.kv.k),
               llm::kv_type_name(mi.kv.v), mib(mi.kv_bytes).c_str(), mi.kv_positions, static_cast<double>(mi.kv_per_token) / 1024);
-  std::printf("| threads | test | t/s | bound t/s | of bound | paired |\n");
-  std::printf("| ------: | ---: | --: | --------: | -------: | -----: |\n");
+  if (!mi.depth_fill.empty()) std::printf("  depth: %s\n\n", mi.depth_fill.c_str());
+  std::printf("| threads | test | t/s | bound t/s | of bound | paired | eff GB/s | of d0 |\n");
+  std::printf("| ------: | ---: | --: | --------: | -------: | -----: | -------: | ----: |\n");
   std::string problems;
   for (const Result& r : results) {
     const double avg = mean(r.tokens_per_s), sd = stddev(r.tokens_per_s);
@@ -164,21 +177,23 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
       problems += "  " + test_name(r) + ", " + std::to_string(r.threads) + " thread(s): paired " +
                   fmt("%.1f%%", 100.0 * r.paired) + " is " + kPairedProblem + "\n";
     }
-    std::printf("| %7zu | %4s | %s | %s | %s | %s |\n", r.threads, test_name(r).c_str(), ts.c_str(),
+    std::printf("| %7zu | %4s | %s | %s | %s | %s | %s | %s |\n", r.threads, test_name(r).c_str(), ts.c_str(),
                 r.bound > 0 ? fmt("%.2f", r.bound).c_str() : "-", r.bound > 0 ? fmt("%.1f%%", 100.0 * avg / r.bound).c_str() : "-",
-                implausible ? "no result*" : r.paired >= 0 ? fmt("%.1f%%", 100.0 * r.paired).c_str() : "-");
+                implausible ? "no result*" : r.paired >= 0 ? fmt("%.1f%%", 100.0 * r.paired).c_str() : "-",
+                r.prefill ? "-" : fmt("%.2f", r.effective_gbs).c_str(), r.of_depth0 >= 0 ? fmt("%.1f%%", 100.0 * r.of_depth0).c_str() : "-");
   }
   if (!problems.empty()) std::printf("\n* a measurement problem, not a result:\n%s", problems.c_str());
   std::printf("\n%zu repetition%s per test (t/s: mean ± standard deviation). bound: the limits above (decode: the\n"
               "weights and the KV bytes read per token; MoE: the chosen experts only); paired: the decode's share of a\n"
               "plain read of the packed weights the token read and the attended KV bytes timed right after it (median).\n"
-              "@ dN: N positions cached first.\n",
+              "@ dN: N positions cached first. eff GB/s: (weight + KV bytes read per token) x t/s; of d0: that ÷ the\n"
+              "depth-0 tg row's of the same threads and tokens.\n",
               mi.reps, mi.reps == 1 ? "" : "s");
 }
 
 // The verb's options, parsed and checked.
 struct Options {
-  std::string model_path, format = "md";
+  std::string model_path, format = "md", depth_file;
   std::vector<size_t> n_prompt{512}, n_gen{128}, n_depth{0}, threads;
   std::vector<std::pair<size_t, size_t>> pg;  // -pg PP,TG
   size_t reps = 5;
@@ -204,7 +219,8 @@ Options parse_options(int argc, char** argv) {
   args.strs("-m,--model", &models, "FILE", "GGUF model (required; one per run)")
       .counts("-p,--n-prompt", &o.n_prompt, 0, "prompt tokens of the prefill tests (default 512; 0 skips it)")
       .counts("-n,--n-gen", &o.n_gen, 0, "tokens of the decode tests (default 128; 0 skips it)")
-      .counts("-d,--n-depth", &o.n_depth, 0, "KV cache positions filled before each test (default 0)")
+      .counts("-d,--n-depth", &o.n_depth, 0, "KV cache positions filled before each test (default 0); the deepest is prefilled once and restored for every test")
+      .str("--depth-file", &o.depth_file, "FILE", "a slot file of the deepest -d fill: read when it exists, else written after the prefill (same model, -ctk/-ctv)")
       .strs("-pg", &pg_args, "PP,TG", "also a prompt of PP tokens then TG decodes, timed together as (PP + TG) / time (repeatable)")
       .counts("-t,--threads", &o.threads, 1, "thread counts (default: as qmm run, all cores; one for models under 16 MiB)")
       .size("-r,--repetitions", &o.reps, "repetitions of each test (default 5)")
@@ -252,6 +268,7 @@ Options parse_options(int argc, char** argv) {
   if (std::max(o.max_p + o.max_n, o.max_pg) > (size_t{1} << 20) || o.max_d > (size_t{1} << 20)) {
     throw UsageError("-p + -n, -pg's PP + TG and -d must be at most 2^20");
   }
+  if (!o.depth_file.empty() && o.max_d == 0) throw UsageError("--depth-file needs a -d depth above 0");
   o.kv = kv_flags.types();
   o.load.filter = kernel_overrides(kernels, disable, "--kernels/--disable");
   if (!convert.empty()) o.load.convert_to = convert_type(convert);
@@ -278,6 +295,8 @@ int bench_model(int argc, char** argv) {
 
   std::vector<Result> results;
   std::vector<std::unique_ptr<MachineLimits>> limits;
+  llm::DepthFill fill{o.max_d, o.depth_file};
+  const size_t n_batch = std::max<size_t>({o.max_p, std::min<size_t>(o.max_d, 512), 1});
   const size_t tests_per_thread_count =
       o.n_depth.size() * (static_cast<size_t>(std::count_if(o.n_prompt.begin(), o.n_prompt.end(), [](size_t p) { return p > 0; })) +
                           static_cast<size_t>(std::count_if(o.n_gen.begin(), o.n_gen.end(), [](size_t n) { return n > 0; })) + o.pg.size());
@@ -290,10 +309,9 @@ int bench_model(int argc, char** argv) {
   for (size_t t : o.threads) {
     Context ctx(static_cast<int>(t));
     if (!o.no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
-    const size_t n_batch = std::max<size_t>({o.max_p, std::min<size_t>(o.max_d, 512), 1});
     llm::State state(model, o.max_d + std::max<size_t>({o.max_p, o.max_n, o.max_pg, 1}), n_batch, ctx, 1, o.kv);
     mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, o.kv);
-    llm::BenchRuns runs(model, state, o.max_d + o.max_p, n_batch);
+    llm::BenchRuns runs(model, state, o.max_d + o.max_p, n_batch, &fill);
     // Warm-up first; the peak memory is taken before any limits are measured (they read 512 MiB
     // buffers of their own).
     runs.warm_up();
@@ -315,7 +333,8 @@ int bench_model(int argc, char** argv) {
       }
       for (size_t n : o.n_gen) {
         if (!n) continue;
-        Result r{t, false, n, 0, d, {}, llm::decode_bound(cost.weight_bytes + runs.kv_read_per_token(d, n), lim.dram_read_gbs), -1, 0, &lim};
+        const double kv_read = runs.kv_read_per_token(d, n);
+        Result r{t, false, n, 0, d, {}, llm::decode_bound(cost.weight_bytes + kv_read, lim.dram_read_gbs), -1, 0, &lim, kv_read};
         std::vector<double> paired, read_gbs;
         for (size_t i = 0; i < o.reps; ++i) {
           show_progress(r, i);
@@ -326,6 +345,7 @@ int bench_model(int argc, char** argv) {
         }
         r.paired = median(paired);
         r.paired_read_gbs = median(read_gbs);
+        r.effective_gbs = llm::effective_gbs(cost.weight_bytes, kv_read, mean(r.tokens_per_s));
         results.push_back(r);
       }
       for (const auto& [pp, tg] : o.pg) {  // no bound, no paired read: a mix of the two
@@ -334,6 +354,20 @@ int bench_model(int argc, char** argv) {
         results.push_back(r);
       }
     }
+  }
+  for (Result& r : results) {  // each decode row against the depth-0 one of its thread count and -n
+    for (const Result& z : results) {
+      if (!r.prefill && r.depth > 0 && !z.prefill && z.depth == 0 && z.threads == r.threads && z.n == r.n && z.effective_gbs > 0) r.of_depth0 = r.effective_gbs / z.effective_gbs;
+    }
+  }
+  if (fill.positions > 0) {
+    mi.depth_fill = "positions 0.." + std::to_string(fill.positions - 1) +
+                    (fill.from_file ? " read from " + fill.file
+                                    : " prefilled once (" + fmt("%.1f", fill.seconds) + " s, " + std::to_string(fill.threads) + " thread" +
+                                          (fill.threads == 1 ? "" : "s") + ", batches of " + std::to_string(n_batch) + ")") +
+                    ", restored for every test, repetition and thread count";
+  } else if (o.max_d > 0) {
+    mi.depth_fill = "prefilled for each test (a sliding-window cache is not copied)";
   }
   print_results(o.format, mi, results, limits);
   return 0;
