@@ -42,7 +42,7 @@ void* alloc_large(size_t bytes) {
 // that stay in this process's memory are: a decode step streams every one from DRAM, and the
 // GEMVs' software prefetches run 2 KiB ahead in 4 column panels at once, each crossing a 4 KiB
 // page every few microseconds. On the 2-vCPU Xeon (model 167) 2 MiB pages took llama-1b Q4_0
-// decode from ~90 % of a paired plain read to the plain read's own speed (performance.md).
+// decode from ~90 % of a paired plain read to the plain read's own speed (performance-decode.md).
 // It costs the packing, so it is asked only where it pays: faulting the 2 MiB pages in made
 // llama-3.2-3b's repack 1.3 -> 2.7-5 s there (collapsing 4 KiB pages after the pack,
 // MADV_COLLAPSE, slower still). Best effort: with THP "never" or no free huge page, the pages

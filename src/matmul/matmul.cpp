@@ -23,7 +23,7 @@ size_t round_up(size_t a, size_t b) { return ceil_div(a, b) * b; }
 
 // Rows per row tile of an m-row matmul: 64, except for the AMX-BF16 GEMMs, which dequantize
 // the weights of a call once for all its rows: as many rows as keep their BF16 activations
-// within ~1 MiB (L2), 64 to 256 (k 2048: 256). Measured on the 2-vCPU Xeon (performance.md).
+// within ~1 MiB (L2), 64 to 256 (k 2048: 256). Measured on the 2-vCPU Xeon (performance-amx.md).
 size_t row_tile(const Ukernel& u, const TileParams& p, size_t m, size_t k) {
   const size_t most = u.isa == Isa::amxbf16 ? std::clamp<size_t>((size_t{1} << 20) / (2 * k), 64, 256) : 64;
   return std::min(round_up(m, p.m_step), round_up(std::max<size_t>(p.m_step, most), p.m_step));

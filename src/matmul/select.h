@@ -60,7 +60,7 @@ std::vector<const Ukernel*> gemv_candidates(const Ukernel& gemm, const KernelFil
 
 // Rows from which GEMM u beats the next GEMM of its weight type on the same packed RHS; 0: from
 // 2 rows on. The AMX-BF16 GEMMs dequantize the weights once per call, which pays off only over
-// enough rows (measured, docs/performance.md "AMX-BF16 GEMMs").
+// enough rows (measured, docs/performance-amx.md "AMX-BF16 GEMMs").
 size_t gemm_min_rows(const Ukernel& u);
 // Streaming vector length (bytes) from which SME2 GEMM u executes fewer instructions per MAC than
 // the next GEMM of its weight type; 0: at every SVL. Below it, selection passes u over (unless

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The depth curves of issue 29: the committed plot exists, is an SVG of both systems, and the
-# README and docs/performance.md show it; scripts/depth_plot.py draws a plot from benchmark lines
+# README and docs/performance-depth.md show it; scripts/depth_plot.py draws a plot from benchmark lines
 # (a small fixture of the format scripts/bench_depth.sh writes) and refuses a bad line with a
 # message. Usage: check_depth_plot.sh REPO_ROOT
 set -euo pipefail
@@ -11,10 +11,10 @@ fail() { echo "check_depth_plot: $*"; bad=1; }
 [ -f "$svg" ] || { echo "check_depth_plot: $svg is missing (scripts/bench_depth.sh makes it)"; exit 1; }
 head -c 5 "$svg" | grep -q '^<svg' || fail "$svg is not an SVG"
 grep -q 'qmm' "$svg" && grep -q 'llama.cpp' "$svg" || fail "$svg does not show both systems"
-for f in README.md docs/performance.md; do
+for f in README.md docs/performance-depth.md; do
   grep -q "depth-llama-1b.svg" "$f" || fail "$f does not show $svg"
 done
-grep -q 'scripts/bench_depth.sh' docs/performance.md || fail "docs/performance.md does not give the command (scripts/bench_depth.sh)"
+grep -q 'scripts/bench_depth.sh' docs/performance-depth.md || fail "docs/performance-depth.md does not give the command (scripts/bench_depth.sh)"
 if command -v python3 >/dev/null; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT

@@ -197,7 +197,7 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
 // paired figure divides by; each activation broadcast serves the group). Each panel's stream
 // is prefetched into L2 ahead of its reads, so DRAM reads run on across panel ends: the
 // hardware prefetcher stops at the end of each panel and restarts on the next one, which cost
-// 10-25% of the DRAM bandwidth at k = 2048 on Zen 3 (docs/performance.md). How far ahead is
+// 10-25% of the DRAM bandwidth at k = 2048 on Zen 3 (docs/performance-decode.md). How far ahead is
 // kGemvAhead<V>:
 //   - AVX-512 layouts (16-column panels): ~2 KiB ahead in each panel's stream (rounded up to
 //     whole steps: 8 Q4_0 blocks, 4 Q8_0, one K-quant super-block), running on into the same
