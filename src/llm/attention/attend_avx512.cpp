@@ -471,18 +471,13 @@ struct Avx512Vnni : X86Keys {
         dq[h][b] = _mm512_set1_ps(qd[h * nb + b]);
       }
     }
-    constexpr size_t K16 = 16 / H;  // keys a pass (two a vector): 16 (head, key) sums reduced together
-    const size_t ahead = std::max(2 * K16 * stride, kKeyAhead);
-    size_t p = 0;
-    for (; p + K16 <= len; p += K16) {
-      const uint8_t* kp = k + p * stride;
-      for (size_t off = 0; off < K16 * stride; off += 64) __builtin_prefetch(kp + ahead + off);
-      __m512 acc[H][K16 / 2];
+    // acc[h][j]: head h's sums of keys p0 + 2j (lanes 0-7) and p0 + 2j + 1 (lanes 8-15).
+    auto pair_sums = [&]<size_t J>(size_t p0, __m512 (&acc)[H][J]) {
       for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < K16 / 2; ++j) acc[h][j] = _mm512_setzero_ps();
+        for (size_t j = 0; j < J; ++j) acc[h][j] = _mm512_setzero_ps();
       for (size_t b = 0; b < nb; ++b) {
-        for (size_t j = 0; j < K16 / 2; ++j) {
-          const uint8_t* b0 = k + (p + 2 * j) * stride + b * bytes;
+        for (size_t j = 0; j < J; ++j) {
+          const uint8_t* b0 = k + (p0 + 2 * j) * stride + b * bytes;
           const uint8_t* b1 = b0 + stride;
           const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
           const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
@@ -492,6 +487,15 @@ struct Avx512Vnni : X86Keys {
           }
         }
       }
+    };
+    constexpr size_t K16 = 16 / H;  // keys a pass (two a vector): 16 (head, key) sums reduced together
+    const size_t ahead = std::max(2 * K16 * stride, kKeyAhead);
+    size_t p = 0;
+    for (; p + K16 <= len; p += K16) {
+      const uint8_t* kp = k + p * stride;
+      for (size_t off = 0; off < K16 * stride; off += 64) __builtin_prefetch(kp + ahead + off);
+      __m512 acc[H][K16 / 2];
+      pair_sums(p, acc);
       __m512 f[8];
       for (size_t h = 0; h < H; ++h)
         for (size_t j = 0; j < K16 / 2; ++j) f[h * (K16 / 2) + j] = acc[h][j];
@@ -503,20 +507,7 @@ struct Avx512Vnni : X86Keys {
         [&](size_t p0, v8* a) {
           p0 += p;
           __m512 acc[H][K / 2];
-          for (size_t h = 0; h < H; ++h)
-            for (size_t j = 0; j < K / 2; ++j) acc[h][j] = _mm512_setzero_ps();
-          for (size_t b = 0; b < nb; ++b) {
-            for (size_t j = 0; j < K / 2; ++j) {
-              const uint8_t* b0 = k + (p0 + 2 * j) * stride + b * bytes;
-              const uint8_t* b1 = b0 + stride;
-              const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
-              const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
-              for (size_t h = 0; h < H; ++h) {
-                const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
-                acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
-              }
-            }
-          }
+          pair_sums(p0, acc);
           for (size_t h = 0; h < H; ++h) {
             for (size_t j = 0; j < K / 2; ++j) {
               a[h * K + 2 * j] = std::bit_cast<v8>(_mm512_castps512_ps256(acc[h][j]));
