@@ -10,7 +10,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "core/blocks.h"
 #include "core/error.h"
@@ -179,8 +182,11 @@ TEST(ChunkedAttention, ARowsBitsDoNotDependOnItsNeighbours) {
 }
 
 // Synthetic model helpers.
+// One file per shape, weight type and process: ctest runs tests as processes in parallel, and two
+// tests that synthesized one shape with other weight types into one path loaded each other's
+// model (CI's KvCache thread-count failures: a 1-thread run on the F32 file, the others on Q8_0).
 std::string synth(const char* shape, WeightType w) {
-  const std::string path = ::testing::TempDir() + "kv_" + shape + ".gguf";
+  const std::string path = ::testing::TempDir() + "kv_" + shape + "_" + type_name(w) + "_" + std::to_string(getpid()) + ".gguf";
   gguf::synth_model(*gguf::find_synth_shape(shape), w, 3, path, 1);
   return path;
 }
