@@ -10,12 +10,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include <unistd.h>
 
 #include "core/blocks.h"
+#include "core/buffer.h"
 #include "core/error.h"
 #include "core/fp16.h"
 #include "core/random.h"
@@ -236,6 +238,31 @@ TEST(KvCache, AskedForHugePages) {
   GTEST_SKIP() << "MADV_HUGEPAGE is asked on Linux builds without ASan only (core/buffer.cpp)";
 #endif
 #endif
+  // Whether the mapping holding each address has the "hg" flag (MADV_HUGEPAGE) in smaps.
+  auto advised = [](std::initializer_list<uintptr_t> at) {
+    std::vector<bool> hg(at.size(), false), in(at.size(), false);
+    FILE* f = std::fopen("/proc/self/smaps", "r");
+    if (!f) return hg;
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned long lo = 0, hi = 0;
+      if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') && std::strchr(line, ' ') > std::strchr(line, '-')) {
+        size_t i = 0;
+        for (uintptr_t a : at) in[i++] = a >= lo && a < hi;
+      } else if (std::strncmp(line, "VmFlags:", 8) == 0 && std::strstr(line, " hg") != nullptr) {
+        for (size_t i = 0; i < hg.size(); ++i) hg[i] = hg[i] || in[i];
+      }
+    }
+    std::fclose(f);
+    return hg;
+  };
+  // A probe first: qemu-user (the Arm stage) runs madvise without passing it on, and its smaps
+  // shows no such flag; there the cache's request cannot be seen either.
+  AlignedBuffer probe(size_t{4} << 20);
+  advise_huge_pages(probe.data(), probe.size());
+  if (!advised({reinterpret_cast<uintptr_t>(probe.data()) + (size_t{2} << 20)})[0]) {
+    GTEST_SKIP() << "an advised probe mapping shows no hg flag in /proc/self/smaps here (qemu-user, or no THP)";
+  }
   Context ctx(1);
   const Model m = Model::load(synth("tiny-k", WeightType::q8_0), {}, ctx.pool());
   State s(m, 8192, 8, ctx);  // megabytes of K and of V
@@ -243,23 +270,9 @@ TEST(KvCache, AskedForHugePages) {
   std::vector<std::pair<const uint8_t*, size_t>> spans;
   s.kv_spans(0, spans);
   ASSERT_FALSE(spans.empty());
-  const auto at = reinterpret_cast<uintptr_t>(spans[0].first), v_at = reinterpret_cast<uintptr_t>(spans[1].first);
-  FILE* f = std::fopen("/proc/self/smaps", "r");
-  ASSERT_NE(f, nullptr);
-  char line[512];
-  bool in_k = false, in_v = false, k_hg = false, v_hg = false;
-  while (std::fgets(line, sizeof line, f)) {
-    unsigned long lo = 0, hi = 0;
-    if (std::sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && std::strchr(line, '-') && std::strchr(line, ' ') > std::strchr(line, '-')) {
-      in_k = at >= lo && at < hi, in_v = v_at >= lo && v_at < hi;
-    } else if (std::strncmp(line, "VmFlags:", 8) == 0) {
-      const bool hg = std::strstr(line, " hg") != nullptr;
-      k_hg = k_hg || (in_k && hg), v_hg = v_hg || (in_v && hg);
-    }
-  }
-  std::fclose(f);
-  EXPECT_TRUE(k_hg) << "the K cache's mapping has no hg flag";
-  EXPECT_TRUE(v_hg) << "the V cache's mapping has no hg flag";
+  const std::vector<bool> hg = advised({reinterpret_cast<uintptr_t>(spans[0].first), reinterpret_cast<uintptr_t>(spans[1].first)});
+  EXPECT_TRUE(hg[0]) << "the K cache's mapping has no hg flag";
+  EXPECT_TRUE(hg[1]) << "the V cache's mapping has no hg flag";
 #endif
 }
 
