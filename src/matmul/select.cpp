@@ -237,32 +237,29 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
     }
   }
   if (!pair.gemv) pair.gemv = pair.gemm;
-  const Ukernel* above = pair.gemm;  // each tier: the next GEMM after the one above it in the list
-  for (FewRows& tier : pair.few) {
-    const size_t rows = gemm_min_rows(*above);
-    if (rows <= 2) break;
+  // The first GEMM after `above` in the list that reads the GEMM's packed RHS, runs here, is
+  // permitted and passes `ok` (nullptr: none): the row tiers' and the wide GEMM's search.
+  auto next_gemm = [&](const Ukernel* above, auto ok) -> const Ukernel* {
     bool after = false;
     for (const Ukernel* u : kernel_list()) {
       if (u == above) {
         after = true;
-      } else if (after && !tier.gemm && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() &&
-                 filter.permits(*u)) {
-        tier = {u, rows};
+      } else if (after && !u->gemv && same_rhs(*u, *pair.gemm) && unavailable_reason(*u, cpu).empty() && filter.permits(*u) && ok(*u)) {
+        return u;
       }
     }
-    if (!tier.gemm) break;
-    above = tier.gemm;
+    return nullptr;
+  };
+  const Ukernel* above = pair.gemm;  // each tier: the next GEMM after the one above it in the list
+  for (FewRows& tier : pair.few) {
+    const size_t rows = gemm_min_rows(*above);
+    if (rows <= 2) break;
+    above = next_gemm(above, [](const Ukernel&) { return true; });
+    if (!above) break;
+    tier = {above, rows};
   }
   if (pair.gemm->lhs->max_abs < INFINITY) {
-    bool after = false;
-    for (const Ukernel* u : kernel_list()) {
-      if (u == pair.gemm) {
-        after = true;
-      } else if (after && !pair.wide && !u->gemv && same_rhs(*u, *pair.gemm) && u->lhs->max_abs == INFINITY &&
-                 unavailable_reason(*u, cpu).empty() && filter.permits(*u)) {
-        pair.wide = u;
-      }
-    }
+    pair.wide = next_gemm(pair.gemm, [](const Ukernel& u) { return u.lhs->max_abs == INFINITY; });
   }
   return pair;
 }
