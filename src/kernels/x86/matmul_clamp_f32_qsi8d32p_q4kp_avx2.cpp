@@ -85,7 +85,7 @@ struct Q4K {
   template <bool kHigh, size_t R, size_t C, size_t RL>
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, __m256 t[C][R], size_t pf) {
     if (pf != 0) {  // an eighth of the next group's super-block per sub-block (x86_qloops.h)
-      for (size_t c = 0; c < C; ++c) x86q::prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
+      for (size_t c = 0; c < C; ++c) x86q::prefetch_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + kHigh);
     }
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const uint8_t* q = w + pair * 32 * kNr;

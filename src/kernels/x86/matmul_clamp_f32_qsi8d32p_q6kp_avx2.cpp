@@ -73,7 +73,7 @@ struct Q6K {
   static void block(const uint8_t* w, size_t stride, size_t h, const uint8_t* aj, const int32_t* z, __m256 t[C][R],
                     size_t pf) {
     if (pf != 0) {
-      for (size_t c = 0; c < C; ++c) x86q::prefetch_l2_part<kRhsBlock, 8>(w + c * stride + pf, 4 * h + T);
+      for (size_t c = 0; c < C; ++c) x86q::prefetch_part<kRhsBlock, 8>(w + c * stride + pf, 4 * h + T);
     }
     const uint8_t* ql = w + (2 * h + T % 2) * 32 * kNr;
     const uint8_t* qh = w + 128 * kNr + h * 32 * kNr;

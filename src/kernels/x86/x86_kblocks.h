@@ -226,7 +226,7 @@ struct VnniQ6K {
                     size_t pf) {
     const size_t j = 4 * h + T;
     if (pf != 0) {
-      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), j);
+      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), j);
     }
     const uint8_t* aj = a + j * RL * x86lhs::kBlockBytes;
     F sum[C][R];

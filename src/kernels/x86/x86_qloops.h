@@ -60,18 +60,19 @@ inline void prefetch_l2(const uint8_t* p) {
   for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
 }
 
-// Part `part` of `parts` of the lines of the `bytes` bytes at p, prefetched into L2: a step
-// kernel that prefetches itself (below) spreads a super-block's lines over its sub-blocks.
+// Part `part` of `parts` of the lines of the `bytes` bytes at p, prefetched into L2 (or, with
+// hint _MM_HINT_T0, L1): a step kernel that prefetches itself (below) spreads a super-block's
+// lines over its sub-blocks.
 // Every part is the same number of lines, so the last one may run up to parts - 1 lines past
 // the block (a prefetch never faults): with a run-time `part`, a bounds test per line made
 // this loop 40 % of the Q4_K GEMV's instructions; a constant count unrolls to one prefetch
 // per line.
-template <size_t bytes, size_t parts>
-inline void prefetch_l2_part(const uint8_t* p, size_t part) {
+template <size_t bytes, size_t parts, int hint = _MM_HINT_T1>
+inline void prefetch_part(const uint8_t* p, size_t part) {
   constexpr size_t lines = (bytes + 63) / 64, per_part = (lines + parts - 1) / parts;
   const uint8_t* q = p + 64 * per_part * part;
 #pragma GCC unroll 16
-  for (size_t l = 0; l < per_part; ++l) _mm_prefetch(reinterpret_cast<const char*>(q + 64 * l), _MM_HINT_T1);
+  for (size_t l = 0; l < per_part; ++l) _mm_prefetch(reinterpret_cast<const char*>(q + 64 * l), static_cast<decltype(_MM_HINT_T1)>(hint));
 }
 
 // A step kernel K may take the prefetch distance itself (kPrefetchesInStep: its step has a
@@ -367,7 +368,7 @@ struct VnniQ4K {
   static void sub_block(const uint8_t* w, size_t stride, size_t pair, const uint8_t* aj, const typename V::F d[C],
                         const typename V::F dmin8[C], const float* nb, typename V::F acc[C][R], size_t pf) {
     if (pf != 0) {  // an eighth of the super-block at +pf (the GEMV's next one) per sub-block
-      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_l2_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 2 * pair + kHigh);
+      for (size_t c = 0; c < C; c += kSplit<V>) prefetch_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 2 * pair + kHigh);
     }
     const typename V::I m4 = V::set1_i8(0x0f);
     typename V::I s[C][R];
