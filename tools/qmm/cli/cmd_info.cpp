@@ -56,6 +56,9 @@ int cmd_info(int argc, char** argv) {
       g = pair.few[i].gemm;
     }
     std::printf("  GEMV (m = 1):   %s\n", pair.gemv->name);
+    if (pair.wide) {
+      std::printf("  GEMM for activations beyond %g: %s\n", static_cast<double>(pair.gemm->lhs->max_abs), pair.wide->name);
+    }
     for (const auto& s : pair.skipped) std::printf("  skipped        %s\n", s.c_str());
   }
   std::printf("\ndecode plans tuned by measurement (qmm tune; QMM_TUNE=0 or --no-tune keeps the defaults):\n");
