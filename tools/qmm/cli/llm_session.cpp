@@ -19,7 +19,7 @@ void ModelFlags::add_to(Args& args) {
       .choice("--convert", &convert, type_names([](const TypeInfo& t) { return t.native; }),
               "re-quantize every weight at load (a block type only where k is a multiple of its block; qc8/qc4: per "
               "output channel)")
-      .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode)")
+      .flag("--trace", &trace, "print the packers and microkernels of each stage (load, prefill, decode), each matmul's time and the time outside them")
       .no_effect("-ngl,--gpu-layers,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "", "its attention is its own CPU kernel", {"on", "off", "auto"})
       .no_effect("--no-mmap", "", "it maps the file only to pack the weights, then releases it")
