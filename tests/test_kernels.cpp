@@ -308,6 +308,42 @@ std::vector<const Ukernel*> gemv_kernels() {
 
 INSTANTIATE_TEST_SUITE_P(KernelList, GemvTest, ::testing::ValuesIn(gemv_kernels()), kernel_name);
 
+// A GEMM of a few rows (batched decode of 1-4 sequences: x86's stream_rows, which reads each
+// weight block once for all the rows) gives each row the bits that row gets in a call of more
+// rows (whole row tiles), over several column groups with 0-3 panels left over, a partial last
+// panel and a K long enough that the weight prefetch runs ahead within each panel: a
+// sequence's product does not depend on how many others share its decode step. Instantiated
+// over the GEMMs.
+class FewRowsTest : public KernelTest {};
+
+TEST_P(FewRowsTest, RowsKeepTheirBitsInAnyBatch) {
+  const Ukernel& u = *GetParam();
+  const TileParams p = kernel_params(u);
+  const size_t k = (block_len(u.type) == kSuperBlock ? 12 : 24) * std::max<size_t>(32, block_len(u.type));
+  const size_t big = std::max<size_t>(p.mr + 1, 5);
+  for (size_t n : {6 * p.nr, 11 * p.nr + 5, 13 * p.nr - 1}) {
+    const Problem prob(u.type, big, n, k, 41 + n, &u);
+    const std::vector<float> all = prob.run(u, big, n, -INFINITY, INFINITY);
+    prob.check(all, big, n, -INFINITY, INFINITY, "n " + std::to_string(n) + " m " + std::to_string(big));
+    for (size_t m = 1; m <= 4; ++m) {
+      const std::vector<float> few = prob.run(u, m, n, -INFINITY, INFINITY);
+      ASSERT_EQ(0, std::memcmp(all.data(), few.data(), m * n * 4)) << "n " << n << ": " << m << " rows against " << big;
+      const std::vector<float> tiled = prob.run(u, m, n, -INFINITY, INFINITY, 0, p.n_step);
+      ASSERT_EQ(0, std::memcmp(few.data(), tiled.data(), m * n * 4)) << "n " << n << ", " << m << " rows in n_step tiles";
+    }
+  }
+}
+
+std::vector<const Ukernel*> gemm_kernels() {
+  std::vector<const Ukernel*> out;
+  for (const Ukernel* u : kernel_list()) {
+    if (!u->gemv) out.push_back(u);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(KernelList, FewRowsTest, ::testing::ValuesIn(gemm_kernels()), kernel_name);
+
 // A GEMV that reads the packed weights of an earlier GEMV of its ISA (the tuner's candidates:
 // the ymm GEMVs over the zmm kernels' 16-column panels) gives that GEMV's bits, whole and in
 // n_step tiles: choosing it changes speed, never output. (GEMVs of other ISAs over one layout,

@@ -28,6 +28,10 @@ namespace {
 double g_cpu_threads = 1;
 double cpu_clock() { return process_cpu_seconds() / g_cpu_threads; }
 
+// Rows up to which a matmul is also timed from DRAM: batched decode of a few sequences reads
+// each weight once for all its rows, so its time is the weights' stream as the GEMV's is.
+constexpr size_t kDramRows = 4;
+
 struct Row {
   std::string kernel, mode;
   double seconds, gops, gbs, pct_limit;
@@ -43,7 +47,8 @@ int bench_matmul(int argc, char** argv) {
   bool json = false, no_scalar = false, no_limits = false, cpu_time = false;
   Args args("bench matmul",
             "Time dst[m,n] = lhs[m,k] x W[n,k]^T for the selected kernel and the scalar one. GEMV (m = 1) is timed\n"
-            "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot).",
+            "twice: weights rotating through >= 256 MiB of copies (DRAM) and one copy (cache-hot); so is a GEMM of\n"
+            "2 to 4 rows (batched decode: it streams the weights as the GEMV does).",
             argc - 1, argv + 1);
   args.choice("--type", &type_s, type_names([](const TypeInfo& t) { return t.native; }),
               "weight type (default q4_0; qc8 / qc4: per-channel)")
@@ -100,7 +105,7 @@ int bench_matmul(int argc, char** argv) {
     const double peak = avx2_q ? lim.avx2_int8_gops : is_q ? lim.int8_gops : lim.fp32_gflops;
     auto add = [&](const char* mode, double sec, bool dram) {
       Row r{u.name, mode, sec, ops / sec / 1e9, bytes / sec / 1e9, 0, ""};
-      if (m == 1) {
+      if (m == 1 || dram) {
         const double bw = dram ? lim.dram_read_gbs : lim.hot_read_gbs;
         r.pct_limit = bw > 0 ? 100.0 * r.gbs / bw : 0;
         r.limit_name = dram ? "DRAM bw" : "cache bw";
@@ -113,7 +118,7 @@ int bench_matmul(int argc, char** argv) {
     const double t = scalar ? std::min(min_time, 0.5) : min_time;
     const int reps = scalar ? 1 : 3;
     const double hot = time_median([&] { matmul(w[0], m, lhs.data(), k * 4, dst.data(), n * 4, -INFINITY, INFINITY, ctx); }, t, reps, clock);
-    if (m == 1 && !scalar) {
+    if (m <= kDramRows && !scalar) {
       // DRAM: the kernel over every copy in turn, alternately with a plain read of the same
       // copies; the figure is the median of the paired ratios (a shared machine's memory
       // bandwidth drifts from second to second, so a limit measured before is not enough).
