@@ -11,7 +11,9 @@
 // `srl 4; and 0x0f` give K chunks v and v+4 as u8 (one 32-bit lane per column), and each is one
 // vpdpbusd per row with the row's 4-byte chunk broadcast ({1to16}). Once per block: to F32 and
 // one FMA with s_a·s_w. 8 rows: 64 vpdpbusd per 12 unpack instructions. The GEMV does 1 row and
-// 4 column panels at once (x86_qloops.h).
+// 4 column panels at once (x86_qloops.h). A GEMM call of m ≤ 4 rows (batched decode) runs 2 rows x
+// 4 panels or 4 rows x 2 panels in the GEMV's column groups and weight prefetch (x86q::stream_rows):
+// each weight block read once for all rows, each row the bits it gets in 8-row tiles.
 #pragma once
 #include "kernels/ukernel.h"
 
