@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 JOBS=${QMM_JOBS:-2}
 STAGES=${QMM_TEST_STAGES:-native sanitize x86emu arm fuzz}
-passed=0 failed=0 skipped=0 failed_stages=()
+passed=0 failed=0 skipped=0 failed_stages=() why=()
 
 scripts/deps.sh clang-19 lld-19 libclang-rt-19-dev python3-jinja2
 # Chromium for the chat page's browser test (server.chat_page_browser; without it that test skips).
@@ -29,6 +29,28 @@ scripts/vocab_setup.sh || echo "test.sh: the vocabulary packages could not be in
 # random-weight model files) for the llamacpp_archs test, fetched privately from the Debian mirror.
 scripts/llamacpp_native.sh --print-bin >/dev/null || echo "test.sh: Debian's llama.cpp could not be fetched; llamacpp_archs will skip"
 
+# Runs scripts/fuzz.sh for target $1 for $2 seconds; a failure's cause (the sanitizer's or
+# libFuzzer's summary and the saved input) is repeated at the end.
+run_fuzz() {
+  local log rc
+  log=$(mktemp)
+  set +e
+  FUZZ_TARGET=$1 scripts/fuzz.sh "$2" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" = 0 ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1)); failed_stages+=(fuzz)
+    why+=("fuzz $1: $(grep -E 'what\(\)|ERROR: |SUMMARY: |Test unit written to|^ *#[0-9]+ .* [^ ]*(/src/|/tests/)[^ ]*\.(cpp|h):[0-9]+' "$log" | grep -v ' /usr/' | head -8 | tr -s ' \n' ' ')")
+    # The input itself when small, so that a CI log alone reproduces the failure.
+    local unit
+    unit=build-fuzz/$(sed -n 's/.*Test unit written to \(artifacts\/[^ ]*\).*/\1/p' "$log" | tail -1)
+    if [ -f "$unit" ] && [ "$(stat -c %s "$unit")" -le 4096 ]; then why+=("fuzz $1 input (base64 -d > crash): $(base64 -w0 "$unit")"); fi
+  fi
+  rm -f "$log"
+}
+
 # Runs ctest in build dir $1 (extra ctest args after it), adds up the counts, prints why
 # every skipped test skipped.
 run_ctest() {
@@ -42,6 +64,8 @@ run_ctest() {
   total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
   fails=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
   skips=$(grep -c '(Skipped)' "$log" || true)
+  # Failed tests' names, repeated at the end (a CI log's tail is what gets read).
+  while read -r line; do why+=("$dir: $line"); done < <(grep -E '^ *[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess|Child)' "$log" || true)
   rm -f "$log"
   if [ -z "$total" ]; then echo "stage: ctest in $dir did not finish"; failed=$((failed + 1)); return 1; fi
   # GoogleTest cases skipped inside a passing ctest test (a whole suite run as one test, as
@@ -90,13 +114,14 @@ for s in $STAGES; do
       [ "$rc" = 0 ] || failed_stages+=(x86emu) ;;
     fuzz)
       stage "libFuzzer (clang-19, ASan + UBSan) on the GGUF reader and model loading, 2 x 30 s, and on the Jinja interpreter, 30 s"
-      if scripts/fuzz.sh 60; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi
-      if FUZZ_TARGET=jinja scripts/fuzz.sh 30; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_stages+=(fuzz); fi ;;
+      run_fuzz gguf 60
+      run_fuzz jinja 30 ;;
     *) echo "test.sh: unknown stage '$s'" >&2; exit 2 ;;
   esac
 done
 
 echo
 [ ${#failed_stages[@]} -eq 0 ] || echo "failed stages: ${failed_stages[*]}"
+for w in "${why[@]}"; do echo "  $w"; done
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ ${#failed_stages[@]} -eq 0 ]

@@ -347,9 +347,11 @@ void File::parse() {
       bad(tname + " row length " + std::to_string(ti.shape[0]) + " is not a multiple of the " +
           ggml_type_name(ti.type) + " block size " + std::to_string(blk));
     }
-    const uint64_t row_bytes = ti.shape[0] / blk * ggml_type_size(ti.type);  // <= 8 * ne[0]: no overflow
-    uint64_t bytes;
-    if (__builtin_mul_overflow(row_bytes, ti.rows(), &bytes) || bytes > std::numeric_limits<size_t>::max()) {
+    // ne[0] may be up to 2^63 and a block holds more bytes than values (F32: 4 per value), so the
+    // row's byte size can wrap to a small number as well as the whole tensor's.
+    uint64_t row_bytes, bytes;
+    if (__builtin_mul_overflow(ti.shape[0] / blk, ggml_type_size(ti.type), &row_bytes) ||
+        __builtin_mul_overflow(row_bytes, ti.rows(), &bytes) || bytes > std::numeric_limits<size_t>::max()) {
       bad(tname + " is too large (byte size overflows)");
     }
     ti.bytes = static_cast<size_t>(bytes);

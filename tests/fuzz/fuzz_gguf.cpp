@@ -41,7 +41,6 @@ void read_everything(const qmm::gguf::File& f) {
     if (f.find_tensor(t.name) != &t) __builtin_trap();
     if (!qmm::gguf::ggml_can_dequantize(t.type)) continue;
     const size_t k = t.shape[0], rows = t.rows();
-    if (k == 0 || rows == 0) continue;  // no elements (another dimension is 0): nothing to read, and k may be anything
     std::vector<float> row(k);
     qmm::gguf::dequantize_rows(t.type, t.data, row.data(), 1, k);
     const size_t rb = qmm::gguf::ggml_row_bytes(t.type, k);

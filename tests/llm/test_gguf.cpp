@@ -302,6 +302,9 @@ TEST(Gguf, MalformedFilesThrowNamedErrors) {
          poke<uint64_t>(b, after(b, "t.c") + 4, 1ull << 31);
          poke<uint64_t>(b, after(b, "t.c") + 12, 1ull << 31);
        }, "past the end of the file"},
+      {"row bytes wrap", [](auto& b) {  // found by the fuzzer: 2^62 F32 values are 2^64 bytes, i.e. 0
+         poke<uint64_t>(b, after(b, "t.a") + 4, 1ull << 62);  // t.a: F32, one dimension
+       }, "byte size overflows"},
       {"type removed (4)", [](auto& b) { poke<uint32_t>(b, after(b, "t.a") + 12, 4); }, "unknown ggml type 4"},
       {"type 1000", [](auto& b) { poke<uint32_t>(b, after(b, "t.a") + 12, 1000); }, "unknown ggml type 1000"},
       {"row not a block multiple", [](auto& b) { poke<uint64_t>(b, after(b, "t.b") + 4, 48); },
