@@ -173,6 +173,7 @@ TEST(Tune, NoiseOfTwoPercentIsNotAWin) {
     for (const TuneClass& c : r.classes) {
       EXPECT_EQ(c.chosen.chunk_bytes, DecodePlan::kDefaultChunkBytes) << "seed " << seed << "\n" << r.table();
       EXPECT_EQ(c.chosen.gemv, c.candidates[0].plan.gemv) << "seed " << seed;
+      EXPECT_LT(c.noise, 0.10) << "the paired decision keeps it, not the too-noisy rule";
     }
   }
 }
