@@ -264,14 +264,13 @@ KernelPair select_kernels(WeightType type, const KernelFilter& filter, const Cpu
   return pair;
 }
 
-size_t gemm_min_svl_bytes(const Ukernel& u) {
-  // The F16-activation Q4_0 GEMM (FMOPA, the block scale folded into F16 weights) against the
-  // int8 one (SMOPA, F32 sums scaled per block), kernels alone, counted under qemu 11 at
-  // 64 x 256 x 512 (docs/arm.md, "The SME2 prefill frontier"): SVL 512 44,496 against 69,099,
-  // SVL 256 173,452 against 197,819, SVL 128 685,092 against 642,779 instructions. Its cost per
-  // block and tile is the same at every SVL (LUTI4 + FMUL per weight vector), the int8 GEMM's
-  // epilogue grows with the rows of a tile: the F16 GEMM only from SVL 256.
-  if (std::string_view(u.name) == "matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa") return 32;
+size_t gemm_min_svl_bytes(const Ukernel&) {
+  // None now. The F16-activation Q4_0 GEMM had 32 (below SVL 256 it executed more instructions
+  // per MAC than the int8 one); since it dequantizes each panel's weights once for all row tiles
+  // it executes fewer at every SVL: 64 x 256 x 512, kernels alone, counted under qemu 11, SVL
+  // 512 / 256 / 128: 38,023 / 114,243 / 412,515 against 69,095 / 197,815 / 642,775 (docs/arm.md).
+  // With one row tile (m <= SVL/32) it still dequantizes per tile: ~4 % more than the int8 GEMM
+  // at SVL 128, 0.65x at 512.
   return 0;
 }
 

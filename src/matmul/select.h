@@ -64,7 +64,7 @@ std::vector<const Ukernel*> gemv_candidates(const Ukernel& gemm, const KernelFil
 size_t gemm_min_rows(const Ukernel& u);
 // Streaming vector length (bytes) from which SME2 GEMM u executes fewer instructions per MAC than
 // the next GEMM of its weight type; 0: at every SVL. Below it, selection passes u over (unless
-// the allow-list names it). The F16-activation Q4_0 GEMM: 32 (docs/arm.md).
+// the allow-list names it). None has one now (select.cpp).
 size_t gemm_min_svl_bytes(const Ukernel& u);
 
 // Why an ISA / a variant cannot run here ("" if it can).

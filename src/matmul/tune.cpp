@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -158,6 +159,55 @@ std::string short_name(const Ukernel& u) {
   return at == std::string::npos ? n : n.substr(at + 1);
 }
 
+// One-sided Student t quantiles at kTuneConfidence (0.99), by degrees of freedom 1..30 (then 2.33..).
+double t_quantile_99(size_t df) {
+  static constexpr double kT[] = {31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896, 2.821, 2.764,
+                                  2.718,  2.681, 2.650, 2.624, 2.602, 2.583, 2.567, 2.552, 2.539, 2.528,
+                                  2.518,  2.508, 2.500, 2.492, 2.485, 2.479, 2.473, 2.467, 2.462, 2.457};
+  if (df == 0) return INFINITY;
+  return df <= std::size(kT) ? kT[df - 1] : 2.42;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+}
+
+// Candidate k's time as a ratio of the default's, paired: in each round, the median over the
+// class's weights of log(t_k / t_0) (both runs of a weight in the same round: a run another
+// process preempted moves one weight's value, not the median); each pair of rounds averaged
+// (the two orders: an effect of the order cancels); over the pairs, the mean and its one-sided
+// kTuneConfidence bound (Student t: a slow spell of the machine, which moves a whole round, is
+// part of the pairs' spread). Fewer than two pairs: no bound (infinity).
+void paired_ratio(const std::vector<std::vector<double>>& round_times, const std::vector<size_t>& members,
+                  size_t stride, size_t k, double* ratio, double* bound) {
+  std::vector<double> pairs;
+  for (size_t r = 0; r + 1 < round_times.size(); r += 2) {
+    double s = 0;
+    for (size_t rr = r; rr < r + 2; ++rr) {
+      std::vector<double> logs;
+      for (size_t i : members) {
+        const double tk = round_times[rr][i * stride + k], t0 = round_times[rr][i * stride];
+        if (tk > 0 && t0 > 0) logs.push_back(std::log(tk / t0));
+      }
+      if (logs.empty()) return (void)(*ratio = 1, *bound = INFINITY);
+      s += 0.5 * median(std::move(logs));
+    }
+    pairs.push_back(s);
+  }
+  if (pairs.empty()) return (void)(*ratio = 1, *bound = INFINITY);
+  double mean = 0;
+  for (double x : pairs) mean += x;
+  mean /= static_cast<double>(pairs.size());
+  double var = 0;
+  for (double x : pairs) var += (x - mean) * (x - mean);
+  const size_t df = pairs.size() - 1;
+  const double se = df ? std::sqrt(var / static_cast<double>(df) / static_cast<double>(pairs.size())) : INFINITY;
+  *ratio = std::exp(mean);
+  *bound = df ? std::exp(mean + t_quantile_99(df) * se) : INFINITY;
+}
+
 }  // namespace
 
 std::string tune_cache_dir() {
@@ -204,6 +254,11 @@ unsigned tune_bucket(size_t n, size_t k) {
   unsigned b = 0;
   while (b < 62 && (size_t{1} << (b + 1)) <= nk) ++b;
   return b & ~1u;
+}
+
+size_t tune_pass_candidate(size_t j, size_t r, size_t count) {
+  const size_t q = r / 2;
+  return r % 2 == 0 ? (j + q) % count : (count - 1 - j + q) % count;
 }
 
 TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFilter& filter, Context& ctx,
@@ -286,11 +341,12 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     if (opt.measure) todo.push_back(c);
   }
 
-  // Measuring: round r runs candidate index (j + r) % count of every class still to tune, for
-  // j = 0, 1, ..., each a pass over the weights in model order (as a decode step reads them,
-  // so that they come from DRAM as in a decode step). A candidate's time is the sum over its
-  // class's weights of each weight's fastest run (a run another process preempted counts in
-  // no sum); the spread of the default's passes over the rounds is the noise a winner must beat.
+  // Measuring: each round is one pass over the weights in model order per candidate (as a
+  // decode step reads them, so that they come from DRAM as in a decode step); pass j of round r
+  // runs tune_pass_candidate(j, r, count) of every class still to tune, so each pair of rounds runs
+  // every two candidates once in each order. Each candidate's time (the table and the cache) is
+  // the sum over its class's weights of each weight's fastest run; its choice is paired
+  // (paired_ratio).
   if (!todo.empty()) {
     size_t max_cands = 0;
     for (size_t c : todo) max_cands = std::max(max_cands, rep.classes[c].candidates.size());
@@ -299,7 +355,8 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     Runner run{ctx, activations(max_k), std::vector<float>(max_n)};
     std::vector<char> measured(rep.classes.size(), 0);
     for (size_t c : todo) measured[c] = 1;
-    std::vector<double> fastest(weights.size() * max_cands, 0.0);       // [weight][candidate]
+    std::vector<double> fastest(weights.size() * max_cands, 0.0);  // [weight][candidate]
+    std::vector<std::vector<double>> round_times;                  // [round][weight][candidate]
     std::vector<std::vector<double>> default_passes(rep.classes.size());  // the default's pass per round
     std::vector<double> pass(rep.classes.size());
     // Warm-up, untimed: the first touch of every weight (a mapped pack cache faults its pages
@@ -310,32 +367,36 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
       }
     }
     const double t0 = now();
-    for (int r = 0; r < std::max(3, opt.rounds); ++r) {
-      if (r >= 3 && now() - t0 > opt.budget_seconds) break;
+    const int max_rounds = std::clamp(opt.rounds, kTuneMinRounds, kTuneMaxRounds);
+    for (int r = 0; r < max_rounds; ++r) {
+      // Whole pairs of rounds only (each order once), at least kTuneMinRounds, within the budget.
+      if (r >= kTuneMinRounds && r % 2 == 0 && now() - t0 > opt.budget_seconds) break;
+      round_times.emplace_back(weights.size() * max_cands, 0.0);
       for (size_t j = 0; j < max_cands; ++j) {
         std::fill(pass.begin(), pass.end(), 0.0);
         for (size_t i = 0; i < weights.size(); ++i) {
           TuneClass& tc = rep.classes[class_of[i]];
           if (!measured[class_of[i]] || j >= tc.candidates.size()) continue;
-          const size_t cand = (j + static_cast<size_t>(r)) % tc.candidates.size();
+          const size_t cand = tune_pass_candidate(j, static_cast<size_t>(r), tc.candidates.size());
           const DecodePlan& plan = tc.candidates[cand].plan;
           const double t = opt.timer ? (weights[i]->set_decode_plan(plan), opt.timer(*weights[i], plan))
                                      : run(*weights[i], plan);
           double& f = fastest[i * max_cands + cand];
           f = f == 0 ? t : std::min(f, t);
+          round_times.back()[i * max_cands + cand] = t;
           pass[class_of[i]] += t;
         }
         for (size_t c : todo) {
           TuneClass& tc = rep.classes[c];
           if (j >= tc.candidates.size()) continue;
-          const size_t cand = (j + static_cast<size_t>(r)) % tc.candidates.size();
+          const size_t cand = tune_pass_candidate(j, static_cast<size_t>(r), tc.candidates.size());
           tc.candidates[cand].passes.push_back(pass[c]);
           if (cand == 0) default_passes[c].push_back(pass[c]);
         }
       }
       rep.rounds = r + 1;
-      // Three rounds would take too long (a busy machine): keep the defaults, cache nothing.
-      if (r == 0 && 3 * (now() - t0) > 1.25 * opt.budget_seconds) {
+      // The minimum of rounds would take too long (a busy machine): keep the defaults, cache nothing.
+      if (r == 0 && kTuneMinRounds * (now() - t0) > 1.25 * opt.budget_seconds) {
         rep.too_busy = true;
         break;
       }
@@ -350,26 +411,23 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
       std::vector<double>& p = default_passes[c];
       std::sort(p.begin(), p.end());
       tc.noise = p.size() >= 2 && p[0] > 0 && !rep.too_busy ? (p[1] - p[0]) / p[0] : 1.0;
-      // A winner must also have beaten the default's pass in every round (the rounds interleave
-      // them, so a slow spell of the machine hits both alike).
-      auto wins_every_round = [&](const TuneCandidate& k) {
-        const std::vector<double>& d = tc.candidates[0].passes;
-        for (size_t r = 0; r < k.passes.size() && r < d.size(); ++r) {
-          if (!(k.passes[r] < d[r] * (1 - kTuneMargin))) return false;
-        }
-        return true;
-      };
+      std::vector<size_t> members;
+      for (size_t i = 0; i < weights.size(); ++i) {
+        if (class_of[i] == c) members.push_back(i);
+      }
       size_t best = 0;
       for (size_t k = 1; k < tc.candidates.size(); ++k) {
-        if (tc.candidates[k].seconds < tc.candidates[best].seconds && wins_every_round(tc.candidates[k])) best = k;
+        TuneCandidate& cand = tc.candidates[k];
+        paired_ratio(round_times, members, max_cands, k, &cand.ratio, &cand.ratio_bound);
+        // A winner: at least kTuneMinGain faster, and faster at the kTuneConfidence bound.
+        if (cand.ratio_bound < 1 && cand.ratio <= 1 - kTuneMinGain &&
+            (best == 0 || cand.ratio < tc.candidates[best].ratio)) {
+          best = k;
+        }
       }
       tc.default_seconds = tc.candidates[0].seconds;
-      // Keep the default unless the winner beats it by more than the margin and the noise, and
-      // keep it when the measurement is too noisy to say (qmm tune measures again on demand).
-      if (tc.candidates[best].seconds > tc.default_seconds * (1 - std::max(kTuneMargin, tc.noise)) ||
-          tc.noise > kTuneMaxNoise) {
-        best = 0;
-      }
+      // Keep the default when the measurement is too noisy to say (qmm tune measures again on demand).
+      if (tc.noise > kTuneMaxNoise || rep.too_busy) best = 0;
       tc.chosen = tc.candidates[best].plan;
       tc.chosen_seconds = tc.candidates[best].seconds;
     }
@@ -444,7 +502,10 @@ std::string TuneReport::table() const {
                   bucket_name(tc.bucket).c_str(), tc.weights, static_cast<double>(tc.bytes) / (1 << 20), tc.gemm->name);
     s += buf;
     if (!tc.from_cache && tc.candidates.size() > 1) {
-      std::snprintf(buf, sizeof buf, "  noise %.1f%% (the default's two fastest passes)%s\n", 100 * tc.noise,
+      std::snprintf(buf, sizeof buf,
+                    "  noise %.1f%% (the default's two fastest passes)%s\n"
+                    "    GEMV / chunk: fastest runs summed, their ratio; the paired ratio and its bound decide\n",
+                    100 * tc.noise,
                     tc.noise > kTuneMaxNoise ? ": too noisy to choose, the default kept" : "");
     } else {
       buf[0] = 0;
@@ -461,9 +522,14 @@ std::string TuneReport::table() const {
       const TuneCandidate& c = tc.candidates[k];
       const bool chosen = c.plan.gemv == tc.chosen.gemv && c.plan.chunk_bytes == tc.chosen.chunk_bytes;
       const double rel = tc.default_seconds > 0 ? c.seconds / tc.default_seconds : 0;
+      char paired[64] = "  (default)";
+      if (k > 0) {
+        std::snprintf(paired, sizeof paired, "  paired %.3fx, 99%% bound %s", c.ratio,
+                      std::isfinite(c.ratio_bound) ? (std::to_string(c.ratio_bound).substr(0, 5) + "x").c_str() : "none");
+      }
       std::snprintf(buf, sizeof buf, "  %s %-40s chunk %-7s %10.1f us  %.3fx%s\n", chosen ? "*" : " ",
                     short_name(*c.plan.gemv).c_str(), chunk_name(c.plan.chunk_bytes).c_str(), c.seconds * 1e6, rel,
-                    k == 0 ? "  (default)" : "");
+                    paired);
       s += buf;
     }
   }

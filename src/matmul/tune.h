@@ -1,9 +1,11 @@
 // Kernels chosen by measurement (docs/design.md §3 "Tuning"). For every class of a model's
 // weights (weight type, GEMM, n·k size bucket), the decode plans that need no repack — each
 // GEMV reading the GEMM's packed RHS, times the smallest column chunk a thread grabs — are
-// timed on this machine with the model's thread pool, interleaved over several rounds (the
-// minimum of each kept), and the fastest is kept when it beats the default by more than
-// kTuneMargin. Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
+// timed on this machine with the model's thread pool, interleaved over pairs of rounds (each
+// pair runs every two candidates in both orders), and a candidate replaces the default only
+// when it is faster paired — per weight and round, its time over the default's — by at least
+// kTuneMinGain, and faster at a one-sided 99 % confidence bound over the pairs of rounds (so a
+// real 2 % difference in DRAM speed is resolved, noise is not). Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
 // by qmm's version and build, the CPU's model name and features and the thread count, so a
 // new CPU tunes on its first load and later loads reuse. The file is read as hostile input:
 // anything malformed, another CPU's or another build's is ignored and rewritten. A tuned plan
@@ -19,16 +21,19 @@
 
 namespace qmm {
 
-constexpr double kTuneMargin = 0.03;  // a candidate must be this much faster than the default
+constexpr double kTuneMinGain = 0.01;  // a candidate must be at least this much faster (paired)
+constexpr int kTuneMinRounds = 4;      // two pairs of rounds: the least that gives a bound
+constexpr int kTuneMaxRounds = 64;
 
 struct TuneOptions {
   bool measure = true;      // measure the classes the cache lacks (false: cache or defaults only)
   bool force = false;       // re-measure every class (qmm tune)
   std::string cache_dir;    // "" : tune_cache_dir()
   bool persist = true;      // read and write the cache file
-  double budget_seconds = 8;  // no new round starts after this (at least 3 run, unless the first
-                              // shows that 3 would take 1.25x this: then the defaults are kept)
-  int rounds = 5;
+  double budget_seconds = 8;  // no new pair of rounds starts after this (at least kTuneMinRounds
+                              // run, unless the first shows that they would take 1.25x this: then
+                              // the defaults are kept)
+  int rounds = 12;            // in [kTuneMinRounds, kTuneMaxRounds]; pairs of rounds decide
   // Tests: the seconds of one decode GEMV over `w` under `plan` (default: runs and times it).
   std::function<double(const PackedWeights& w, const DecodePlan& plan)> timer;
   std::function<void(const std::string&)> warn;  // one-line warnings (unwritable cache, ...)
@@ -38,6 +43,8 @@ struct TuneCandidate {
   DecodePlan plan;
   double seconds = 0;  // the class's weights, one decode pass: each weight's fastest run, summed
   std::vector<double> passes;  // the class's pass time in each round
+  double ratio = 1;            // its time over the default's, paired (the default: 1)
+  double ratio_bound = 1;      // the 99 % upper confidence bound of ratio (infinity: too few rounds)
 };
 
 struct TuneClass {
@@ -79,6 +86,11 @@ std::string tune_key();
 std::vector<std::string> describe_tune_cache(const std::string& dir = "");
 // False when QMM_TUNE is "0", "off", "no" or "false".
 bool tune_enabled_by_env();
+// The candidate (of `count`) that pass j of round r runs: round 2q runs them in the order q,
+// q + 1, ... (mod count), round 2q + 1 in the reverse order, so that within each pair of rounds
+// every candidate runs once before and once after every other (an effect of the order, such as
+// the previous pass's data in the cache, cancels in the pair).
+size_t tune_pass_candidate(size_t j, size_t r, size_t count);
 // n·k's bucket (an even power of two).
 unsigned tune_bucket(size_t n, size_t k);
 

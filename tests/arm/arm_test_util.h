@@ -51,9 +51,9 @@ inline std::vector<float> run_kernel(const Ukernel& u, size_t m, size_t n, size_
 }
 
 // The bit-for-bit comparison of kernel u with `other`, another implementation that reads u's
-// packed buffers (KleidiAI's kernel of the same name, u's NEON twin): six cases around u's tile,
-// from one row, column and 32-block to several tiles with ragged edges, with and without
-// clamps (GEMVs at m = 1). other(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, lo, hi)
+// packed buffers (KleidiAI's kernel of the same name, u's NEON twin): seven cases around u's tile,
+// from one row, column and 32-block to several tiles with ragged edges and a long k, with and
+// without clamps (GEMVs at m = 1). other(m, n, k, lhs_packed, rhs_packed, dst, dst_stride_row, lo, hi)
 // writes dst with a row stride of n + 3 floats. Returns "" when every output has the same bits,
 // else where the first one differs.
 template <class F>
@@ -71,7 +71,10 @@ std::string first_difference(const Ukernel& u, F&& other, uint32_t seed) {
                         {u.gemv ? one : mr + 3, p.nr + 5, 96, -inf, inf},
                         {u.gemv ? one : 2 * mr + 1, 2 * p.nr + 3, any_k ? size_t{200} : 160, -0.5f, 0.75f},
                         {u.gemv ? one : size_t{5}, 3 * p.nr, 512, -inf, 0.25f},
-                        {u.gemv ? one : mr - 1, 7, any_k ? size_t{13} : 32, -inf, inf}};
+                        {u.gemv ? one : mr - 1, 7, any_k ? size_t{13} : 32, -inf, inf},
+                        // k of 33 blocks: the F16-activation Q4_0 GEMM's 32 KiB of F16 weights hold 32
+                        // blocks of a panel at SVL 128, 8 at 512: two slices or more at every SVL
+                        {u.gemv ? one : 2 * mr + 3, p.nr + 7, 1056, -inf, 1.5f}};
   for (const Case& c : cases) {
     const std::vector<float> lhs = random_floats(c.m * c.k, seed++);
     const std::vector<uint8_t> rows = random_weights(u.type, c.n, c.k, seed++);

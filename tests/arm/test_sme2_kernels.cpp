@@ -5,6 +5,7 @@
 // file keeps the SME2 kernels checked at every SVL even where that suite is filtered.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -73,6 +74,26 @@ TEST_P(Sme2Kernels, MatchScalarReference) {
   }
   check_kernel(u, u.gemv ? 1 : mr + 2, nr + 7, kc, -0.5f, 0.75f, 99);  // two-sided clamp
   check_kernel(u, u.gemv ? 1 : mr + 2, nr + 7, kc, -INFINITY, 0.25f, 100);
+}
+
+// A GEMM over several row tiles gives each tile the bits of a call on that tile alone. The
+// F16-activation Q4_0 GEMM runs them differently (m > VL: its weights dequantized once per panel
+// and slice of k into a stack buffer, the partial sums through dst between slices; m <= VL:
+// straight from the nibbles): armtest::first_difference's shapes include several tiles, ragged
+// edges and a k of several slices at every SVL.
+TEST_P(Sme2Kernels, RowTilesTogetherGiveEachTilesBits) {
+  const Ukernel& u = *GetParam();
+  if (u.gemv) GTEST_SKIP() << "a GEMV has one row";
+  if (std::string why = unavailable_reason(u, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  const TileParams p = kernel_params(u);
+  auto tile_by_tile = [&](size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride,
+                          float lo, float hi) {
+    for (size_t m0 = 0; m0 < m; m0 += p.mr) {
+      u.run(std::min(p.mr, m - m0), n, k, static_cast<const uint8_t*>(lhs) + lhs_packed_offset(u, p, m0, k), rhs,
+            reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + m0 * stride), stride, lo, hi);
+    }
+  };
+  EXPECT_EQ(armtest::first_difference(u, tile_by_tile, 5), "");
 }
 
 std::vector<const Ukernel*> sme2_kernels() {

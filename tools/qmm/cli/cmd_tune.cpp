@@ -12,8 +12,9 @@ int cmd_tune(int argc, char** argv) {
   ModelFlags mf;
   Args args("tune",
             "Time every decode plan of a model's weights that needs no repack (each GEMV reading the packed\n"
-            "weights, each column chunk per thread) with the model's thread count, keep the fastest where it\n"
-            "beats the default by more than 3%, and store the choice in the tuning cache\n"
+            "weights, each column chunk per thread) with the model's thread count in pairs of rounds, keep the\n"
+            "fastest where, paired with the default run for run, it is at least 1% faster and faster at a 99%\n"
+            "confidence bound, and store the choice in the tuning cache\n"
             "($XDG_CACHE_HOME/qmm/tune.txt, else ~/.cache/qmm/tune.txt). Loads tune on their own the first time\n"
             "on a CPU; this re-measures and prints the table.",
             argc - 1, argv + 1);
