@@ -279,10 +279,21 @@ bool needs_wide(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_s
   return false;
 }
 
+// Whether an m-row call asked to split (Context::set_sme_threads) must leave kernel_for(m) for
+// w.wide(): the chosen GEMM has no NEON twin and is the narrow-range one (the F16-activation Q4_0
+// GEMM) while the wide GEMM on the same packed weights has one (the int8 GEMM), so the split the
+// caller asked for runs on that pair rather than being dropped.
+bool split_takes_wide(const PackedWeights& w, size_t m, const Context& ctx) {
+  const int sme = ctx.sme_threads();
+  if (sme <= 0 || sme >= ctx.threads() || !w.wide()) return false;
+  const Ukernel& u = w.kernel_for(m);
+  return u.lhs->max_abs != INFINITY && neon_twin(u) == nullptr && neon_twin(*w.wide()) != nullptr;
+}
+
 void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
                 float lo, float hi, Context& ctx, const PackedWeights* next) {
   check_shape(w.type(), m, w.k(), "activations");
-  const bool wide = needs_wide(w, m, lhs, lhs_stride);
+  const bool wide = split_takes_wide(w, m, ctx) || needs_wide(w, m, lhs, lhs_stride);
   const Ukernel& u = wide ? *w.wide() : w.kernel_for(m);
   const TileParams& p = wide ? w.wide_params() : w.params_for(m);
   const size_t n = w.n(), k = w.k();
@@ -354,8 +365,10 @@ void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_s
 void run_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
   auto in_stride = [](const MatmulPart& q) { return (q.lhs_stride ? q.lhs_stride : q.w->k()) * sizeof(float); };
   auto out_stride = [](const MatmulPart& q) { return (q.dst_stride ? q.dst_stride : q.w->n()) * sizeof(float); };
-  if (std::any_of(parts.begin(), parts.end(), [&](const MatmulPart& q) { return needs_wide(*q.w, q.m, q.lhs, in_stride(q)); })) {
-    for (const MatmulPart& q : parts) {  // (rare: one by one, each on the kernel its range needs)
+  if (std::any_of(parts.begin(), parts.end(), [&](const MatmulPart& q) {
+        return split_takes_wide(*q.w, q.m, ctx) || needs_wide(*q.w, q.m, q.lhs, in_stride(q));
+      })) {
+    for (const MatmulPart& q : parts) {  // (rare: one by one, each on the kernel its range or split needs)
       run_matmul(*q.w, q.m, q.lhs, in_stride(q), q.dst, out_stride(q), -INFINITY, INFINITY, ctx, nullptr);
     }
     if (next) prefetch_next(*next, 1, ctx.pool());

@@ -35,6 +35,8 @@ class Context {
   // `threads` of this context's threads (the caller first) run a GEMM's SME2 tiles and the
   // others its NEON twin (kernels/kernel_list.h neon_twin: same packed operands, same bits).
   // 0, the default, runs SME2 on every thread; QMM_SME_THREADS sets the default of new contexts.
+  // A GEMM without a twin whose wide-range GEMM (PackedWeights::wide) has one — the F16-activation
+  // Q4_0 GEMM — leaves a call asked to split to that GEMM.
   void set_sme_threads(int threads);
   int sme_threads() const { return sme_threads_; }
   // Tiles of the last hybrid matmul run by the NEON twin, and the twin's measured time per tile

@@ -117,6 +117,43 @@ TEST(Hybrid, OneRowTileAndGroupSplitsEqualSme2Only) {
   EXPECT_EQ(hybrid.neon_sme_ratio() > 0.0, all_twins) << "the group split runs exactly when every kernel has a twin";
 }
 
+// Where selection prefers a Q4_0 GEMM without a NEON twin (the F16-activation one) and the wide
+// GEMM on the same packed weights has one (the int8 GEMM), a context asked to split runs that
+// pair, split: the caller's request is not dropped, and the bits are the int8 SME2 GEMM's.
+TEST(Hybrid, ASplitAskedOfTheF16GemmRunsTheInt8Pair) {
+  if (std::string why = sme2_q4_skip_reason(true); !why.empty()) GTEST_SKIP() << why;
+  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  if (pair.gemm->lhs->max_abs == INFINITY || pair.wide != sme2_q4_gemm()) {
+    GTEST_SKIP() << "Q4_0 prefill takes " << pair.gemm->name << " here, not a narrow-range GEMM backed by the int8 one";
+  }
+  const size_t n = 1000, k = 128, m = 130;  // 3 row tiles at SVL 512
+  const std::vector<uint8_t> rows = armtest::random_weights(WeightType::q4_0, n, k, 11);
+  const PackedWeights chosen = PackedWeights::pack(WeightType::q4_0, n, k, rows.data(), KernelFilter{});
+  const PackedWeights int8 = sme2_q4_weights(n, k, rows);
+  ASSERT_EQ(chosen.kernel_for(m).run, pair.gemm->run);
+  const std::vector<float> x = armtest::random_floats(m * k, 12);
+  auto run = [&](const PackedWeights& w, Context& ctx) {
+    std::vector<float> y(m * n, NAN);
+    matmul(w, m, x.data(), k * 4, y.data(), n * 4, -INFINITY, INFINITY, ctx);
+    return y;
+  };
+  Context sme_only(3);
+  const std::vector<float> want = run(int8, sme_only);
+  Context split(3);
+  split.set_sme_threads(1);
+  const std::vector<float> got = run(chosen, split);
+  EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(float)));
+  EXPECT_GT(split.neon_sme_ratio(), 0.0) << "the split did not run";
+  std::vector<MatmulPart> parts{{&chosen, m, x.data(), nullptr, 0, 0}};
+  std::vector<float> y(m * n, NAN);
+  parts[0].dst = y.data();
+  Context group_split(3);
+  group_split.set_sme_threads(1);
+  matmul_group(parts, group_split);
+  EXPECT_EQ(0, std::memcmp(y.data(), want.data(), y.size() * sizeof(float))) << "matmul_group";
+  EXPECT_GT(group_split.neon_sme_ratio(), 0.0) << "the group's split did not run";
+}
+
 TEST(Hybrid, SmeThreadsFromTheEnvironment) {
   const char* old = std::getenv("QMM_SME_THREADS");
   const std::string saved = old ? old : "";
