@@ -13,14 +13,15 @@
 
 #include "core/error.h"
 #include "matmul/tune.h"
+#include "temp_dirs.h"
 #include "test_util.h"
 
 namespace qmm {
 namespace {
 
 std::string temp_dir() {
-  std::string t = "/tmp/qmm_tune_XXXXXX";
-  EXPECT_NE(::mkdtemp(t.data()), nullptr);
+  const std::string t = test::temp_dir("qmm_tune");
+  EXPECT_NE(t, "");
   return t;
 }
 

@@ -21,13 +21,14 @@
 #include "llm/pack_cache.h"
 #include "llm/synth.h"
 #include "matmul/select.h"
+#include "../temp_dirs.h"
 
 namespace qmm::llm {
 namespace {
 
 std::string temp_dir() {
-  std::string t = ::testing::TempDir() + "qmm_pack_XXXXXX";
-  EXPECT_NE(::mkdtemp(t.data()), nullptr);
+  const std::string t = test::temp_dir("qmm_pack");
+  EXPECT_NE(t, "");
   return t;
 }
 

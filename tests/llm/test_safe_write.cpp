@@ -13,6 +13,7 @@
 #include <iterator>
 #include <thread>
 
+#include "../temp_dirs.h"
 #include "qmm_child.h"
 #include "test_models.h"
 
@@ -29,7 +30,8 @@ std::string bytes_of(const fs::path& p) {
 // A fresh directory per test.
 fs::path test_dir() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path d = fs::temp_directory_path() / ("qmm_safe_write_" + std::to_string(::getpid())) / info->name();
+  static const std::string root = test::temp_dir("qmm_safe_write");
+  const fs::path d = fs::path(root) / info->name();
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
