@@ -65,7 +65,7 @@ run_ctest() {
   fails=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -1)
   skips=$(grep -c '(Skipped)' "$log" || true)
   # Failed tests' names, repeated at the end (a CI log's tail is what gets read).
-  while read -r line; do why+=("$dir: $line"); done < <(grep -E '^ *[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess|Child)' "$log" || true)
+  while read -r line; do why+=("$dir: $line"); done < <(grep -E '^[[:space:]]*[0-9]+ - .* \((Failed|Timeout|SEGFAULT|Subprocess|Child)' "$log" || true)
   rm -f "$log"
   if [ -z "$total" ]; then echo "stage: ctest in $dir did not finish"; failed=$((failed + 1)); return 1; fi
   # GoogleTest cases skipped inside a passing ctest test (a whole suite run as one test, as
