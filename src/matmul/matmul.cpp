@@ -290,10 +290,15 @@ bool split_takes_wide(const PackedWeights& w, size_t m, const Context& ctx) {
   return u.lhs->max_abs != INFINITY && neon_twin(u) == nullptr && neon_twin(*w.wide()) != nullptr;
 }
 
+// Whether an m-row call runs w.wide() instead of kernel_for(m): its split or its range needs it.
+bool takes_wide(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, const Context& ctx) {
+  return split_takes_wide(w, m, ctx) || needs_wide(w, m, lhs, lhs_stride);
+}
+
 void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_stride, float* dst, size_t dst_stride,
                 float lo, float hi, Context& ctx, const PackedWeights* next) {
   check_shape(w.type(), m, w.k(), "activations");
-  const bool wide = split_takes_wide(w, m, ctx) || needs_wide(w, m, lhs, lhs_stride);
+  const bool wide = takes_wide(w, m, lhs, lhs_stride, ctx);
   const Ukernel& u = wide ? *w.wide() : w.kernel_for(m);
   const TileParams& p = wide ? w.wide_params() : w.params_for(m);
   const size_t n = w.n(), k = w.k();
@@ -365,9 +370,7 @@ void run_matmul(const PackedWeights& w, size_t m, const float* lhs, size_t lhs_s
 void run_group(std::span<const MatmulPart> parts, Context& ctx, const PackedWeights* next) {
   auto in_stride = [](const MatmulPart& q) { return (q.lhs_stride ? q.lhs_stride : q.w->k()) * sizeof(float); };
   auto out_stride = [](const MatmulPart& q) { return (q.dst_stride ? q.dst_stride : q.w->n()) * sizeof(float); };
-  if (std::any_of(parts.begin(), parts.end(), [&](const MatmulPart& q) {
-        return split_takes_wide(*q.w, q.m, ctx) || needs_wide(*q.w, q.m, q.lhs, in_stride(q));
-      })) {
+  if (std::any_of(parts.begin(), parts.end(), [&](const MatmulPart& q) { return takes_wide(*q.w, q.m, q.lhs, in_stride(q), ctx); })) {
     for (const MatmulPart& q : parts) {  // (rare: one by one, each on the kernel its range or split needs)
       run_matmul(*q.w, q.m, q.lhs, in_stride(q), q.dst, out_stride(q), -INFINITY, INFINITY, ctx, nullptr);
     }
