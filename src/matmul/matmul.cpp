@@ -91,8 +91,11 @@ void run_hybrid(size_t tiles, int sme, const Tile& tile_at, Context& ctx) {
   std::atomic<uint64_t> ends{start};  // tiles taken from the front (low 32 bits) and the back
   std::atomic<size_t> neon_tiles{0};
   const double keep = ratio * sme;
-  ctx.pool().parallel_for(static_cast<size_t>(ctx.threads()), [&](size_t, int t) {
-    const bool on_sme = t < sme;
+  // The role is the task's, not the thread's: parallel_for may give every task to workers
+  // 1.. while the caller (thread 0) is descheduled, and then no SME2 taker would run and the
+  // tiles NEON leaves (fewer than `keep`) would stay unwritten. Tasks 0..sme-1 always run.
+  ctx.pool().parallel_for(static_cast<size_t>(ctx.threads()), [&](size_t task, int) {
+    const bool on_sme = task < static_cast<size_t>(sme);
     for (uint64_t e = ends.load(std::memory_order_relaxed);;) {
       const size_t front = e & 0xffffffffu, back = e >> 32;
       if (front + back >= tiles || (!on_sme && static_cast<double>(tiles - front - back) < keep)) return;
