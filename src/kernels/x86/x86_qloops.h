@@ -277,11 +277,11 @@ void stream_rows(size_t m, size_t n, size_t k, const void* lhs, const void* rhs,
   }
 }
 
-// dst[0, n) = clamp(x · Wᵀ) for one row, prefetching Ahead bytes ahead in each panel (0: the
-// next group's block).
-template <class V, class K, size_t Ahead = kGemvAhead<V>>
+// dst[0, n) = clamp(x · Wᵀ) for one row, in groups of G panels, prefetching Ahead bytes ahead
+// in each panel (0: the next group's block).
+template <class V, class K, size_t Ahead = kGemvAhead<V>, size_t G = kGemvPanels>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  stream_rows<V, K, kGemvPanels, 1, 1, Ahead>(1, n, k, lhs, rhs, dst, 0, lo, hi);
+  stream_rows<V, K, G, 1, 1, Ahead>(1, n, k, lhs, rhs, dst, 0, lo, hi);
 }
 
 // The GEMM of an R-row x C-panel kernel. A few rows (batched decode: m ≤ R/4 or ≤ R/2) compute
