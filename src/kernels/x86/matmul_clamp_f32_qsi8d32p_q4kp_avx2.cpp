@@ -129,7 +129,7 @@ void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* d
 }
 
 void gemv_near(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  x86q::gemv<avx2::Ymm, Q4K, x86q::kGemvNear, 8>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx2::Ymm, Q4K, x86q::kGemvNear>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace
