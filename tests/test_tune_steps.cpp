@@ -130,7 +130,8 @@ TEST(TuneSteps, NoiseOfTwoPercentIsNotAWin) {
   }
 }
 
-// Two layouts (Q4_K and Q6_K), only both overridden at once faster: the joint candidate wins.
+// Two layouts (Q4_K and Q6_K), only both overridden at once faster: the joint candidate (one
+// variant, such as ymm, for every layout) wins.
 TEST(TuneSteps, TriesEveryLayoutsAlternativeAtOnce) {
   const Ukernel* a4 = alternative(WeightType::q4_k);
   const Ukernel* a6 = alternative(WeightType::q6_k);
@@ -147,7 +148,7 @@ TEST(TuneSteps, TriesEveryLayoutsAlternativeAtOnce) {
     const bool both = &ws.w[0].gemv() == a4 && &ws.w.back().gemv() == a6;
     return std::vector<double>(4, both ? 0.0097 : 0.010);
   });
-  ASSERT_EQ(rep.step.candidates.size(), 4u);  // per-class, Q4_K alone, Q6_K alone, both
+  ASSERT_EQ(rep.step.candidates.size(), 4u);  // per-class, Q4_K alone, Q6_K alone, both (the variant of a4 and a6)
   ASSERT_EQ(rep.step.chosen.size(), 2u) << rep.table();
   EXPECT_EQ(&ws.w[0].gemv(), a4);
   EXPECT_EQ(&ws.w.back().gemv(), a6);

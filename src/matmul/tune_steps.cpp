@@ -139,23 +139,41 @@ void tune_steps(std::span<PackedWeights* const> weights, const KernelFilter& fil
   for (const PackedWeights* w : weights) {
     if (std::find(gemms.begin(), gemms.end(), &w->gemm()) == gemms.end()) gemms.push_back(&w->gemm());
   }
-  st.candidates.emplace_back();
-  std::vector<StepOverride> singles;  // the alternative of each GEMM that has exactly one
-  bool all_single = true;
-  for (const Ukernel* g : gemms) {
-    size_t alts = 0;
-    for (const Ukernel* v : gemv_candidates(*g, filter, cpu_info())) {
-      bool everywhere = true;
-      for (size_t i = 0; i < weights.size(); ++i) everywhere &= &weights[i]->gemm() != g || base[i].gemv == v;
-      if (everywhere) continue;
-      st.candidates.push_back({{{g, v}}, {}});
-      if (++alts == 1) singles.push_back({g, v});
+  // Whether every weight of the override's layout already decodes with its GEMV.
+  auto already = [&](const StepOverride& o) {
+    for (size_t i = 0; i < weights.size(); ++i) {
+      if (&weights[i]->gemm() == o.gemm && base[i].gemv != o.gemv) return false;
     }
-    if (alts > 0) st.gemms.push_back(g);
-    all_single &= alts <= 1;
+    return true;
+  };
+  st.candidates.emplace_back();
+  std::vector<StepOverride> all;  // every layout's every GEMV (for the joint candidates)
+  for (const Ukernel* g : gemms) {
+    bool any = false;
+    for (const Ukernel* v : gemv_candidates(*g, filter, cpu_info())) {
+      all.push_back({g, v});
+      if (already({g, v})) continue;
+      st.candidates.push_back({{{g, v}}, {}});
+      any = true;
+    }
+    if (any) st.gemms.push_back(g);
   }
-  // Every GEMM's alternative at once, where each has one (such as ymm for Q4_K and Q6_K together).
-  if (singles.size() >= 2 && all_single) st.candidates.push_back({singles, {}});
+  // One variant for every layout at once (such as ymm for Q4_K and Q6_K together: each GEMV's
+  // ISA and technique, short_name), where that changes the plans of two layouts or more.
+  std::vector<std::string> variants;
+  for (const StepOverride& o : all) {
+    if (std::find(variants.begin(), variants.end(), short_name(*o.gemv)) == variants.end()) variants.push_back(short_name(*o.gemv));
+  }
+  for (const std::string& name : variants) {
+    StepCandidate joint;
+    size_t changes = 0;
+    for (const StepOverride& o : all) {
+      if (short_name(*o.gemv) != name || std::find(st.gemms.begin(), st.gemms.end(), o.gemm) == st.gemms.end()) continue;
+      joint.overrides.push_back(o);
+      changes += !already(o);
+    }
+    if (changes >= 2) st.candidates.push_back(std::move(joint));
+  }
   const size_t count = st.candidates.size();
   if (count == 1) return (void)(st.seconds = now() - t_start);
 
