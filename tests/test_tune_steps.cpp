@@ -152,6 +152,20 @@ TEST(TuneSteps, TriesEveryLayoutsAlternativeAtOnce) {
   ASSERT_EQ(rep.step.chosen.size(), 2u) << rep.table();
   EXPECT_EQ(&ws.w[0].gemv(), a4);
   EXPECT_EQ(&ws.w.back().gemv(), a6);
+
+  // Per-class choices mixed within a layout (one Q6_K weight already on a6): each layout's every
+  // GEMV is a candidate, and the variant for every layout at once is still tried.
+  Weights mixed({WeightType::q4_k, WeightType::q6_k});
+  TuneReport rep2 = defaults(mixed, ctx, temp_dir());
+  mixed.w.back().set_decode_plan({a6, DecodePlan::kDefaultChunkBytes, true});
+  tune_steps(mixed.ptrs, {}, rep2, o, [&] {
+    bool both = true;
+    for (const PackedWeights& w : mixed.w) both &= &w.gemv() == a4 || &w.gemv() == a6;
+    return std::vector<double>(4, both ? 0.0097 : 0.010);
+  });
+  EXPECT_EQ(rep2.step.candidates.size(), 5u) << rep2.table();  // + Q6_K's both GEMVs, - nothing
+  ASSERT_EQ(rep2.step.chosen.size(), 2u) << rep2.table();
+  for (const PackedWeights& w : mixed.w) EXPECT_TRUE(&w.gemv() == a4 || &w.gemv() == a6);
 }
 
 // The choice round-trips through the file: a later tune_weights of the same model and thread

@@ -8,7 +8,8 @@
 // real 2 % difference in DRAM speed is resolved, noise is not). Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
 // by qmm's version and build, the CPU's model name and features and the thread count, so a
 // new CPU tunes on its first load and later loads reuse. The file is read as hostile input:
-// anything malformed, another CPU's or another build's is ignored and rewritten. A tuned plan
+// anything malformed, another CPU's or another build's is ignored and rewritten. qmm tune then
+// runs a whole-step pass (tune_steps, below) whose choice per model lives in the same file. A tuned plan
 // changes speed only: every candidate computes each column with the same arithmetic as the
 // kernel tests allow between variants.
 #pragma once

@@ -1,6 +1,8 @@
 // qmm tune: measures the decode plans of a model on this machine again (matmul/tune.h), prints
 // every candidate with its time, and stores the choice in the tuning cache for later loads.
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "args.h"
 #include "llm_session.h"
@@ -29,6 +31,7 @@ int cmd_tune(int argc, char** argv) {
       .real("--step-budget", &step_budget, "seconds after which the whole-step pass starts no new pair of rounds (default 20)");
   args.parse();
   if (mf.no_tune) throw UsageError("--no-tune contradicts qmm tune");
+  if (!tune_enabled_by_env()) throw UsageError("QMM_TUNE=" + std::string(std::getenv("QMM_TUNE")) + " contradicts qmm tune");
   if (no_steps && step_budget != -1) throw UsageError("--step-budget contradicts --no-steps");
   if (step_budget == -1) step_budget = 20;
   if (!(step_budget > 0 && step_budget <= 3600)) throw UsageError("--step-budget must be in (0, 3600] seconds");
