@@ -214,6 +214,18 @@ TEST(TuneSteps, LaterLoadsApplyTheStoredChoice) {
   EXPECT_TRUE(tune_weights(filtered.ptrs, no_alt, ctx, o).step.chosen.empty());
   EXPECT_NE(&filtered.w[0].gemv(), alt);
 
+  // A hostile file: the step line names a GEMV of another layout (Q4_0's): skipped, no throw.
+  const std::string q40 = select_kernels(WeightType::q4_0, {}, cpu_info()).gemv->name;
+  std::string hostile = read_text(dir + "/tune.txt");
+  const size_t at = hostile.find(std::string(" ") + alt->name + " ");
+  ASSERT_NE(at, std::string::npos);
+  hostile.replace(at + 1, std::string(alt->name).size(), q40);
+  std::ofstream(dir + "/tune.txt") << hostile;
+  Weights foreign({WeightType::q4_k});
+  o.force = false;
+  EXPECT_TRUE(tune_weights(foreign.ptrs, {}, ctx, o).step.chosen.empty());
+  EXPECT_NE(&foreign.w[0].gemv(), alt);
+
   Weights forced({WeightType::q4_k});
   o.force = true;
   o.timer = [](const PackedWeights&, const DecodePlan&) { return 1e-3; };
