@@ -95,8 +95,10 @@ std::string step_table(const StepTune& s) {
                         });
     char paired[64] = "  (default)";
     if (k > 0) {
-      std::snprintf(paired, sizeof paired, "  paired %.3fx, 99%% bound %s", c.ratio,
-                    std::isfinite(c.ratio_bound) ? (std::to_string(c.ratio_bound).substr(0, 5) + "x").c_str() : "none");
+      // (snprintf, not std::to_string(double): its template would be exported from libqmm.so)
+      char bound[32] = "none";
+      if (std::isfinite(c.ratio_bound)) std::snprintf(bound, sizeof bound, "%.3fx", c.ratio_bound);
+      std::snprintf(paired, sizeof paired, "  paired %.3fx, 99%% bound %s", c.ratio, bound);
     }
     const double ms = c.runs.empty() || s.steps == 0 ? 0 : median(c.runs) / static_cast<double>(s.steps) * 1e3;
     std::snprintf(buf, sizeof buf, "  %s %-60s %9.3f ms a step%s\n", chosen ? "*" : " ", overrides_name(c.overrides).c_str(),
