@@ -193,6 +193,7 @@ TEST(TuneSteps, LaterLoadsApplyTheStoredChoice) {
   ASSERT_EQ(rep.step.chosen.size(), 1u);
   for (const PackedWeights& w : again.w) EXPECT_EQ(&w.gemv(), alt);
   EXPECT_NE(rep.summary().back().find("whole decode step"), std::string::npos);
+  EXPECT_NE(rep.summary().front().find("the whole-step choice below replaces its GEMV"), std::string::npos);
   bool listed = false;
   for (const std::string& line : describe_tune_cache(dir)) listed |= line.find("whole decode step") != std::string::npos;
   EXPECT_TRUE(listed);

@@ -342,6 +342,9 @@ std::vector<std::string> TuneReport::summary() const {
                   tc.from_cache ? "measured earlier, from the cache" : tc.chosen.measured ? "measured now" : "the only candidate",
                   gain);
     out.push_back(buf);
+    for (const StepOverride& o : step.chosen) {
+      if (o.gemm == tc.gemm && o.gemv != tc.chosen.gemv) out.back() += "; the whole-step choice below replaces its GEMV";
+    }
   }
   for (std::string& line : step_summary(step)) out.push_back(std::move(line));
   return out;
