@@ -34,45 +34,69 @@ __attribute__((always_inline)) inline svfloat16x4_t sub_factors(const uint8_t* p
                    svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 1)), svget4(d, 3)));
 }
 
-// F16 weights q·(d·sc) − dmin·m, one rounding (FNMSB), for the 4 tiles of one LUTI4 lookup.
-__attribute__((always_inline)) inline svuint8x4_t weights(svfloat16x4_t q, svfloat16x4_t s, svfloat16x4_t mn,
+// F16 weights q·(d·sc) + (−dmin·m), one rounding, for the 4 tiles of one LUTI4 lookup: FMAD
+// into the lookup's registers. clang 19 turns svmad / svnmsb into FMLA / FNMLS on a copy of the
+// factor, a MOVPRFX each (a third of the dequantization), hence the asm.
+__attribute__((always_inline)) inline svfloat16_t fmad(svfloat16_t q, svfloat16_t s, svfloat16_t neg_mn, svbool_t all)
+    __arm_streaming __arm_preserves("za") {
+  asm("fmad %0.h, %1/m, %2.h, %3.h" : "+w"(q) : "Upl"(all), "w"(s), "w"(neg_mn));
+  return q;
+}
+__attribute__((always_inline)) inline svuint8x4_t weights(svfloat16x4_t q, svfloat16x4_t s, svfloat16x4_t neg_mn,
                                                           svbool_t all) __arm_streaming __arm_preserves("za") {
-  return as_u8(svcreate4(svnmsb_f16_x(all, svget4(q, 0), svget4(s, 0), svget4(mn, 0)),
-                         svnmsb_f16_x(all, svget4(q, 1), svget4(s, 1), svget4(mn, 1)),
-                         svnmsb_f16_x(all, svget4(q, 2), svget4(s, 2), svget4(mn, 2)),
-                         svnmsb_f16_x(all, svget4(q, 3), svget4(s, 3), svget4(mn, 3))));
+  return as_u8(svcreate4(fmad(svget4(q, 0), svget4(s, 0), svget4(neg_mn, 0), all),
+                         fmad(svget4(q, 1), svget4(s, 1), svget4(neg_mn, 1), all),
+                         fmad(svget4(q, 2), svget4(s, 2), svget4(neg_mn, 2), all),
+                         fmad(svget4(q, 3), svget4(s, 3), svget4(neg_mn, 3), all)));
 }
 
-// Group g (64 K: sub-blocks 2g', 2g'+1 of super-block sb, g' = g % 4) of a panel into buf as
-// F16 pairs, K-major (sme2_f16_panels.h). Per 4-byte chunk v of the group (8 K per column: K
-// 4v..4v+3 of both sub-blocks): LD4B gives byte i of every column; SLI / SRI by 4 pair the low
-// nibbles of bytes 2i, 2i+1 (K 4v+2i, +1 of the even sub-block) and the high ones (the odd
-// sub-block); LUTI4 {4 × .H} of each such byte vector is one K pair of all 4 tiles.
+__attribute__((always_inline)) inline svfloat16x4_t negated(svfloat16x4_t v, svbool_t all) __arm_streaming
+    __arm_preserves("za") {
+  return svcreate4(svneg_f16_x(all, svget4(v, 0)), svneg_f16_x(all, svget4(v, 1)), svneg_f16_x(all, svget4(v, 2)),
+                   svneg_f16_x(all, svget4(v, 3)));
+}
+
+// One sub-block of group g (the even one: the low nibbles, K 64g'..64g'+31 of the super-block;
+// the odd one: the high nibbles, K 64g'+32..) into its 16 K pairs at out. Per 4-byte chunk v
+// (K 4v..4v+3 of every column): LD4B gives byte i of every column; SLI (SRI) by 4 pairs the low
+// (high) nibbles of bytes 0, 1 and of bytes 2, 3: K 4v, 4v+1 and 4v+2, 4v+3, each a byte vector
+// whose LUTI4 {4 × .H} is one K pair of all 4 tiles, then 4 FNMSB each. One sub-block at a time
+// keeps its 8 factor vectors and the lookups in registers (both sub-blocks at once spilled).
+template <bool kOdd>
+__attribute__((always_inline)) inline void dequantize_sub_block(const uint8_t* q, size_t nr, svfloat16x4_t s,
+                                                                svfloat16x4_t mn, uint8_t* out,
+                                                                const ChunkOffsets& o) __arm_streaming
+    __arm_preserves("za") __arm_in("zt0") {
+  const svbool_t all = svptrue_b16(), all8 = svptrue_b8();
+  const svcount_t all8c = svptrue_c8();
+  for (int64_t v = 0; v < 8; ++v, q += 4 * nr, out += o.c[2]) {
+    const svuint8x4_t b = svld4_u8(all8, q);
+    const svuint8_t k01 = kOdd ? svsri_n_u8(svget4(b, 1), svget4(b, 0), 4) : svsli_n_u8(svget4(b, 0), svget4(b, 1), 4);
+    const svuint8_t k23 = kOdd ? svsri_n_u8(svget4(b, 3), svget4(b, 2), 4) : svsli_n_u8(svget4(b, 2), svget4(b, 3), 4);
+    // Both lookups first: clang 19 drops a LUTI4 {4 vectors}, and the stores computed from it,
+    // whose result was used and stored before a later lookup was issued (docs/arm.md).
+    const svfloat16x4_t w01 = svluti4_lane_zt_f16_x4(0, k01, 0), w23 = svluti4_lane_zt_f16_x4(0, k23, 0);
+    svst1_u8_x4(all8c, out, weights(w01, s, mn, all));
+    svst1_u8_x4(all8c, out + o.c[1], weights(w23, s, mn, all));
+  }
+}
+
+// Group g (64 K: sub-blocks 2g', 2g'+1 of super-block sb, g' = g % 4) of a panel into buf as F16
+// pairs, K-major (sme2_f16_panels.h): the even sub-block's 16 pairs, then the odd one's.
 __attribute__((always_inline)) inline void dequantize_group(const uint8_t* sb, size_t nr, size_t g, uint8_t* out,
                                                             const ChunkOffsets& o) __arm_streaming
     __arm_preserves("za") __arm_in("zt0") {
-  const svbool_t all = svptrue_b16(), all8 = svptrue_b8();
-  const svcount_t all16c = svptrue_c16(), all8c = svptrue_c8();
-  const svfloat16x4_t d = pair_factors(sb + 144 * nr, all16c), dmin = pair_factors(sb + 146 * nr, all16c);
+  const svbool_t all = svptrue_b16();
+  const svcount_t all16c = svptrue_c16();
   const uint8_t* f = sb + 128 * nr + 4 * nr * g;  // sc of sub-block 2g at f, m at f + nr, then 2g + 1
-  const svfloat16x4_t s0 = sub_factors(f, d, all), m0 = sub_factors(f + nr, dmin, all);
-  const svfloat16x4_t s1 = sub_factors(f + 2 * nr, d, all), m1 = sub_factors(f + 3 * nr, dmin, all);
   const uint8_t* q = sb + 32 * nr * g;
-  uint8_t* even = out;          // pairs 0..15: the even sub-block
-  uint8_t* odd = out + 4 * o.c[4];  // pairs 16..31 (o.c[4]: 4 pairs): the odd sub-block
-  for (int64_t v = 0; v < 8; ++v, q += 4 * nr, even += o.c[2], odd += o.c[2]) {
-    const svuint8x4_t b = svld4_u8(all8, q);
-    const svuint8_t lo01 = svsli_n_u8(svget4(b, 0), svget4(b, 1), 4), hi01 = svsri_n_u8(svget4(b, 1), svget4(b, 0), 4);
-    const svuint8_t lo23 = svsli_n_u8(svget4(b, 2), svget4(b, 3), 4), hi23 = svsri_n_u8(svget4(b, 3), svget4(b, 2), 4);
-    // All four lookups first: clang 19 drops a LUTI4 {4 vectors}, and the stores computed from
-    // it, whose result was used and stored before a later lookup was issued (docs/arm.md).
-    const svfloat16x4_t e01 = svluti4_lane_zt_f16_x4(0, lo01, 0), o01 = svluti4_lane_zt_f16_x4(0, hi01, 0);
-    const svfloat16x4_t e23 = svluti4_lane_zt_f16_x4(0, lo23, 0), o23 = svluti4_lane_zt_f16_x4(0, hi23, 0);
-    svst1_u8_x4(all8c, even, weights(e01, s0, m0, all));
-    svst1_u8_x4(all8c, odd, weights(o01, s1, m1, all));
-    svst1_u8_x4(all8c, even + o.c[1], weights(e23, s0, m0, all));
-    svst1_u8_x4(all8c, odd + o.c[1], weights(o23, s1, m1, all));
+  {
+    const svfloat16x4_t d = pair_factors(sb + 144 * nr, all16c), dmin = negated(pair_factors(sb + 146 * nr, all16c), all);
+    dequantize_sub_block<false>(q, nr, sub_factors(f, d, all), sub_factors(f + nr, dmin, all), out, o);
   }
+  const svfloat16x4_t d = pair_factors(sb + 144 * nr, all16c), dmin = negated(pair_factors(sb + 146 * nr, all16c), all);
+  dequantize_sub_block<true>(q, nr, sub_factors(f + 2 * nr, d, all), sub_factors(f + 3 * nr, dmin, all),
+                             out + 4 * o.c[4], o);  // pairs 16..31 (o.c[4]: 4 pairs)
 }
 
 __arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size_t k, const void* lhs_packed,
