@@ -101,6 +101,24 @@ TEST(ArmSelection, Q4_KPrefillTakesTheF16GemmAtEverySvl) {
                      "matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot");
 }
 
+// One row tile (m <= VL) below SVL 512: the int8 Q4_K GEMM executes fewer instructions than the
+// F16 one, which dequantizes a panel per call (select.cpp gemm_min_rows), so it serves 2..VL rows.
+TEST(ArmSelection, Q4_KOneRowTileBelowSvl512TakesTheInt8Gemm) {
+  const Ukernel* f16 = find_kernel("matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_1vlx4vl_sme2_mopa");
+  const Ukernel* int8 = find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa");
+  if (f16 == nullptr || int8 == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*f16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  const size_t vl = cpu_info().svl_bytes / 4;
+  const KernelPair pair = select_kernels(WeightType::q4_k, KernelFilter{}, cpu_info());
+  ASSERT_EQ(pair.gemm, f16);
+  if (vl < 16) {
+    EXPECT_EQ(pair.few[0].gemm, int8) << "SVL " << vl * 32;
+    EXPECT_EQ(pair.few[0].below, vl + 1);
+  } else {
+    EXPECT_EQ(pair.few[0].gemm, nullptr) << "SVL " << vl * 32 << ": the F16 GEMM counts fewer from one tile";
+  }
+}
+
 TEST(ArmSelection, ReportsTheEmulatedSvl) {
   const char* want = std::getenv("QMM_EXPECT_SVL_BYTES");
   if (!want || !*want) GTEST_SKIP() << "QMM_EXPECT_SVL_BYTES not set (only the emulated CTest runs set it)";
