@@ -17,14 +17,18 @@
 #   CACHE=DIR             synthesized models are kept there (default ~/.cache/qmm-bench), so a
 #                         re-run does not synthesize them again
 #   OUT=DIR               default bench-results/families-DATE: table.md, raw.jsonl
-#   QMM_DISABLE, QMM_KERNELS  pass through to qmm (QMM_DISABLE=avx512vnni,avxvnni: the AVX2 path)
+#   QMM_DISABLE, QMM_KERNELS, QMM_ATTENTION  pass through to qmm (QMM_KERNELS=avx2
+#                         QMM_ATTENTION=attend_avx2: the AVX2 path; disabling avx512vnni,avxvnni
+#                         alone leaves AMX to prefill)
+#   QMM_LLAMACPP_VARIANT  llama.cpp's CPU variant (haswell: AVX2), as QMM_DISABLE is qmm's; an
+#                         AVX2-only CPU (Zen 3) compared on this one: both set
 #   IK=1                  ik_llama.cpp built for this CPU too (scripts/ik_llamacpp.sh, from
 #                         IK_LLAMA_SRC or its cache; its llama-bench with -rtr 1 -fa 1), a third
 #                         system in each round and four more columns
 # A full run (6 shapes x 2 types x 2 thread counts, 2 rounds of pp512 + tg128 each) takes about
 # two hours on 2 cores, most of it llama.cpp's prefill; the models take ~12 GB of disk.
 set -euo pipefail
-usage() { sed -n '11,25p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '11,29p' "$0" | sed 's/^# \{0,1\}//'; }
 SHAPES=()
 for a in "$@"; do
   case "$a" in

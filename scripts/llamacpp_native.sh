@@ -15,7 +15,9 @@
 # llama-completion, llama-server, llama-quantize, and llama.cpp's test-llama-archs, which writes its
 # random-weight model of each architecture (`-o DIR`; the llamacpp_archs test runs qmm on them)
 # (each runs from the backends directory, where ggml looks for its CPU variants, and drops
-# ggml's "failed to enumerate" notice).
+# ggml's "failed to enumerate" notice). QMM_LLAMACPP_VARIANT=haswell (or any variant's name)
+# makes a wrapper run from a directory holding only that variant: llama.cpp as ggml runs it on a
+# CPU without the wider ISAs, e.g. AVX2 only (AMD Zen 3), to compare with qmm's AVX2 path.
 #
 # Usage: scripts/llamacpp_native.sh [--refetch] [--print-bin] [--help]
 #   --print-bin  print only the wrappers' directory (for scripts)
@@ -78,7 +80,14 @@ args=()
 for a in "\$@"; do
   if [ -e "\$a" ] && [[ \$a != /* ]]; then args+=("\$PWD/\$a"); else args+=("\$a"); fi
 done
-cd "$BACKENDS"
+dir="$BACKENDS"
+if [ -n "\${QMM_LLAMACPP_VARIANT:-}" ]; then  # one CPU variant only: what ggml picks on a CPU without the others
+  lib="$BACKENDS/libggml-cpu-\$QMM_LLAMACPP_VARIANT.so"
+  [ -f "\$lib" ] || { echo "$t: QMM_LLAMACPP_VARIANT=\$QMM_LLAMACPP_VARIANT: no such CPU variant in $BACKENDS" >&2; exit 2; }
+  dir="$CACHE/variant-\$QMM_LLAMACPP_VARIANT"
+  mkdir -p "\$dir" && ln -sfn "\$lib" "\$dir/"
+fi
+cd "\$dir"
 exec "$LOADER" --library-path "$ROOT/usr/lib/x86_64-linux-gnu:$ROOT/usr/lib/x86_64-linux-gnu/llama" \\
   "$ROOT/usr/bin/$t" "\${args[@]}" 2> >(grep --line-buffered -v 'failed to enumerate' >&2)
 EOF

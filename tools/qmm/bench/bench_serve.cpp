@@ -11,6 +11,7 @@
 // own cache no longer holds it), without and with the prompt cache (--cache-ram), alternated.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <string>
@@ -41,10 +42,46 @@ std::vector<size_t> parse_list(const std::string& s) {
   return out;
 }
 
+// --depth-file: one sequence's -p prompt (random tokens of a fixed seed) prefilled once and kept as
+// a slot file (llm/slot_file.h), read when it exists: a -p 4000 run then prefills 4000 tokens once,
+// not once per sequence of every configuration and repetition.
+struct DepthFile {
+  std::string path;
+  std::vector<int32_t> prompt;
+  bool read = false;  // the file existed
+};
+
+std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937& rng);
+
+DepthFile prepare_depth_file(const LoadedModel& lm, const std::string& path, size_t prompt_len) {
+  std::mt19937 rng(4096);
+  DepthFile f{path, random_tokens(lm, prompt_len, rng)};
+  llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, {1, prompt_len + 2, 512, 1});
+  if (std::filesystem::exists(path)) {
+    gen.restore_slot(0, path);
+    const std::vector<int32_t>& held = gen.cached(0);
+    check_arg(held.size() >= prompt_len, "depth file '" + path + "' holds " + std::to_string(held.size()) +
+                                             " tokens, -p asks for " + std::to_string(prompt_len));
+    check_arg(std::equal(f.prompt.begin(), f.prompt.end(), held.begin()),
+              "depth file '" + path + "' was filled from other tokens than bench serve's -p prompt");
+    f.read = true;
+    return f;
+  }
+  llm::Request r;
+  r.prompt = f.prompt;
+  r.params.sampling.temperature = 0;
+  r.params.max_tokens = 1;
+  gen.submit(std::move(r));
+  gen.run();
+  gen.save_slot(0, path);
+  return f;
+}
+
 // Seconds per step of `steps` decode steps with `seqs` sequences all decoding.
 // With `trace`: the timed steps' matmuls, their times and the time outside them on stderr (--trace).
+// With `filled` (--depth-file): every sequence restores that slot file and prefills only its last token.
 double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time,
-                  bool trace = false) {
+                  bool trace = false, const DepthFile* filled = nullptr) {
   const size_t chunks = (prompt_len + 511) / 512;  // steps each prompt's prefill takes
   const size_t max_tokens = steps + seqs * chunks + 1;  // outlasts the others' prefills and the timed steps
   const size_t n_ctx = prompt_len + max_tokens + 1;
@@ -53,8 +90,14 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
   size_t started = 0;
   for (size_t s = 0; s < seqs; ++s) {
     llm::Request r;
-    r.prompt.resize(prompt_len);
-    for (int32_t& t : r.prompt) t = tok(rng);
+    if (filled) {
+      gen.restore_slot(static_cast<int>(s), filled->path);
+      r.prompt = filled->prompt;
+      r.slot = static_cast<int>(s);
+    } else {
+      r.prompt.resize(prompt_len);
+      for (int32_t& t : r.prompt) t = tok(rng);
+    }
     r.params.sampling.temperature = 0;
     r.params.ignore_eos = true;
     r.params.max_tokens = max_tokens;
@@ -160,7 +203,7 @@ int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sy
 int bench_serve(int argc, char** argv) {
   ModelFlags mf;
   mf.threads = 1;
-  std::string parallel = "1,2,4,8";
+  std::string parallel = "1,2,4,8", depth_file;
   size_t steps = 32, prompt_len = 16, reps = 3, sys_len = 0, user_len = 32, cache_mib = 8192;
   bool cpu_time = false, trace = false;
   Args args("bench serve",
@@ -171,6 +214,8 @@ int bench_serve(int argc, char** argv) {
       .str("--parallel", &parallel, "LIST", "numbers of concurrent sequences (default 1,2,4,8)")
       .size("-n,--n-gen", &steps, "timed decode steps per configuration (default 32)")
       .size("-p,--n-prompt", &prompt_len, "prompt tokens per sequence (default 16)")
+      .str("--depth-file", &depth_file, "FILE",
+           "a slot file of the -p prompt's prefill: read when it exists, else written; every sequence starts from it (same model)")
       .size("-t,--threads", &mf.threads, "threads (default 1)")
       .size("-r,--repetitions", &reps, "repetitions; medians are reported (default 3)")
       .str("--kernels", &mf.kernels, "LIST", "allow only these ISAs / variants (like QMM_KERNELS)")
@@ -189,6 +234,8 @@ int bench_serve(int argc, char** argv) {
   if (sys_len > 100000 || user_len > 100000 || cache_mib > (size_t{1} << 30)) {
     throw UsageError("--system-prompt and --user-tokens must be at most 100000, --cache-ram at most 2^30");
   }
+  if (!depth_file.empty() && sys_len > 0) throw UsageError("--depth-file fills the decode runs' prompts, not --system-prompt's");
+  if (!depth_file.empty() && prompt_len < 2) throw UsageError("--depth-file needs -p of 2 tokens or more");
   const LoadedModel lm = LoadedModel::load(mf);
   if (sys_len > 0) return bench_prompt_cache(lm, mf.path, sys_len, user_len, reps, cache_mib, cpu_time);
   const size_t weight_bytes = lm.model->stats().packed_bytes;
@@ -198,21 +245,24 @@ int bench_serve(int argc, char** argv) {
   // its own prompts, so the warm-up's prompts are short: at -p 4000 full-length ones were a fifth
   // of the run.
   std::mt19937 rng(42);
+  const DepthFile filled = depth_file.empty() ? DepthFile{} : prepare_depth_file(lm, depth_file, prompt_len);
+  const DepthFile* fill = depth_file.empty() ? nullptr : &filled;
   time_steps(lm, ns.back(), std::min<size_t>(prompt_len, 64), 2, rng, cpu_time);
   std::vector<std::vector<double>> step_s(ns.size()), ratio(ns.size());
   for (size_t r = 0; r < reps; ++r) {
     double one = 0;
     for (size_t i = 0; i < ns.size(); ++i) {
-      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time, trace);
+      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time, trace, fill);
       step_s[i].push_back(t);
       if (i == 0) one = t / static_cast<double>(ns[0]);
       ratio[i].push_back(one / (t / static_cast<double>(ns[i])));
     }
   }
 
-  std::printf("bench serve: %s, %s packed weights, %zu thread%s, %zu-token prompts, %zu decode steps, %zu repetition%s (medians)%s\n",
-              mf.path.c_str(), mib(weight_bytes).c_str(), lm.threads, lm.threads == 1 ? "" : "s", prompt_len, steps, reps,
-              reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
+  const std::string from = fill ? std::string(" (") + (fill->read ? "read from " : "written to ") + depth_file + ")" : "";
+  std::printf("bench serve: %s, %s packed weights, %zu thread%s, %zu-token prompts%s, %zu decode steps, %zu repetition%s (medians)%s\n",
+              mf.path.c_str(), mib(weight_bytes).c_str(), lm.threads, lm.threads == 1 ? "" : "s", prompt_len, from.c_str(), steps,
+              reps, reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
   std::printf("%10s %10s %16s %14s %12s %14s\n", "sequences", "step ms", "aggregate tok/s", "per sequence", "weights GB/s",
               ("x " + std::to_string(ns[0]) + " seq").c_str());
   for (size_t i = 0; i < ns.size(); ++i) {
