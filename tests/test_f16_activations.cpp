@@ -1,11 +1,14 @@
-// The F16-activation Q4_0 kernels (LHS packer lhs_pack_f16pmrx2_f32: the scalar
-// matmul_clamp_f32_f16p4x2_qsi4c32p8x4_4x8_scalar everywhere, the SME2 FMOPA GEMM of KleidiAI's
-// name where it runs) against oracles of their own, since the int8 scalar Q4_0 GEMM is none
-// (its activation rounding errs more):
-//  - the F32 product of the F16 values they read (activations rounded to F16, weights d·(q − 8)
-//    rounded to F16), summed in double: within F32 summation order, k·2^-22·S;
+// The F16-activation kernels (LHS packer lhs_pack_f16pmrx2_f32): for Q4_0 the scalar
+// matmul_clamp_f32_f16p4x2_qsi4c32p8x4_4x8_scalar everywhere and the SME2 FMOPA GEMM of KleidiAI's
+// name where it runs; for Q4_K the scalar matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar and the SME2
+// GEMM …f16p1vlx2_q4kp4vlx4… . Checked against oracles of their own, since the int8 scalar GEMMs
+// are none (their activation rounding errs more):
+//  - Q4_0: the F32 product of the F16 values they read (activations rounded to F16, weights
+//    d·(q − 8) rounded to F16), summed in double: within F32 summation order, k·2^-22·S;
 //  - the unrounded product (F32 activations, dequantized weights): within 2e-3·S (two F16
-//    roundings, 2^-11 relative each), S = Σ|a|·|w|;
+//    roundings, 2^-11 relative each), S = Σ|a|·|w|; for Q4_K within 3e-3·Σ|a|·W, W the row's
+//    largest |w| (the F16 factors d·sc, dmin·m and the weight q·d·sc − dmin·m each rounded once:
+//    relative to the terms, not to their difference);
 //  - an activation F16 cannot hold (|x| ≥ 65520) makes its whole output row NaN, like a
 //    non-finite one (the packer's rule; the list-wide NaN policy test covers NaN and ±Inf).
 #include <algorithm>
@@ -54,23 +57,30 @@ class F16Activations : public ::testing::TestWithParam<const Ukernel*> {
 TEST_P(F16Activations, EqualTheProductOfTheirF16Values) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  for (size_t k : {32, 96, 512}) {
+  const bool q4k = u.type == WeightType::q4_k;
+  for (size_t k : q4k ? std::vector<size_t>{256, 512} : std::vector<size_t>{32, 96, 512}) {
     const size_t m = 2 * p.mr + 3, n = 3 * p.nr + 5;
     std::vector<float> x = test::random_floats(m * k, k);
     for (size_t i = 0; i < m; i += 3) x[i * k + 5] *= 300.0f;  // an outlier in some rows: no int8 step
     std::vector<float> w_f32;
-    const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, k + 1, &w_f32);
-    const std::vector<float> w = test::dequantized(WeightType::q4_0, rows, n, k);  // d·(q − 8) in F32
+    const std::vector<uint8_t> rows = test::random_weights(u.type, n, k, k + 1, &w_f32);
+    const std::vector<float> w = test::dequantized(u.type, rows, n, k);  // the file's weights in F32
     const std::vector<float> got = run(u, m, n, k, x, rows);
     for (size_t i = 0; i < m; ++i) {
       for (size_t j = 0; j < n; ++j) {
-        double rounded = 0, exact = 0, s = 0;
+        double rounded = 0, exact = 0, s = 0, ax = 0, wmax = 0;
         for (size_t c = 0; c < k; ++c) {
           rounded += static_cast<double>(f16(x[i * k + c])) * f16(w[j * k + c]);
           exact += static_cast<double>(x[i * k + c]) * w[j * k + c];
           s += std::fabs(static_cast<double>(x[i * k + c]) * w[j * k + c]);
+          ax += std::fabs(static_cast<double>(x[i * k + c]));
+          wmax = std::max(wmax, std::fabs(static_cast<double>(w[j * k + c])));
         }
         const double g = got[i * n + j];
+        if (q4k) {
+          ASSERT_LE(std::fabs(g - exact), 3e-3 * ax * wmax + 1e-30) << u.name << " k=" << k << " (" << i << ", " << j << ")";
+          continue;
+        }
         ASSERT_LE(std::fabs(g - rounded), static_cast<double>(k) * std::ldexp(1.0, -22) * s + 1e-30)
             << u.name << " k=" << k << " (" << i << ", " << j << ")";
         ASSERT_LE(std::fabs(g - exact), 2e-3 * s + 1e-30) << u.name << " k=" << k << " (" << i << ", " << j << ")";
@@ -82,12 +92,12 @@ TEST_P(F16Activations, EqualTheProductOfTheirF16Values) {
 TEST_P(F16Activations, ActivationBeyondF16MakesItsRowNaN) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = p.mr + 2, n = p.nr + 3, k = 64;
+  const size_t m = p.mr + 2, n = p.nr + 3, k = u.type == WeightType::q4_k ? 256 : 64;
   std::vector<float> x = test::random_floats(m * k, 3);
   x[1 * k + 40] = 65520.0f;  // rounds to Inf in F16
   x[(m - 1) * k + 3] = -1e6f;
   x[2 * k + 7] = 65504.0f;  // the largest F16: an ordinary value
-  const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 4);
+  const std::vector<uint8_t> rows = test::random_weights(u.type, n, k, 4);
   const std::vector<float> got = run(u, m, n, k, x, rows);
   for (size_t i = 0; i < m; ++i) {
     for (size_t j = 0; j < n; ++j) {
@@ -108,7 +118,7 @@ TEST_P(F16Activations, TheDriverTakesTheWideGemmBeyondF16) {
   }
   ASSERT_NE(wide, nullptr) << "no int8 GEMM reads " << u.name << "'s packed weights";
   const size_t m = 9, n = 72, k = 256;
-  const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, 5);
+  const std::vector<uint8_t> rows = test::random_weights(u.type, n, k, 5);
   PackedWeights f16 = PackedWeights::pack_with(u, u, n, k, rows.data());
   f16.set_wide(wide);
   const PackedWeights int8 = PackedWeights::pack_with(*wide, *wide, n, k, rows.data());

@@ -283,6 +283,14 @@ size_t gemm_min_rows(const Ukernel& u) {
   // m 8: 0.987 / 0.612; m 12: 1.023 / 1.141; m 16: 1.021 / 1.209): batched decode of a few
   // sequences (serve's slots) runs on the VNNI GEMM. The two give the same bits (KernelTwins).
   if (u.isa == Isa::amx) return 12;
+  // The F16-activation SME2 Q4_K GEMM dequantizes each panel once per call: with one row tile
+  // (m <= VL = SVL/32) below SVL 512 the int8 Q4_K GEMM executes fewer instructions (64 x 256
+  // x 512 cut to m = VL, qemu 11: SVL 128 60,895 against 80,688, SVL 256 34,999 against
+  // 40,680; SVL 512 22,435 against 21,796; two tiles on, the F16 GEMM at every SVL).
+  if (u.isa == Isa::sme2 && u.type == WeightType::q4_k && u.lhs->max_abs < INFINITY) {
+    const TileParams p = kernel_params(u);
+    return p.mr < 16 ? p.mr + 1 : 0;
+  }
   return u.isa == Isa::amxbf16 ? 64 : 0;
 }
 

@@ -75,7 +75,11 @@ std::string first_difference(const Ukernel& u, F&& other, uint32_t seed) {
                         // k of 33 blocks: the F16-activation Q4_0 GEMM's 32 KiB of F16 weights hold 32
                         // blocks of a panel at SVL 128, 8 at 512: two slices or more at every SVL
                         {u.gemv ? one : 2 * mr + 3, p.nr + 7, 1056, -inf, 1.5f}};
-  for (const Case& c : cases) {
+  // The K-quants' k: whole 256-super-blocks (1056 -> 1280: the F16 Q4_K GEMM's 32 KiB hold 16
+  // 64-K groups of a panel at SVL 128, 4 at 512: two slices or more at every SVL).
+  const size_t bl = block_len(u.type);
+  for (Case c : cases) {
+    if (bl > 32) c.k = (c.k + bl - 1) / bl * bl;
     const std::vector<float> lhs = random_floats(c.m * c.k, seed++);
     const std::vector<uint8_t> rows = random_weights(u.type, c.n, c.k, seed++);
     const Packed packed = pack_for(u, c.m, c.n, c.k, lhs, rows);

@@ -63,30 +63,60 @@ TEST(ArmSelection, KQuantsPickTheExpectedIsa) {
   }
 }
 
-// Q4_0 prefill takes the F16-activation FMOPA GEMM at every SVL: it executes fewer instructions
-// per MAC than the int8 SMOPA GEMM since it dequantizes each panel once for all row tiles
-// (docs/arm.md; below SVL 256 it did not before); either pairs with the SME2 SDOT GEMV on the same
-// packed weights. Disabling it gives the int8 GEMM back.
-TEST(ArmSelection, Q4_0PrefillTakesTheF16GemmAtEverySvl) {
-  const Ukernel* f16 = find_kernel("matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa");
-  const Ukernel* int8 = find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa");
+// Q4_0 and Q4_K prefill take the F16-activation FMOPA GEMM at every SVL: it executes fewer
+// instructions per MAC than the int8 SMOPA GEMM since it dequantizes each panel once for all row
+// tiles (docs/arm.md; for Q4_0 below SVL 256 it did not before); either pairs with the SME2 SDOT
+// GEMV on the same packed weights. Disabling it gives the int8 GEMM back.
+void expect_f16_prefill(WeightType type, const char* f16_name, const char* int8_name, const char* gemv_name) {
+  const Ukernel* f16 = find_kernel(f16_name);
+  const Ukernel* int8 = find_kernel(int8_name);
   if (f16 == nullptr || int8 == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
   if (std::string why = unavailable_reason(*f16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
   EXPECT_EQ(gemm_min_svl_bytes(*f16), 0u);
   EXPECT_EQ(gemm_min_svl_bytes(*int8), 0u);
   const size_t svl = cpu_info().svl_bytes;
-  const KernelPair pair = select_kernels(WeightType::q4_0, KernelFilter{}, cpu_info());
+  const KernelPair pair = select_kernels(type, KernelFilter{}, cpu_info());
   EXPECT_EQ(pair.gemm, f16) << "SVL " << svl * 8 << ": " << pair.gemm->name;
   // Activations beyond F16 go to the int8 GEMM on the same packed weights (KernelPair::wide).
   EXPECT_EQ(pair.wide, int8) << "SVL " << svl * 8;
   ASSERT_NE(pair.gemv, nullptr);
-  EXPECT_EQ(std::string(pair.gemv->name), "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot");
+  EXPECT_EQ(std::string(pair.gemv->name), gemv_name);
   EXPECT_TRUE(shares_packed_rhs(*pair.gemv, *f16) && shares_packed_rhs(*pair.gemv, *int8));
-  const KernelPair named = select_kernels(WeightType::q4_0, parse_kernel_filter(f16->name, "", "test"), cpu_info());
+  const KernelPair named = select_kernels(type, parse_kernel_filter(f16->name, "", "test"), cpu_info());
   EXPECT_EQ(named.gemm, f16) << named.gemm->name;
   EXPECT_EQ(named.wide, nullptr) << "the allow-list names the F16 GEMM alone";
-  const KernelPair denied = select_kernels(WeightType::q4_0, parse_kernel_filter("", f16->name, "test"), cpu_info());
+  const KernelPair denied = select_kernels(type, parse_kernel_filter("", f16->name, "test"), cpu_info());
   EXPECT_EQ(denied.gemm, int8) << denied.gemm->name;
+}
+
+TEST(ArmSelection, Q4_0PrefillTakesTheF16GemmAtEverySvl) {
+  expect_f16_prefill(WeightType::q4_0, "matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1vlx4_qsi4c32p4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot");
+}
+
+TEST(ArmSelection, Q4_KPrefillTakesTheF16GemmAtEverySvl) {
+  expect_f16_prefill(WeightType::q4_k, "matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot");
+}
+
+// One row tile (m <= VL) below SVL 512: the int8 Q4_K GEMM executes fewer instructions than the
+// F16 one, which dequantizes a panel per call (select.cpp gemm_min_rows), so it serves 2..VL rows.
+TEST(ArmSelection, Q4_KOneRowTileBelowSvl512TakesTheInt8Gemm) {
+  const Ukernel* f16 = find_kernel("matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_1vlx4vl_sme2_mopa");
+  const Ukernel* int8 = find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa");
+  if (f16 == nullptr || int8 == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
+  if (std::string why = unavailable_reason(*f16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
+  const size_t vl = cpu_info().svl_bytes / 4;
+  const KernelPair pair = select_kernels(WeightType::q4_k, KernelFilter{}, cpu_info());
+  ASSERT_EQ(pair.gemm, f16);
+  if (vl < 16) {
+    EXPECT_EQ(pair.few[0].gemm, int8) << "SVL " << vl * 32;
+    EXPECT_EQ(pair.few[0].below, vl + 1);
+  } else {
+    EXPECT_EQ(pair.few[0].gemm, nullptr) << "SVL " << vl * 32 << ": the F16 GEMM counts fewer from one tile";
+  }
 }
 
 TEST(ArmSelection, ReportsTheEmulatedSvl) {

@@ -62,6 +62,7 @@ struct Problem {
 
 Problem make_problem(const Ukernel& u, size_t k) {
   const TileParams p = kernel_params(u);
+  if (const size_t bl = block_len(u.type); bl > 32) k = (k + bl - 1) / bl * bl;  // K-quants: whole super-blocks
   Problem pr{u.gemv ? 1 : p.mr + 1, p.nr + 3, k, {}, {}};
   const std::vector<float> lhs = armtest::random_floats(pr.m * k, 11);
   const std::vector<uint8_t> rows = armtest::random_weights(u.type, pr.n, k, 12);

@@ -3,13 +3,21 @@
 #include <arm_sme.h>
 
 #include "kernels/arm/lhs_pack_f16pmrx2_f32_neon.h"
-#include "kernels/arm/sme2_clamp.h"
+#include "kernels/arm/sme2_f16_panels.h"
 #include "kernels/ref/matmul_clamp_f32_f16p_qsi4c32p_scalar.h"
 #include "kernels/ref/rhs_pack_nxk_qsi4c32ps1s0scalef16_qsu4c32s16s0.h"
 #include "kernels/sme2_params.h"
 
 namespace qmm {
 namespace {
+
+using namespace sme2;
+
+// Per call: the F16 GEMMs' shared arguments, and the Q4_0 packing's block count and nibble bytes
+// per panel (the f16 block scales follow the nibbles).
+struct Call : F16Call {
+  size_t blocks, nibble_bytes;
+};
 
 // ZT0 for LUTI4 {4 × .H}: entry i (32 bits, the low half read) = the F16 bits of i − 8, the
 // Q4_0 zero point folded in.
@@ -23,29 +31,6 @@ __attribute__((always_inline)) inline svfloat16x4_t scaled(svfloat16x4_t v, svfl
                    svmul_f16_x(all, svget4(v, 2), svget4(d, 2)), svmul_f16_x(all, svget4(v, 3), svget4(d, 3)));
 }
 
-// A quad's 8 FMOPA, the weights k01 / k23 against the LHS pairs a01 / a23: tile t takes columns
-// t·VL..t·VL+VL-1.
-__attribute__((always_inline)) inline void mopa(svfloat16x4_t k01, svfloat16x4_t k23, svfloat16_t a01, svfloat16_t a23,
-                                                svbool_t all) __arm_streaming __arm_inout("za") {
-  svmopa_za32_f16_m(0, all, all, a01, svget4(k01, 0));
-  svmopa_za32_f16_m(1, all, all, a01, svget4(k01, 1));
-  svmopa_za32_f16_m(2, all, all, a01, svget4(k01, 2));
-  svmopa_za32_f16_m(3, all, all, a01, svget4(k01, 3));
-  svmopa_za32_f16_m(0, all, all, a23, svget4(k23, 0));
-  svmopa_za32_f16_m(1, all, all, a23, svget4(k23, 1));
-  svmopa_za32_f16_m(2, all, all, a23, svget4(k23, 2));
-  svmopa_za32_f16_m(3, all, all, a23, svget4(k23, 3));
-}
-
-__attribute__((always_inline)) inline svfloat16x4_t as_f16(svuint8x4_t v) __arm_streaming __arm_preserves("za") {
-  return svcreate4(svreinterpret_f16(svget4(v, 0)), svreinterpret_f16(svget4(v, 1)), svreinterpret_f16(svget4(v, 2)),
-                   svreinterpret_f16(svget4(v, 3)));
-}
-__attribute__((always_inline)) inline svuint8x4_t as_u8(svfloat16x4_t v) __arm_streaming __arm_preserves("za") {
-  return svcreate4(svreinterpret_u8(svget4(v, 0)), svreinterpret_u8(svget4(v, 1)), svreinterpret_u8(svget4(v, 2)),
-                   svreinterpret_u8(svget4(v, 3)));
-}
-
 // One quad straight from the packed nibbles w (LD2B: the low bytes hold K 0-1 of columns
 // 0..4·VL-1, the high bytes K 2-3), LUTI4 {4 × .H} of each. Here and in `panels` both lookups
 // come first: clang 19 dropped the first LUTI4 {4 vectors} of a quad, and all computed from it,
@@ -55,61 +40,7 @@ __attribute__((always_inline)) inline void quad(svuint8x2_t w, svfloat16_t a01, 
                                                 svbool_t all) __arm_streaming __arm_inout("za") __arm_in("zt0") {
   const svfloat16x4_t lo = svluti4_lane_zt_f16_x4(0, svget2(w, 0), 0);
   const svfloat16x4_t hi = svluti4_lane_zt_f16_x4(0, svget2(w, 1), 0);
-  mopa(scaled(lo, d, all), scaled(hi, d, all), a01, a23, all);
-}
-
-// A block's scales, each column's in both F16 lanes of its 32-bit element: columns 0..VL-1 in
-// the first vector.
-__attribute__((always_inline)) inline svfloat16x4_t block_scales(const float16_t* s, svcount_t all16c) __arm_streaming
-    __arm_preserves("za") {
-  const svfloat16x2_t d2 = svld1_f16_x2(all16c, s);
-  const svfloat16x2_t d01 = svzip_f16_x2(svcreate2(svget2(d2, 0), svget2(d2, 0)));
-  const svfloat16x2_t d23 = svzip_f16_x2(svcreate2(svget2(d2, 1), svget2(d2, 1)));
-  return svcreate4(svget2(d01, 0), svget2(d01, 1), svget2(d23, 0), svget2(d23, 1));
-}
-
-// Row i of the four tiles is ZA array rows 4i..4i+3: columns 0..4·VL-1 of output row i.
-__attribute__((always_inline)) inline svfloat32x4_t za_row(size_t i) __arm_streaming __arm_in("za") {
-  const svint8x4_t za = svread_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i));
-  return svcreate4(svreinterpret_f32(svget4(za, 0)), svreinterpret_f32(svget4(za, 1)), svreinterpret_f32(svget4(za, 2)),
-                   svreinterpret_f32(svget4(za, 3)));
-}
-
-struct Call {
-  size_t m, n, k, vl, nr, blocks, nibble_bytes, lhs_panel, stride;
-  const uint8_t* lhs;
-  float* dst;
-  float lo, hi;
-  float* out(size_t m0, size_t n0) const {
-    return reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + m0 * stride) + n0;
-  }
-};
-
-// The tile's rows into dst: clamped after the last k, as they are (partial sums) before.
-__attribute__((always_inline)) inline void store_tile(const Call& c, size_t m0, size_t n0, bool last) __arm_streaming
-    __arm_in("za") {
-  const svcount_t cols = svwhilelt_c32(static_cast<uint64_t>(n0), static_cast<uint64_t>(c.n), 4);
-  const svfloat32_t vlo = svdup_f32(c.lo), vhi = svdup_f32(c.hi);
-  const size_t rows = c.m - m0 < c.vl ? c.m - m0 : c.vl;
-  float* out = c.out(m0, n0);
-  for (size_t i = 0; i < rows; ++i, out = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(out) + c.stride)) {
-    svst1_f32_x4(cols, out, last ? sme2::clamp_x4(za_row(i), vlo, vhi) : za_row(i));
-  }
-}
-
-// The partial sums store_tile left in dst back into ZA (rows beyond m stay zero).
-__attribute__((always_inline)) inline void load_tile(const Call& c, size_t m0, size_t n0) __arm_streaming
-    __arm_inout("za") {
-  const svcount_t cols = svwhilelt_c32(static_cast<uint64_t>(n0), static_cast<uint64_t>(c.n), 4);
-  const size_t rows = c.m - m0 < c.vl ? c.m - m0 : c.vl;
-  svzero_za();
-  const float* out = c.out(m0, n0);
-  for (size_t i = 0; i < rows; ++i, out = reinterpret_cast<const float*>(reinterpret_cast<const uint8_t*>(out) + c.stride)) {
-    const svfloat32x4_t v = svld1_f32_x4(cols, out);
-    svwrite_hor_za8_s8_vg4(0, static_cast<uint32_t>(4 * i),
-                           svcreate4(svreinterpret_s8(svget4(v, 0)), svreinterpret_s8(svget4(v, 1)),
-                                     svreinterpret_s8(svget4(v, 2)), svreinterpret_s8(svget4(v, 3))));
-  }
+  mopa_f16(scaled(lo, d, all), scaled(hi, d, all), a01, a23, all);
 }
 
 // One row tile (m ≤ VL): each quad's weights dequantized in registers and used once.
@@ -128,7 +59,7 @@ __attribute__((always_inline)) inline void direct(const Call& c, const uint8_t* 
       const uint8_t* a = lhs;
       const float16_t* s = scales;
       for (size_t b = 0; b < c.blocks; ++b, w += c.nr * (kBlock / 2), a += kBlock * c.vl * 2, s += c.nr) {
-        const svfloat16x4_t d = block_scales(s, all16c);
+        const svfloat16x4_t d = pair_factors(s, all16c);
         // Two quads per LHS load (4 pair vectors at a register offset), 8 quads per block; the
         // RHS quads at LD2B immediates.
         for (int64_t h = 0; h < 4; ++h) {
@@ -143,11 +74,6 @@ __attribute__((always_inline)) inline void direct(const Call& c, const uint8_t* 
   }
 }
 
-// The F16 weights dequantized at once for all row tiles: bytes on the stack (no allocation in
-// the kernel), as many whole blocks of a panel as fit: 256·VL bytes a block, 1 KiB at SVL 128,
-// 4 KiB at 512 (k 512 at SVL 512 in two slices, k 2048 at 128 in one).
-constexpr size_t kPanelBytes = 32 * 1024;
-
 // Several row tiles (m > VL): per panel and slice of k, the weights dequantized once into the
 // stack buffer (per quad: LD2B, 2 LUTI4, 8 FMUL, ST1B ×4 ×2), then every row tile reads them
 // back: per 4 K LD1B ×4 ×2 (the 8 F16 weight vectors), 8 FMOPA and half an LHS LD1B ×4. A tile's
@@ -155,15 +81,13 @@ constexpr size_t kPanelBytes = 32 * 1024;
 // bits: the same F16 weights, the same FMOPA order along k.
 __attribute__((always_inline)) inline void panels(const Call& c, const uint8_t* rhs) __arm_streaming __arm_inout("za")
     __arm_in("zt0") {
-  alignas(64) uint8_t buf[kPanelBytes];
+  alignas(64) uint8_t buf[kF16PanelBytes];
   const svbool_t all = svptrue_b16(), all8 = svptrue_b8();
   const svcount_t all16c = svptrue_c16(), all8c = svptrue_c8();
-  const size_t chunk = 16 * c.vl;  // bytes of 4 LHS pair vectors = of 4 F16 weight vectors (half a quad)
-  const sme2::ChunkOffsets o = sme2::chunk_offsets(chunk);
-  const size_t block_bytes = 16 * chunk, slice = kPanelBytes / block_bytes > 0 ? kPanelBytes / block_bytes : 1;
-  // 32 and 64 vectors: out of ADDVL's reach, kept in registers (no RDVL per step)
-  size_t half_block = 8 * chunk, block_step = 16 * chunk;
-  asm("" : "+r"(half_block), "+r"(block_step));
+  const size_t chunk = 16 * c.vl;  // bytes of 4 F16 weight vectors (half a quad)
+  // as many whole blocks of a panel as fit: 256·VL bytes a block (k 512 at SVL 512 in two
+  // slices, k 2048 at 128 in one)
+  const size_t block_bytes = 16 * chunk, slice = kF16PanelBytes / block_bytes > 0 ? kF16PanelBytes / block_bytes : 1;
   for (size_t n0 = 0; n0 < c.n; n0 += c.nr, rhs += c.nibble_bytes + c.nr * c.blocks * 2) {
     const auto* scales = reinterpret_cast<const float16_t*>(rhs + c.nibble_bytes);
     for (size_t b0 = 0; b0 < c.blocks; b0 += slice) {
@@ -172,7 +96,7 @@ __attribute__((always_inline)) inline void panels(const Call& c, const uint8_t* 
       const float16_t* s = scales + b0 * c.nr;
       uint8_t* p = buf;
       for (size_t b = 0; b < blocks; ++b, w += c.nr * (kBlock / 2), s += c.nr) {
-        const svfloat16x4_t d = block_scales(s, all16c);
+        const svfloat16x4_t d = pair_factors(s, all16c);
         for (int64_t q = 0; q < 8; ++q) {
           const svuint8x2_t q2 = svld2_vnum_u8(all8, w, 2 * q);
           const svfloat16x4_t lo = svluti4_lane_zt_f16_x4(0, svget2(q2, 0), 0);
@@ -183,31 +107,7 @@ __attribute__((always_inline)) inline void panels(const Call& c, const uint8_t* 
           p += chunk;
         }
       }
-      const uint8_t* lhs = c.lhs + b0 * kBlock * c.vl * 2;
-      for (size_t m0 = 0; m0 < c.m; m0 += c.vl, lhs += c.lhs_panel) {
-        if (b0 == 0) {
-          svzero_za();
-        } else {
-          load_tile(c, m0, n0);
-        }
-        const uint8_t* a = lhs;
-        const uint8_t* f = buf;
-        // Per block (8 quads): 4 LHS loads and 16 weight loads at register offsets from f and
-        // f + 8 chunks.
-        for (size_t b = 0; b < blocks; ++b, a += 4 * chunk, f += block_step) {
-          const uint8_t* f8 = f + half_block;
-          for (int64_t j = 0; j < 4; ++j) {
-            const svuint8x4_t a4 = svld1_u8_x4(all8c, a + o.c[j]);
-            const uint8_t* fj = j < 2 ? f : f8;
-            const int64_t c0 = 4 * (j & 1);
-            mopa(as_f16(svld1_u8_x4(all8c, fj + o.c[c0])), as_f16(svld1_u8_x4(all8c, fj + o.c[c0 + 1])),
-                 svreinterpret_f16(svget4(a4, 0)), svreinterpret_f16(svget4(a4, 1)), all);
-            mopa(as_f16(svld1_u8_x4(all8c, fj + o.c[c0 + 2])), as_f16(svld1_u8_x4(all8c, fj + o.c[c0 + 3])),
-                 svreinterpret_f16(svget4(a4, 2)), svreinterpret_f16(svget4(a4, 3)), all);
-          }
-        }
-        store_tile(c, m0, n0, b0 + blocks == c.blocks);
-      }
+      row_tiles(c, buf, b0 * kBlock, blocks, n0);
     }
   }
 }
@@ -217,8 +117,9 @@ __arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size
                                                          float hi) {
   svldr_zt(0, kF16Nibbles);
   const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
-  const Call c{m, n, k, vl, nr, blocks, nr * blocks * (kBlock / 2), vl * k * 2, stride,
-               static_cast<const uint8_t*>(lhs_packed), dst, lo, hi};
+  const Call c{{m, n, k, vl, nr, vl * k * 2, stride, static_cast<const uint8_t*>(lhs_packed), dst, lo, hi},
+               blocks,
+               nr * blocks * (kBlock / 2)};
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
   if (m > vl) {
     panels(c, rhs);
