@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 
+#include "../temp_dirs.h"
 #include "core/error.h"
 #include "gguf/dequant.h"
 #include "llm/model.h"
@@ -24,7 +25,13 @@
 namespace qmm::llm {
 namespace {
 
-std::string temp(const std::string& name) { return ::testing::TempDir() + "qmm_load_" + name; }
+// Files of this process only: ctest runs other tests of this binary (and other build trees' runs)
+// at the same time, and one that rewrote a shared model file changed its mtime under another's
+// pack-cache check (Moe.PackCacheHoldsTheExperts failed so in CI).
+std::string temp(const std::string& name) {
+  static const std::string dir = test::temp_dir("qmm_load");
+  return dir + "/" + name;
+}
 
 // The message of the error loading `path` throws ("" if it loads).
 std::string load_error(const std::string& path) {

@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "../temp_dirs.h"
 #include "core/error.h"
 #include "gguf/dequant.h"
 #include "gguf/quantize.h"
@@ -25,7 +26,13 @@
 namespace qmm::llm {
 namespace {
 
-std::string temp(const std::string& name) { return ::testing::TempDir() + "qmm_moe_" + name; }
+// Files of this process only: ctest runs other tests of this binary (and other build trees' runs)
+// at the same time, and one that rewrote a shared model file changed its mtime under another's
+// pack-cache check (Moe.PackCacheHoldsTheExperts failed so in CI).
+std::string temp(const std::string& name) {
+  static const std::string dir = test::temp_dir("qmm_moe");
+  return dir + "/" + name;
+}
 
 std::string synth(const std::string& shape, WeightType type = WeightType::f32, uint64_t seed = 1) {
   const std::string path = temp(shape + "-" + type_name(type) + "-" + std::to_string(seed) + ".gguf");
