@@ -2,6 +2,8 @@
 // runs, one K/V head of llama-1b's shape (head_dim 64, 4 query heads per K/V head) at a depth:
 // a decode row (all chunks folded) and a prefill task of 16 and of 32 rows (forward.cpp's
 // kAttendTaskRows), per KV type, at depths 4,096 and 16,384.
+// decode_sharp: a decode row whose scores spread wide (scale 100 where the others take 0.125: most
+// positions' weights e^(s − m) tiny, as at depth in a model), the case subnormal sums made slow.
 // decode_stream / read_stream: a decode row's bandwidth from DRAM (below).
 // Arguments: depth. Example: qmm_gbench_attention --benchmark_filter=q8_0/prefill16/16384
 #include <benchmark/benchmark.h>
@@ -21,7 +23,7 @@ namespace {
 using namespace qmm;
 using namespace qmm::llm;
 
-void attend(benchmark::State& st, const AttendKernel* kernel, KvType kt, KvType vt, size_t rows) {
+void attend(benchmark::State& st, const AttendKernel* kernel, KvType kt, KvType vt, size_t rows, float scale) {
   const size_t hd = 64, heads = 4, depth = static_cast<size_t>(st.range(0)), ps = attend_partial_size(hd);
   const size_t kr = kv_row_bytes(kt, hd), vr = kv_row_bytes(vt, hd), n = depth + rows;
   std::vector<uint8_t> k(n * kr), v(n * vr);
@@ -36,7 +38,7 @@ void attend(benchmark::State& st, const AttendKernel* kernel, KvType kt, KvType 
   for (auto _ : st) {
     std::fill(acc.begin(), acc.end(), 0.0f);
     for (size_t c = 0; c * kAttendChunk < n; ++c) {
-      kernel->chunk(q.data(), heads * hd, heads, head, hd, c, depth, rows, 0.125f, 0.0f, scratch.data(), part.data());
+      kernel->chunk(q.data(), heads * hd, heads, head, hd, c, depth, rows, scale, 0.0f, scratch.data(), part.data());
       attend_combine(acc.data(), part.data(), rows * heads, hd);
     }
     attend_finish(acc.data(), rows, heads, hd, out.data(), heads * hd);
@@ -100,8 +102,10 @@ const int registered = [] {
     for (KvType t : {KvType::f16, KvType::q8_0, KvType::q4_0}) {
       for (size_t rows : {1, 16, 32}) {
         const std::string name = std::string(kernel.name) + "/" + kv_type_name(t) + (rows == 1 ? "/decode" : "/prefill" + std::to_string(rows));
-        benchmark::RegisterBenchmark(name.c_str(), attend, &kernel, t, t == KvType::q4_0 ? KvType::q8_0 : t, rows)->Arg(4096)->Arg(16384);
+        benchmark::RegisterBenchmark(name.c_str(), attend, &kernel, t, t == KvType::q4_0 ? KvType::q8_0 : t, rows, 0.125f)->Arg(4096)->Arg(16384);
       }
+      const std::string sharp = std::string(kernel.name) + "/" + kv_type_name(t) + "/decode_sharp";
+      benchmark::RegisterBenchmark(sharp.c_str(), attend, &kernel, t, t == KvType::q4_0 ? KvType::q8_0 : t, size_t{1}, 100.0f)->Arg(16384);
     }
   }
   benchmark::RegisterBenchmark("read_stream", read_stream);

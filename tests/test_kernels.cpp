@@ -392,7 +392,7 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemvTwinTest);
 std::string twin_name(const ::testing::TestParamInfo<GemvTwins>& p) { return p.param.gemv->name; }
 INSTANTIATE_TEST_SUITE_P(KernelList, GemvTwinTest, ::testing::ValuesIn(gemv_twins()), twin_name);
 
-// The AVX-512 K-quant GEMVs' own steps (kernels/x86/avx512_kgemv.h) at the ends of their
+// The K-quant GEMVs' own steps (kernels/x86/x86_kgemv.h) at the ends of their
 // ranges, where the random weights above rarely go: every Q6_K level 63 or 0 under scales
 // −128 / 127, Q4_K levels 15 / 0 under scales and mins 63, random bytes (any byte is a valid
 // level or scale), and activations that quantize to ±127 in whole blocks (the Q6_K zero points

@@ -176,6 +176,10 @@ class Model {
   // Chooses the decode plans for `pool`'s thread count (matmul/tune.h); `filter`: the
   // kernels that may be chosen. LoadOptions::tune does it at load.
   const TuneReport& tune(ThreadPool& pool, const KernelFilter& filter, const TuneOptions& opt);
+  // The whole-step pass over the plans tune() set (matmul/tune.h tune_steps): each candidate
+  // decodes kTuneSteps tokens from an empty cache of its own, for `pool`'s thread count (qmm tune).
+  static constexpr size_t kTuneSteps = 4;
+  const TuneReport& tune_steps(ThreadPool& pool, const KernelFilter& filter, const StepTuneOptions& opt);
 
  private:
   explicit Model(gguf::File f) : file_(std::move(f)) {}

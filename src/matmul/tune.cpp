@@ -1,28 +1,24 @@
 #include "matmul/tune.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <iterator>
-#include <map>
-#include <sstream>
 
 #include "core/cpu.h"
 #include "kernels/kernel_list.h"
+#include "matmul/tune_internal.h"
 #include "qmm/qmm.h"
 
 namespace qmm {
 namespace {
+
+using namespace tune_detail;
+
+// The chunk sizes tried with several threads (the default first).
+constexpr size_t kChunks[] = {DecodePlan::kDefaultChunkBytes, size_t{64} << 10, size_t{1} << 20};
 
 // Activations to time the GEMVs with: k values in [-1, 1), the same every time. (Not
 // core/random.h's std::mt19937_64, whose template code libqmm.so would export.)
@@ -36,103 +32,6 @@ std::vector<float> activations(size_t k) {
   return v;
 }
 
-constexpr const char* kMagic = "qmm-tune 1";
-constexpr size_t kMaxFileBytes = size_t{1} << 20;  // a tune file is a few KiB; more is not ours
-constexpr double kTuneMaxNoise = 0.10;  // a measurement noisier than this keeps the default plan
-
-double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
-
-// The chunk sizes tried with several threads (the default first).
-constexpr size_t kChunks[] = {DecodePlan::kDefaultChunkBytes, size_t{64} << 10, size_t{1} << 20};
-
-// One cached choice: "threads bucket gemm gemv chunk_bytes default_us chosen_us".
-struct Entry {
-  int threads = 0;
-  unsigned bucket = 0;
-  std::string gemm, gemv;
-  size_t chunk = 0;
-  double default_us = 0, chosen_us = 0;
-  std::string id() const { return std::to_string(threads) + " " + std::to_string(bucket) + " " + gemm; }
-};
-
-std::string line_of(const Entry& e) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, " %zu %.1f %.1f", e.chunk, e.default_us, e.chosen_us);
-  return e.id() + " " + e.gemv + buf;
-}
-
-// The entries of `path` when it is a well-formed file of `key`; nullopt-like `ok = false`
-// when it is absent, unreadable, malformed, too large or another CPU's / build's.
-std::map<std::string, Entry> read_cache(const std::string& path, const std::string& key, bool* ok) {
-  std::map<std::string, Entry> out;
-  *ok = false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return out;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (text.size() > kMaxFileBytes) return out;
-  std::istringstream lines(text);
-  std::string magic, keyline;
-  if (!std::getline(lines, magic) || magic != kMagic || !std::getline(lines, keyline) || keyline != "key " + key) return out;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty()) continue;
-    std::istringstream f(line);
-    Entry e;
-    std::string extra;
-    if (!(f >> e.threads >> e.bucket >> e.gemm >> e.gemv >> e.chunk >> e.default_us >> e.chosen_us) || (f >> extra) ||
-        e.threads < 1 || e.threads > 4096 || e.bucket > 80 || e.chunk < 4096 || e.chunk > (size_t{1} << 30) ||
-        !(e.default_us >= 0) || !(e.chosen_us >= 0)) {
-      out.clear();
-      return out;  // one bad line: the whole file is suspect
-    }
-    out[e.id()] = e;
-  }
-  *ok = true;
-  return out;
-}
-
-// Temporary file + rename: readers see the old file or the new one, never a part.
-bool write_cache(const std::string& dir, const std::string& path, const std::string& text, std::string* why) {
-  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    // A missing parent (~/.cache itself): create it too, one level.
-    const size_t slash = dir.find_last_of('/');
-    if (slash == std::string::npos || slash == 0 || ::mkdir(dir.substr(0, slash).c_str(), 0755) != 0 ||
-        ::mkdir(dir.c_str(), 0755) != 0) {
-      *why = std::strerror(errno);
-      return false;
-    }
-  }
-  std::string tmp = path + ".XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    *why = std::strerror(errno);
-    return false;
-  }
-  ::fchmod(fd, 0644);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    done += static_cast<size_t>(w);
-  }
-  const bool ok = done == text.size() && ::close(fd) == 0 && ::rename(tmp.c_str(), path.c_str()) == 0;
-  if (!ok) {
-    *why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-  }
-  return ok;
-}
-
-void warn_once(const TuneOptions& opt, const std::string& msg) {
-  static std::atomic<bool> warned{false};
-  if (warned.exchange(true)) return;
-  if (opt.warn) {
-    opt.warn(msg);
-  } else {
-    std::fprintf(stderr, "qmm: %s\n", msg.c_str());
-  }
-}
-
 // Runs and times one decode GEMV of w under `plan`.
 struct Runner {
   Context& ctx;
@@ -144,6 +43,10 @@ struct Runner {
     return now() - t0;
   }
 };
+
+}  // namespace
+
+namespace tune_detail {
 
 std::string bucket_name(unsigned b) { return "n*k 2^" + std::to_string(b) + "..2^" + std::to_string(b + 2); }
 
@@ -159,56 +62,7 @@ std::string short_name(const Ukernel& u) {
   return at == std::string::npos ? n : n.substr(at + 1);
 }
 
-// One-sided Student t quantiles at kTuneConfidence (0.99), by degrees of freedom 1..30 (then 2.33..).
-double t_quantile_99(size_t df) {
-  static constexpr double kT[] = {31.821, 6.965, 4.541, 3.747, 3.365, 3.143, 2.998, 2.896, 2.821, 2.764,
-                                  2.718,  2.681, 2.650, 2.624, 2.602, 2.583, 2.567, 2.552, 2.539, 2.528,
-                                  2.518,  2.508, 2.500, 2.492, 2.485, 2.479, 2.473, 2.467, 2.462, 2.457};
-  if (df == 0) return INFINITY;
-  return df <= std::size(kT) ? kT[df - 1] : 2.42;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
-
-// Candidate k's time as a ratio of the default's, paired: in each round, the median over the
-// class's weights of log(t_k / t_0) (both runs of a weight in the same round: a run another
-// process preempted moves one weight's value, not the median); each pair of rounds averaged
-// (the two orders: an effect of the order cancels); over the pairs, the mean and its one-sided
-// kTuneConfidence bound (Student t: a slow spell of the machine, which moves a whole round, is
-// part of the pairs' spread). Fewer than two pairs: no bound (infinity).
-void paired_ratio(const std::vector<std::vector<double>>& round_times, const std::vector<size_t>& members,
-                  size_t stride, size_t k, double* ratio, double* bound) {
-  std::vector<double> pairs;
-  for (size_t r = 0; r + 1 < round_times.size(); r += 2) {
-    double s = 0;
-    for (size_t rr = r; rr < r + 2; ++rr) {
-      std::vector<double> logs;
-      for (size_t i : members) {
-        const double tk = round_times[rr][i * stride + k], t0 = round_times[rr][i * stride];
-        if (tk > 0 && t0 > 0) logs.push_back(std::log(tk / t0));
-      }
-      if (logs.empty()) return (void)(*ratio = 1, *bound = INFINITY);
-      s += 0.5 * median(std::move(logs));
-    }
-    pairs.push_back(s);
-  }
-  if (pairs.empty()) return (void)(*ratio = 1, *bound = INFINITY);
-  double mean = 0;
-  for (double x : pairs) mean += x;
-  mean /= static_cast<double>(pairs.size());
-  double var = 0;
-  for (double x : pairs) var += (x - mean) * (x - mean);
-  const size_t df = pairs.size() - 1;
-  const double se = df ? std::sqrt(var / static_cast<double>(df) / static_cast<double>(pairs.size())) : INFINITY;
-  *ratio = std::exp(mean);
-  *bound = df ? std::exp(mean + t_quantile_99(df) * se) : INFINITY;
-}
-
-}  // namespace
+}  // namespace tune_detail
 
 std::string tune_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') return std::string(x) + "/qmm";
@@ -306,7 +160,7 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
   const std::string dir = opt.cache_dir.empty() ? tune_cache_dir() : opt.cache_dir;
   const std::string key = tune_key();
   bool cache_ok = false;
-  std::map<std::string, Entry> cache;
+  CacheFile cache;
   if (opt.persist && !dir.empty()) {
     rep.file = dir + "/tune.txt";
     cache = read_cache(rep.file, key, &cache_ok);
@@ -318,8 +172,8 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     probe.threads = rep.threads;
     probe.bucket = tc.bucket;
     probe.gemm = tc.gemm->name;
-    const auto it = opt.force ? cache.end() : cache.find(probe.id());
-    if (it != cache.end()) {
+    const auto it = opt.force ? cache.classes.end() : cache.classes.find(probe.id());
+    if (it != cache.classes.end()) {
       const Ukernel* g = find_kernel(it->second.gemv);
       const auto cand = std::find_if(tc.candidates.begin(), tc.candidates.end(), [&](const TuneCandidate& k) {
         return k.plan.gemv == g && k.plan.chunk_bytes == it->second.chunk;
@@ -433,21 +287,22 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     }
   }
   for (size_t i = 0; i < weights.size(); ++i) weights[i]->set_decode_plan(rep.classes[class_of[i]].chosen);
+  // A whole-step choice for this model (qmm tune's step pass) goes over the per-class plans;
+  // not when the classes are measured again for a new step pass (force).
+  if (!opt.force && cache_ok) rep.step = apply_cached_steps(weights, filter, rep.threads, cache);
 
   // Persist what was measured (not under a kernel filter: that is not this machine's choice).
   if (!todo.empty() && !rep.file.empty() && !filtered && !rep.too_busy) {
-    if (!cache_ok) cache.clear();  // a foreign / corrupt file is replaced
+    if (!cache_ok) cache = CacheFile{};  // a foreign / corrupt file is replaced
     for (size_t c : todo) {
       const TuneClass& tc = rep.classes[c];
       Entry e{rep.threads, tc.bucket, tc.gemm->name, tc.chosen.gemv->name, tc.chosen.chunk_bytes,
               tc.default_seconds * 1e6, tc.chosen_seconds * 1e6};
-      cache[e.id()] = e;
+      cache.classes[e.id()] = e;
     }
-    std::string text = std::string(kMagic) + "\nkey " + key + "\n";
-    for (const auto& [id, e] : cache) text += line_of(e) + "\n";
     std::string why;
-    if (!write_cache(dir, rep.file, text, &why)) {
-      warn_once(opt, "cannot write the tuning cache " + rep.file + " (" + why + "); the kernels were tuned for this run only");
+    if (!write_cache(dir, rep.file, cache_text(cache, key), &why)) {
+      warn_once(opt.warn, "cannot write the tuning cache " + rep.file + " (" + why + "); the kernels were tuned for this run only");
     }
   }
   rep.seconds = now() - t_start;
@@ -459,10 +314,10 @@ std::vector<std::string> describe_tune_cache(const std::string& dir_in) {
   if (dir.empty()) return {"no cache directory (neither XDG_CACHE_HOME nor HOME is set)"};
   const std::string file = dir + "/tune.txt";
   bool ok = false;
-  const std::map<std::string, Entry> cache = read_cache(file, tune_key(), &ok);
+  const CacheFile cache = read_cache(file, tune_key(), &ok);
   if (!ok) return {file + ": nothing for this CPU and build yet (the next model load measures)"};
   std::vector<std::string> out = {file + ": measured on this CPU and build"};
-  for (const auto& [id, e] : cache) {
+  for (const auto& [id, e] : cache.classes) {
     const Ukernel* gemm = find_kernel(e.gemm);
     const Ukernel* gemv = find_kernel(e.gemv);
     if (!gemm || !gemv) continue;
@@ -472,6 +327,7 @@ std::vector<std::string> describe_tune_cache(const std::string& dir_in) {
                   short_name(*gemv).c_str(), chunk_name(e.chunk).c_str(), e.default_us, e.chosen_us);
     out.push_back(buf);
   }
+  for (std::string& line : describe_steps(cache)) out.push_back(std::move(line));
   return out;
 }
 
@@ -486,7 +342,11 @@ std::vector<std::string> TuneReport::summary() const {
                   tc.from_cache ? "measured earlier, from the cache" : tc.chosen.measured ? "measured now" : "the only candidate",
                   gain);
     out.push_back(buf);
+    for (const StepOverride& o : step.chosen) {
+      if (o.gemm == tc.gemm && o.gemv != tc.chosen.gemv) out.back() += "; the whole-step choice below replaces its GEMV";
+    }
   }
+  for (std::string& line : step_summary(step)) out.push_back(std::move(line));
   return out;
 }
 
@@ -533,6 +393,7 @@ std::string TuneReport::table() const {
       s += buf;
     }
   }
+  s += step_table(step);
   return s;
 }
 

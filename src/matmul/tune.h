@@ -8,7 +8,8 @@
 // real 2 % difference in DRAM speed is resolved, noise is not). Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
 // by qmm's version and build, the CPU's model name and features and the thread count, so a
 // new CPU tunes on its first load and later loads reuse. The file is read as hostile input:
-// anything malformed, another CPU's or another build's is ignored and rewritten. A tuned plan
+// anything malformed, another CPU's or another build's is ignored and rewritten. qmm tune then
+// runs a whole-step pass (tune_steps, below) whose choice per model lives in the same file. A tuned plan
 // changes speed only: every candidate computes each column with the same arithmetic as the
 // kernel tests allow between variants.
 #pragma once
@@ -59,8 +60,40 @@ struct TuneClass {
   bool from_cache = false;
 };
 
+// The whole-step pass (tune_decode_steps, qmm tune -m): a GEMV faster or slower by itself may
+// not be so inside a decode step, where attention, norms, the activations' quantization and the
+// CPU's clock (AVX-512 frequency licences) come between the GEMVs. So each candidate decodes
+// real steps of the model: for one GEMM (a packed layout) of the model, every weight of it with
+// another GEMV than the per-class choice (a "step override"), or every such GEMM at once; the
+// per-class plans are candidate 0. Same pairs of rounds and the same decision as per class.
+struct StepOverride {
+  const Ukernel* gemm = nullptr;
+  const Ukernel* gemv = nullptr;  // every weight packed for gemm decodes with it
+};
+
+struct StepCandidate {
+  std::vector<StepOverride> overrides;  // none: the per-class plans
+  std::vector<double> runs;             // seconds of its decode steps, each round (summed)
+  double ratio = 1, ratio_bound = 1;    // paired over the steps, as TuneCandidate's
+};
+
+struct StepTune {
+  bool measured = false, from_cache = false;
+  std::string model;           // the model's signature (16 hex digits)
+  std::vector<StepCandidate> candidates;  // [0]: the per-class plans; empty when from the cache
+  std::vector<StepOverride> chosen;       // none: the per-class plans were kept
+  std::vector<const Ukernel*> gemms;      // the GEMMs the pass chose for (the cache's lines)
+  int rounds = 0;
+  size_t steps = 0;            // decode steps per run
+  double noise = 0;            // relative spread of candidate 0's runs
+  bool too_busy = false;
+  double default_seconds = 0, chosen_seconds = 0;  // one decode step
+  double seconds = 0;          // the pass's time
+};
+
 struct TuneReport {
   std::vector<TuneClass> classes;
+  StepTune step;          // the whole-step choice, measured or from the cache
   std::string file;       // the cache file ("" when not persisted)
   int threads = 1;
   int rounds = 0;         // rounds measured (0: everything from the cache)
@@ -74,6 +107,22 @@ struct TuneReport {
 // them in that order, as a decode step does). `filter`: the kernels that may be chosen.
 TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFilter& filter, Context& ctx,
                         const TuneOptions& opt);
+
+struct StepTuneOptions {
+  std::string cache_dir;        // "" : tune_cache_dir()
+  bool persist = true;          // read and write the tuning file
+  double budget_seconds = 20;   // no new pair of rounds starts after this (kTuneMinRounds at least)
+  int rounds = 16;              // in [kTuneMinRounds, kTuneMaxRounds]
+  std::function<void(const std::string&)> warn;
+};
+
+// The whole-step pass over weights whose per-class plans `rep` holds (tune_weights' report):
+// `steps` decodes the same few tokens from the same position with the plans set now and returns
+// each step's seconds (the same count every call). Sets the winner's plans, records it in
+// rep.step and (not under a kernel filter, not too busy) writes it to the tuning file, where later
+// tune_weights calls of the same model and thread count find it.
+void tune_steps(std::span<PackedWeights* const> weights, const KernelFilter& filter, TuneReport& rep,
+                const StepTuneOptions& opt, const std::function<std::vector<double>()>& steps);
 
 // $XDG_CACHE_HOME/qmm, else $HOME/.cache/qmm ("" when neither is set).
 std::string tune_cache_dir();

@@ -19,6 +19,9 @@
 #if defined(__x86_64__)
 #include "llm/attention/attend_avx512.h"
 #endif
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #include "llm/ops.h"
 
 namespace qmm::llm {
@@ -222,6 +225,42 @@ TEST(AttendKernels, Avx512QueryRoundingIsTheReferences) {
   }
 #else
   GTEST_SKIP() << "an x86 kernel";
+#endif
+}
+
+// A weight e^(s − m) of a score 100 below the chunk's maximum times a value of 0.5 is a subnormal
+// sum (~8e-39), whose every later operation cost a microcode assist (a row whose scores spread
+// that wide decoded ~16× slower): every kernel flushes it to zero (attend_kernel.h), for every
+// cache type, and leaves the caller's floating-point mode as it found it.
+TEST(AttendKernels, SubnormalSumsAreFlushedToZero) {
+#if defined(__SSE__)
+  for (const AttendKernel& kernel : attend_kernels()) {
+    if (!cpu_info().has(kernel.features)) continue;
+    for (KvType kt : {KvType::f32, KvType::f16, KvType::q8_0}) {
+      for (KvType vt : kAll) {
+        const size_t hd = 64, ps = attend_partial_size(hd), kr = kv_row_bytes(kt, hd), vr = kv_row_bytes(vt, hd);
+        std::vector<float> q(hd, 0.0f), k0(hd, 0.0f), k1(hd, 0.0f), v0(hd, 0.5f), v1(hd, 0.0f);
+        q[0] = 100.0f;
+        k0[0] = -1.0f;  // position 0 scores −100, position 1 (all zero) 0: the maximum, with a zero value
+        std::vector<uint8_t> k(2 * kr), v(2 * vr);
+        kv_store(kt, k0.data(), k.data(), hd);
+        kv_store(kt, k1.data(), k.data() + kr, hd);
+        kv_store(vt, v0.data(), v.data(), hd);
+        kv_store(vt, v1.data(), v.data() + vr, hd);
+        const KvHead head{kt, vt, k.data(), v.data(), kr, vr, KvRing{0, 2}};
+        std::vector<float> scratch(attend_chunk_scratch(hd)), part(ps, NAN);
+        const unsigned mode = _mm_getcsr();
+        kernel.chunk(q.data(), hd, 1, head, hd, 0, 1, 1, 1.0f, 0.0f, scratch.data(), part.data());
+        EXPECT_EQ(_mm_getcsr(), mode) << kernel.name;
+        const std::string what = std::string(kernel.name) + " K " + kv_type_name(kt) + " V " + kv_type_name(vt);
+        ASSERT_NEAR(part[0], 0.0f, 1e-3) << what;  // m: the zero key's score
+        ASSERT_EQ(part[1], 1.0f) << what;           // l = 1 + e^(−100)
+        for (size_t d = 0; d < hd; ++d) ASSERT_EQ(part[2 + d], 0.0f) << what << " d " << d;
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "flushing is x86's (MXCSR); other CPUs take subnormals at full speed";
 #endif
 }
 

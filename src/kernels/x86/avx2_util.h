@@ -78,6 +78,9 @@ struct Ymm {
   // For the K-quant / IQ4_NL blocks (x86_kblocks.h).
   static I or_(I a, I b) { return _mm256_or_si256(a, b); }
   static I or_and(I a, I mask, I b) { return _mm256_or_si256(_mm256_and_si256(a, mask), b); }  // (a & mask) | b
+  static I bitselect(I a, I b, I mask) {  // (a & mask) | (b & ~mask): vpternlogd's one op as three
+    return _mm256_or_si256(_mm256_and_si256(a, mask), _mm256_andnot_si256(mask, b));
+  }
   static I srli16(I a, int n) { return _mm256_srli_epi16(a, n); }
   static I slli16(I a, int n) { return _mm256_slli_epi16(a, n); }
   static I add_i32(I a, I b) { return _mm256_add_epi32(a, b); }

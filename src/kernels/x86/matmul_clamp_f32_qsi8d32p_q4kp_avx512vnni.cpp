@@ -10,7 +10,7 @@ namespace qmm {
 namespace {
 
 using V = avx512::Zmm;
-using Block = x86q::VnniQ4K<V>;  // the GEMM's; the GEMVs step by GemvQ4K (avx512_kgemv.h)
+using Block = x86q::VnniQ4K<V>;  // the GEMM's; the GEMVs step by GemvQ4K (x86_kgemv.h)
 
 TileParams gemm_params(size_t) { return {8, V::kLanes, 4, 2, 8, V::kLanes}; }
 TileParams gemv_params(size_t) { return {1, V::kLanes, 4, 2, 1, V::kLanes}; }

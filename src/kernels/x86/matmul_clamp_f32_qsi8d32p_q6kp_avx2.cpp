@@ -118,6 +118,10 @@ void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* d
   x86q::gemv<avx2::Ymm, Q6K>(n, k, lhs, rhs, dst, lo, hi);
 }
 
+void gemv_near(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
+  x86q::gemv<avx2::Ymm, Q6K, x86q::kGemvNear>(n, k, lhs, rhs, dst, lo, hi);
+}
+
 }  // namespace
 
 const Ukernel matmul_clamp_f32_qsi8d32p4x4_q6kp8x4_4x8_avx2_maddubs = {
@@ -126,5 +130,8 @@ const Ukernel matmul_clamp_f32_qsi8d32p4x4_q6kp8x4_4x8_avx2_maddubs = {
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avx2_maddubs = {
     "matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avx2_maddubs", Isa::avx2, WeightType::q6_k, true, gemv_params,
     &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_q6kp_q6k, gemv};
+const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avx2_maddubsnear = {
+    "matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avx2_maddubsnear", Isa::avx2, WeightType::q6_k, true, gemv_params,
+    &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_q6kp_q6k, gemv_near};
 
 }  // namespace qmm

@@ -26,5 +26,6 @@ namespace qmm {
 
 extern const Ukernel matmul_clamp_f32_qsi8d32p4x4_q6kp8x4_4x8_avx2_maddubs;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avx2_maddubs;
+extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avx2_maddubsnear;  // the same bits, prefetching one super-block ahead in the panel (x86_qloops.h)
 
 }  // namespace qmm

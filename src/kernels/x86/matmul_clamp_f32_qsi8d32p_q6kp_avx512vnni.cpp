@@ -10,13 +10,15 @@ namespace qmm {
 namespace {
 
 using V = avx512::Zmm;
-// The GEMV steps by GemvQ6K (avx512_kgemv.h), the GEMM tiles by VnniQ6K.
-using K = x86q::Kernels<V, x86q::GemvQ6K<V>, 8, 1, x86q::VnniQ6K<V, false>>;
+// The GEMV steps by GemvQ6K (x86_kgemv.h, zero points by vpdpbusd zmm: avx512_kgemv.h), the
+// GEMM tiles by VnniQ6K.
+using Gemv = x86q::GemvQ6K<V, x86q::Q6KZeroPointsZmm>;
+using K = x86q::Kernels<V, Gemv, 8, 1, x86q::VnniQ6K<V, false>>;
 
 // The GEMV over ymm, reading the same 16-column panels (avx512_util.h's Ymm16).
 void gemv_ymm(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
               float hi) {
-  x86q::gemv<avx512::Ymm16, x86q::GemvQ6K<avx512::Ymm16>>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx512::Ymm16, x86q::GemvQ6K<avx512::Ymm16, x86q::Q6KZeroPointsZmm>>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace

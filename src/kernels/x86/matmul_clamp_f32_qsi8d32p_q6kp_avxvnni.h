@@ -15,5 +15,6 @@ namespace qmm {
 
 extern const Ukernel matmul_clamp_f32_qsi8d32p4x4_q6kp8x4_4x8_avxvnni_dpbusd;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avxvnni_dpbusd;
+extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_q6kp8x4_1x8_avxvnni_dpbusdnear;  // the same bits, prefetching one super-block ahead in the panel (x86_qloops.h)
 
 }  // namespace qmm

@@ -194,13 +194,17 @@ void gemm_cols(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, f
 //     (84% with 4 panels, 80% with 2), and 1-4.6 KiB ahead all read alike.
 //   - 8-column layouts (AVX2 / AVX-VNNI), 0: the same block of the next group, as tuned on
 //     Zen 3 (2 or 3 groups ahead, T0 / NTA hints, prefetches within the panel and groups of 2
-//     or 8 ymm panels were measured worse there).
+//     or 8 ymm panels were measured worse there). On the Xeon that read 86-88 % of the
+//     paired read for Q4_K / Q6_K, where one super-block ahead within the panel (kGemvNear)
+//     reads 88-90 %, as the zmm GEMVs: the 8-column K-quant GEMVs come in both kinds, and the
+//     tuner measures which the CPU reads faster.
 // The prefetch stays inside the call's own columns (under threads, another thread owns the
 // next ones): the panels left over (n / 16 not a multiple of 4) go first, as a smaller group,
 // so the last group has none to prefetch.
 constexpr size_t kGemvPanels = 4;
 template <class V>
 constexpr size_t kGemvAhead = kPanel<V> >= 16 ? 2048 : 0;  // bytes; 0: the next group's block
+constexpr size_t kGemvNear = 1024;  // bytes: an 8-column GEMV's other kind (one K-quant super-block)
 
 // P column (sub-)panels of R rows (the first R of an RL-row LHS panel; the GEMV: 1 of 1),
 // blocks [b0, b1): acc[p][r] += Σ sums · s_w · s_a, and block b of each panel is prefetched at +pf.
@@ -221,7 +225,7 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
 
 // One group of P (sub-)panels from column j0 (`last`: no group follows it in this call), into
 // rows [0, min(m, R)) of dst (`stride` bytes apart), columns [j0, min(n, j0 + P·kLanes)).
-template <class V, class K, size_t P, size_t R = 1, size_t RL = 1>
+template <class V, class K, size_t P, size_t R = 1, size_t RL = 1, size_t Ahead = kGemvAhead<V>>
 inline void gemv_group(size_t m, size_t n, size_t j0, size_t blocks, const uint8_t* lp, const uint8_t* rp,
                        size_t rhs_panel, bool last, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
   constexpr size_t nr = V::kLanes, panels = P / kSplit<V>;
@@ -229,11 +233,11 @@ inline void gemv_group(size_t m, size_t n, size_t j0, size_t blocks, const uint8
   for (size_t p = 0; p < P; ++p)
     for (size_t r = 0; r < R; ++r) acc[p][r] = V::zero();
   const size_t next = last ? 0 : panels * rhs_panel;  // to the same panel of the next group (0: re-touches its own lines)
-  if constexpr (kGemvAhead<V> == 0) {
+  if constexpr (Ahead == 0) {
     gemv_panels<V, K, P, R, RL>(rp, rhs_panel, next, lp, 0, blocks, acc);
   } else {
     // d blocks ahead: block b + d of the panel, then block b + d − blocks of the next group's.
-    const size_t d = std::min(blocks, (kGemvAhead<V> + K::kRhsBlock - 1) / K::kRhsBlock);
+    const size_t d = std::min(blocks, (Ahead + K::kRhsBlock - 1) / K::kRhsBlock);
     gemv_panels<V, K, P, R, RL>(rp, rhs_panel, d * K::kRhsBlock, lp, 0, blocks - d, acc);
     gemv_panels<V, K, P, R, RL>(rp, rhs_panel, last ? 0 : next - (blocks - d) * K::kRhsBlock, lp, blocks - d, blocks, acc);
   }
@@ -250,7 +254,7 @@ inline void gemv_group(size_t m, size_t n, size_t j0, size_t blocks, const uint8
 // columns in groups of G panels (kSplit sub-panels each), the panels left over (n / kPanel not
 // a multiple of G) first, as a smaller group: each weight block is read once, from a stream
 // prefetched ahead as the GEMV's, and multiplied with all R rows.
-template <class V, class K, size_t G, size_t R = 1, size_t RL = 1>
+template <class V, class K, size_t G, size_t R = 1, size_t RL = 1, size_t Ahead = kGemvAhead<V>>
 void stream_rows(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
                  float hi) {
   constexpr size_t np = kPanel<V>, sub = kSplit<V>;
@@ -261,22 +265,23 @@ void stream_rows(size_t m, size_t n, size_t k, const void* lhs, const void* rhs,
   const size_t panels = (n + np - 1) / np, groups = panels / G, left = panels % G;
   const bool none_after = groups == 0;
   [&]<size_t... L>(std::index_sequence<L...>) {
-    ((left == L + 1 ? gemv_group<V, K, (L + 1) * sub, R, RL>(m, n, 0, blocks, lp, rp, rhs_panel, none_after, dst, stride,
+    ((left == L + 1 ? gemv_group<V, K, (L + 1) * sub, R, RL, Ahead>(m, n, 0, blocks, lp, rp, rhs_panel, none_after, dst, stride,
                                                               vlo, vhi)
                     : void()),
      ...);
   }(std::make_index_sequence<G - 1>{});
   for (size_t g = 0; g < groups; ++g) {
     const size_t j0 = left * np + g * G * np;
-    gemv_group<V, K, G * sub, R, RL>(m, n, j0, blocks, lp, rp + j0 / np * rhs_panel, rhs_panel, g + 1 == groups, dst,
+    gemv_group<V, K, G * sub, R, RL, Ahead>(m, n, j0, blocks, lp, rp + j0 / np * rhs_panel, rhs_panel, g + 1 == groups, dst,
                                      stride, vlo, vhi);
   }
 }
 
-// dst[0, n) = clamp(x · Wᵀ) for one row.
-template <class V, class K>
+// dst[0, n) = clamp(x · Wᵀ) for one row, in groups of G panels, prefetching Ahead bytes ahead
+// in each panel (0: the next group's block).
+template <class V, class K, size_t Ahead = kGemvAhead<V>, size_t G = kGemvPanels>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  stream_rows<V, K, kGemvPanels>(1, n, k, lhs, rhs, dst, 0, lo, hi);
+  stream_rows<V, K, G, 1, 1, Ahead>(1, n, k, lhs, rhs, dst, 0, lo, hi);
 }
 
 // The GEMM of an R-row x C-panel kernel. A few rows (batched decode: m ≤ R/4 or ≤ R/2) compute

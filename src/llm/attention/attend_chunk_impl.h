@@ -419,6 +419,7 @@ template <class P, size_t H>
 template <class P>
 [[gnu::always_inline]] inline void chunk_impl(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk,
                                               size_t pos0, size_t rows, float scale, float softcap, float* scratch, float* part) {
+  const FlushSubnormals flush;  // attend_kernel.h: no subnormal sums (microcode assists)
   const size_t c0 = chunk * kAttendChunk, end = pos0 + rows;  // end: the positions the last row attends to
   const size_t n = c0 < end ? std::min(kAttendChunk, end - c0) : 0;
   const bool int8_keys = attend_int8_keys(kv.k_type);

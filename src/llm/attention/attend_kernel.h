@@ -19,14 +19,44 @@
 //   q·k_p = Σ_b (d_k,b · d_q,b) · Σ_{i in b} q_i · k_i      (the inner sum exact in int32),
 // k_i the block's int8 values (Q4_0: nibble − 8), d_k,b its F16 scale. The kernels differ from
 // the reference only in the order of float additions.
+//
+// Subnormal floats are flushed to zero while a kernel runs (FlushSubnormals, x86: MXCSR FTZ and
+// DAZ): a decode row's value sums start each chunk at 0, and positions whose weight e^(s − m) is
+// tiny (a score ~90 below the chunk's maximum: common at depth, where most positions barely
+// count) made subnormal sums, each costing a microcode assist of ~100 cycles on the x86 cores
+// here; a row whose scores spread that wide decoded ~16× slower (qmm_gbench_attention, scale 100).
+// It changes a result only where a subnormal (below 1.2e-38) would have been kept, the same way
+// for every kernel, thread and split, so the bits stay independent of them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <span>
 
 #include "llm/ops.h"
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 namespace qmm::llm {
+
+// Flushes subnormal inputs and results to zero for its lifetime (restoring the caller's mode):
+// x86's MXCSR FTZ | DAZ. Elsewhere nothing (AArch64 cores take subnormals at full speed).
+class FlushSubnormals {
+ public:
+#if defined(__SSE__)
+  FlushSubnormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
+  ~FlushSubnormals() { _mm_setcsr(saved_); }
+
+ private:
+  static constexpr unsigned kFtzDaz = 0x8040;  // bits 15 (flush to zero) and 6 (denormals are zero)
+  unsigned saved_;
+#else
+  FlushSubnormals() = default;
+#endif
+ public:
+  FlushSubnormals(const FlushSubnormals&) = delete;
+  FlushSubnormals& operator=(const FlushSubnormals&) = delete;
+};
 
 using AttendChunkFn = void (*)(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t head_dim, size_t chunk,
                                size_t pos0, size_t rows, float scale, float softcap, float* scratch, float* part);

@@ -6,6 +6,7 @@
 
 #include "core/blocks.h"
 #include "core/fp16.h"
+#include "llm/attention/attend_kernel.h"
 #include "llm/kv_type.h"
 
 namespace qmm::llm {
@@ -33,6 +34,7 @@ float int8_dot(const int8_t* qs, const float* qd, KvType t, const uint8_t* row, 
 
 void attend_chunk_ref(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t hd, size_t chunk, size_t pos0,
                       size_t rows, float scale, float softcap, float* scratch, float* part) {
+  const FlushSubnormals flush;  // as every kernel (attend_kernel.h)
   const size_t c0 = chunk * kAttendChunk, end = pos0 + rows;
   const size_t n = c0 < end ? std::min(kAttendChunk, end - c0) : 0;
   float *kf = scratch, *vf = scratch + kAttendChunk * hd, *s = vf + kAttendChunk * hd;

@@ -166,6 +166,7 @@ LoadedModel LoadedModel::load(const ModelFlags& f) {
   } else {
     opt.progress = [&bar](size_t done, size_t total) { bar.update(done, total); };
   }
+  lm.filter = opt.filter;
   lm.ctx = std::make_unique<Context>(static_cast<int>(lm.threads));
   lm.model = std::make_unique<llm::Model>(llm::Model::load(f.path, opt, lm.ctx->pool()));
   bar.finish();

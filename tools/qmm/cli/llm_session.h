@@ -60,6 +60,7 @@ struct LoadedModel {
   std::unique_ptr<llm::Model> model;
   std::unique_ptr<llm::Tokenizer> tok;
   size_t threads = 0;
+  KernelFilter filter;  // the kernels --kernels/--disable and QMM_KERNELS/QMM_DISABLE permit
   static LoadedModel load(const ModelFlags& f);  // progress bar, or the trace of every packed weight
   // The positions of each of n_seq sequences' KV caches of types kv: `requested` checked
   // against the memory available (an error when they cannot fit), or with requested == 0 the
