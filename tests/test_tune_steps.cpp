@@ -235,7 +235,8 @@ TEST(TuneSteps, LaterLoadsApplyTheStoredChoice) {
 }
 
 // Version 1 files (per-class lines only) are still read; a step line in one, a malformed step
-// line, or another version make the file foreign: ignored and rewritten as version 2.
+// line, or another version make the file foreign: ignored, and rewritten as version 2 where the
+// CPU has a GEMV to choose (on SME2, Q4_K has one: nothing is measured or written).
 TEST(TuneSteps, FileVersions) {
   Context ctx(1);
   const std::string key = tune_key();
@@ -264,7 +265,7 @@ TEST(TuneSteps, FileVersions) {
     o.timer = [](const PackedWeights&, const DecodePlan&) { return 1e-3; };
     const TuneReport r = tune_weights(ws.ptrs, {}, ctx, o);
     EXPECT_EQ(r.classes[0].from_cache, c.read) << c.text;
-    if (!c.read) {
+    if (!c.read && alternative(WeightType::q4_k)) {  // (with one GEMV nothing is measured, nothing written)
       EXPECT_EQ(read_text(dir + "/tune.txt").rfind("qmm-tune 2\nkey " + key + "\n", 0), 0u) << c.text;
     }
   }
