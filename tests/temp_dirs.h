@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -32,6 +34,14 @@ inline std::string temp_dir(const std::string& prefix) {
   if (ec || ::mkdtemp(t.data()) == nullptr) return "";
   made.dirs.push_back(t);
   return t;
+}
+
+// The text of a file a test wrote ("" when it cannot be read).
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace qmm::test

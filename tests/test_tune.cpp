@@ -25,12 +25,7 @@ std::string temp_dir() {
   return t;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_text;
 
 void write_text(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

@@ -18,12 +18,7 @@ std::string temp_dir() {
   return t;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::read_text;
 
 // A type whose packed layout has at least two GEMVs on this CPU (the pass has a candidate).
 const Ukernel* alternative(WeightType t) {
