@@ -51,7 +51,12 @@ struct DepthFile {
   bool read = false;  // the file existed
 };
 
-std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937& rng);
+std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937& rng) {
+  std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(lm.tok->n_vocab() - 1));
+  std::vector<int32_t> t(n);
+  for (int32_t& x : t) x = tok(rng);
+  return t;
+}
 
 DepthFile prepare_depth_file(const LoadedModel& lm, const std::string& path, size_t prompt_len) {
   std::mt19937 rng(4096);
@@ -86,7 +91,6 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
   const size_t max_tokens = steps + seqs * chunks + 1;  // outlasts the others' prefills and the timed steps
   const size_t n_ctx = prompt_len + max_tokens + 1;
   llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, {seqs, n_ctx, 512, seqs});
-  std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(lm.tok->n_vocab() - 1));
   size_t started = 0;
   for (size_t s = 0; s < seqs; ++s) {
     llm::Request r;
@@ -95,8 +99,7 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
       r.prompt = filled->prompt;
       r.slot = static_cast<int>(s);
     } else {
-      r.prompt.resize(prompt_len);
-      for (int32_t& t : r.prompt) t = tok(rng);
+      r.prompt = random_tokens(lm, prompt_len, rng);
     }
     r.params.sampling.temperature = 0;
     r.params.ignore_eos = true;
@@ -120,13 +123,6 @@ double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t 
   if (trace) tracer.end();
   gen.cancel_all();
   return t / static_cast<double>(steps);
-}
-
-std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937& rng) {
-  std::uniform_int_distribution<int32_t> tok(0, static_cast<int32_t>(lm.tok->n_vocab() - 1));
-  std::vector<int32_t> t(n);
-  for (int32_t& x : t) x = tok(rng);
-  return t;
 }
 
 // A generator with one slot, and the seconds from submit to the first token of a prompt.
