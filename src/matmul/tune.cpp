@@ -139,8 +139,11 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     rep.classes[c].weights++;
     rep.classes[c].bytes += w.bytes();
   }
-  // Candidates: each permitted GEMV reading the class's packed RHS, times the chunk sizes;
-  // the default (select_kernels' GEMV, the default chunk) first.
+  // Candidates: the default (select_kernels' GEMV, the default chunk) first, then each other
+  // chunk size with that GEMV and each other permitted GEMV reading the class's packed RHS with
+  // the default chunk (the two are independent: a GEMV's stream, a thread's share of it). Not
+  // their product: every extra candidate is one more chance that noise passes the 99 % bound
+  // (Tune.NoiseOfTwoPercentIsNotAWin), and one more to time on a first load.
   const bool filtered = !filter.allow.empty() || !filter.deny.empty();
   for (TuneClass& tc : rep.classes) {
     std::vector<const Ukernel*> gemvs = gemv_candidates(*tc.gemm, filter, cpu_info());
@@ -148,12 +151,11 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
     const auto chosen = std::find(gemvs.begin(), gemvs.end(), tc.chosen.gemv);
     if (chosen != gemvs.end()) std::rotate(gemvs.begin(), chosen, chosen + 1);
     if (gemvs.empty() || gemvs[0] != tc.chosen.gemv) gemvs.insert(gemvs.begin(), tc.chosen.gemv);
-    for (const Ukernel* g : gemvs) {
-      for (size_t chunk : kChunks) {
-        if (rep.threads == 1 && chunk != DecodePlan::kDefaultChunkBytes) continue;  // one thread: no chunks
-        tc.candidates.push_back({{g, chunk, true}, 0, {}});
-      }
+    for (size_t chunk : kChunks) {
+      if (rep.threads == 1 && chunk != DecodePlan::kDefaultChunkBytes) continue;  // one thread: no chunks
+      tc.candidates.push_back({{gemvs[0], chunk, true}, 0, {}});
     }
+    for (size_t i = 1; i < gemvs.size(); ++i) tc.candidates.push_back({{gemvs[i], DecodePlan::kDefaultChunkBytes, true}, 0, {}});
   }
 
   // The cache: classes it has (for this CPU, build and thread count) are taken from it.

@@ -27,6 +27,11 @@ void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* d
   x86q::gemv<V, Block>(n, k, lhs, rhs, dst, lo, hi);
 }
 
+// The GEMV with its stream prefetched into L1 (x86_qloops.h's kGemvHint: the tuner's other kind).
+void gemv_l1(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
+  x86q::gemv<V, Block, x86q::kGemvAhead<V>, x86q::kGemvPanels, _MM_HINT_T0>(n, k, lhs, rhs, dst, lo, hi);
+}
+
 // The GEMV over ymm, reading the same 16-column panels (avx512_util.h's Ymm16).
 void gemv_ymm(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
               float hi) {
@@ -41,6 +46,9 @@ const Ukernel matmul_clamp_f32_qsi8d32p8x4_qau4c32p16x4_8x16_avx512vnni_dpbusd =
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau4c32p16x4_1x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qsi8d32p1x4_qau4c32p16x4_1x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::q4_0, true,
     gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv};
+const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau4c32p16x4_1x16_avx512vnni_dpbusdl1 = {
+    "matmul_clamp_f32_qsi8d32p1x4_qau4c32p16x4_1x16_avx512vnni_dpbusdl1", Isa::avx512vnni, WeightType::q4_0, true,
+    gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv_l1};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau4c32p16x4_1x16_avx512vnni_dpbusdymm = {
     "matmul_clamp_f32_qsi8d32p1x4_qau4c32p16x4_1x16_avx512vnni_dpbusdymm", Isa::avx512vnni, WeightType::q4_0, true,
     gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau4c32pscalef16_qsu4c32s16s0, gemv_ymm};

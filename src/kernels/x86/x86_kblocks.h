@@ -331,6 +331,11 @@ struct Kernels {
                    float hi) {
     x86q::gemv<V, K>(n, k, lhs, rhs, dst, lo, hi);
   }
+  // The GEMV with its stream prefetched into L1 (x86_qloops.h's kGemvHint: the tuner's other kind).
+  static void gemv_l1(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
+                      float hi) {
+    x86q::gemv<V, K, kGemvAhead<V>, kGemvPanels, _MM_HINT_T0>(n, k, lhs, rhs, dst, lo, hi);
+  }
 };
 
 }  // namespace

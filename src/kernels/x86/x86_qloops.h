@@ -55,10 +55,10 @@ inline const uint8_t* at(const uint8_t* w, size_t stride, size_t c, size_t off) 
   return w + c / kSplit<V> * stride + off + c % kSplit<V> * V::kLanes * B;
 }
 
-// Prefetches the `bytes` bytes at p into L2, a line at a time.
-template <size_t bytes>
-inline void prefetch_l2(const uint8_t* p) {
-  for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), _MM_HINT_T1);
+// Prefetches the `bytes` bytes at p, a line at a time, into L2 (or, with hint _MM_HINT_T0, L1).
+template <size_t bytes, int hint = _MM_HINT_T1>
+inline void prefetch_lines(const uint8_t* p) {
+  for (size_t off = 0; off < bytes; off += 64) _mm_prefetch(reinterpret_cast<const char*>(p + off), static_cast<decltype(_MM_HINT_T1)>(hint));
 }
 
 // Part `part` of `parts` of the lines of the `bytes` bytes at p, prefetched into L2 (or, with
@@ -137,7 +137,7 @@ inline void gemm_tile(size_t m, size_t i0, size_t j0, size_t n, size_t blocks, c
       continue;
     }
     if (pf != 0) {
-      for (size_t c = 0; c < C; ++c) prefetch_l2<K::kRhsBlock>(w + c * rhs_panel + pf);
+      for (size_t c = 0; c < C; ++c) prefetch_lines<K::kRhsBlock>(w + c * rhs_panel + pf);
     }
     accumulate<V, K, R, C, RL>(w, rhs_panel, a, acc);
   }
@@ -198,6 +198,10 @@ void gemm_cols(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, f
 //     paired read for Q4_K / Q6_K, where one super-block ahead within the panel (kGemvNear)
 //     reads 88-90 %, as the zmm GEMVs: the 8-column K-quant GEMVs come in both kinds, and the
 //     tuner measures which the CPU reads faster.
+// The hint (kGemvHint, L2) is a template parameter too: on the 2-vCPU Emerald Rapids Xeon
+// (model 207) the zmm Q4_0 / Q8_0 / IQ4_NL streams read 2-5 points closer to the paired read
+// prefetched into L1 (_MM_HINT_T0, as the zmm K-quant GEMVs' own steps do), so those come
+// in both kinds (`..._dpbusdl1`) and the tuner measures which one the CPU streams faster.
 // The prefetch stays inside the call's own columns (under threads, another thread owns the
 // next ones): the panels left over (n / 16 not a multiple of 4) go first, as a smaller group,
 // so the last group has none to prefetch.
@@ -205,10 +209,11 @@ constexpr size_t kGemvPanels = 4;
 template <class V>
 constexpr size_t kGemvAhead = kPanel<V> >= 16 ? 2048 : 0;  // bytes; 0: the next group's block
 constexpr size_t kGemvNear = 1024;  // bytes: an 8-column GEMV's other kind (one K-quant super-block)
+constexpr int kGemvHint = _MM_HINT_T1;
 
 // P column (sub-)panels of R rows (the first R of an RL-row LHS panel; the GEMV: 1 of 1),
 // blocks [b0, b1): acc[p][r] += Σ sums · s_w · s_a, and block b of each panel is prefetched at +pf.
-template <class V, class K, size_t P, size_t R = 1, size_t RL = 1>
+template <class V, class K, size_t P, size_t R = 1, size_t RL = 1, int Hint = kGemvHint>
 inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const uint8_t* lp, size_t b0, size_t b1,
                         typename V::F acc[P][R]) {
   for (size_t b = b0; b < b1; ++b) {
@@ -217,7 +222,7 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
     if constexpr (prefetches_in_step<K>()) {
       accumulate<V, K, R, P, RL>(w, rhs_panel, a, acc, pf);
     } else {
-      for (size_t p = 0; p < P; p += kSplit<V>) prefetch_l2<K::kRhsBlock>(at<V, 0>(w, rhs_panel, p, pf));
+      for (size_t p = 0; p < P; p += kSplit<V>) prefetch_lines<K::kRhsBlock, Hint>(at<V, 0>(w, rhs_panel, p, pf));
       accumulate<V, K, R, P, RL>(w, rhs_panel, a, acc);
     }
   }
@@ -225,7 +230,7 @@ inline void gemv_panels(const uint8_t* rp, size_t rhs_panel, size_t pf, const ui
 
 // One group of P (sub-)panels from column j0 (`last`: no group follows it in this call), into
 // rows [0, min(m, R)) of dst (`stride` bytes apart), columns [j0, min(n, j0 + P·kLanes)).
-template <class V, class K, size_t P, size_t R = 1, size_t RL = 1, size_t Ahead = kGemvAhead<V>>
+template <class V, class K, size_t P, size_t R = 1, size_t RL = 1, size_t Ahead = kGemvAhead<V>, int Hint = kGemvHint>
 inline void gemv_group(size_t m, size_t n, size_t j0, size_t blocks, const uint8_t* lp, const uint8_t* rp,
                        size_t rhs_panel, bool last, float* dst, size_t stride, typename V::F vlo, typename V::F vhi) {
   constexpr size_t nr = V::kLanes, panels = P / kSplit<V>;
@@ -234,12 +239,12 @@ inline void gemv_group(size_t m, size_t n, size_t j0, size_t blocks, const uint8
     for (size_t r = 0; r < R; ++r) acc[p][r] = V::zero();
   const size_t next = last ? 0 : panels * rhs_panel;  // to the same panel of the next group (0: re-touches its own lines)
   if constexpr (Ahead == 0) {
-    gemv_panels<V, K, P, R, RL>(rp, rhs_panel, next, lp, 0, blocks, acc);
+    gemv_panels<V, K, P, R, RL, Hint>(rp, rhs_panel, next, lp, 0, blocks, acc);
   } else {
     // d blocks ahead: block b + d of the panel, then block b + d − blocks of the next group's.
     const size_t d = std::min(blocks, (Ahead + K::kRhsBlock - 1) / K::kRhsBlock);
-    gemv_panels<V, K, P, R, RL>(rp, rhs_panel, d * K::kRhsBlock, lp, 0, blocks - d, acc);
-    gemv_panels<V, K, P, R, RL>(rp, rhs_panel, last ? 0 : next - (blocks - d) * K::kRhsBlock, lp, blocks - d, blocks, acc);
+    gemv_panels<V, K, P, R, RL, Hint>(rp, rhs_panel, d * K::kRhsBlock, lp, 0, blocks - d, acc);
+    gemv_panels<V, K, P, R, RL, Hint>(rp, rhs_panel, last ? 0 : next - (blocks - d) * K::kRhsBlock, lp, blocks - d, blocks, acc);
   }
   for (size_t r = 0; r < R && r < m; ++r) {
     float* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(dst) + r * stride);
@@ -254,7 +259,7 @@ inline void gemv_group(size_t m, size_t n, size_t j0, size_t blocks, const uint8
 // columns in groups of G panels (kSplit sub-panels each), the panels left over (n / kPanel not
 // a multiple of G) first, as a smaller group: each weight block is read once, from a stream
 // prefetched ahead as the GEMV's, and multiplied with all R rows.
-template <class V, class K, size_t G, size_t R = 1, size_t RL = 1, size_t Ahead = kGemvAhead<V>>
+template <class V, class K, size_t G, size_t R = 1, size_t RL = 1, size_t Ahead = kGemvAhead<V>, int Hint = kGemvHint>
 void stream_rows(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
                  float hi) {
   constexpr size_t np = kPanel<V>, sub = kSplit<V>;
@@ -265,23 +270,23 @@ void stream_rows(size_t m, size_t n, size_t k, const void* lhs, const void* rhs,
   const size_t panels = (n + np - 1) / np, groups = panels / G, left = panels % G;
   const bool none_after = groups == 0;
   [&]<size_t... L>(std::index_sequence<L...>) {
-    ((left == L + 1 ? gemv_group<V, K, (L + 1) * sub, R, RL, Ahead>(m, n, 0, blocks, lp, rp, rhs_panel, none_after, dst, stride,
+    ((left == L + 1 ? gemv_group<V, K, (L + 1) * sub, R, RL, Ahead, Hint>(m, n, 0, blocks, lp, rp, rhs_panel, none_after, dst, stride,
                                                               vlo, vhi)
                     : void()),
      ...);
   }(std::make_index_sequence<G - 1>{});
   for (size_t g = 0; g < groups; ++g) {
     const size_t j0 = left * np + g * G * np;
-    gemv_group<V, K, G * sub, R, RL, Ahead>(m, n, j0, blocks, lp, rp + j0 / np * rhs_panel, rhs_panel, g + 1 == groups, dst,
+    gemv_group<V, K, G * sub, R, RL, Ahead, Hint>(m, n, j0, blocks, lp, rp + j0 / np * rhs_panel, rhs_panel, g + 1 == groups, dst,
                                      stride, vlo, vhi);
   }
 }
 
 // dst[0, n) = clamp(x · Wᵀ) for one row, in groups of G panels, prefetching Ahead bytes ahead
-// in each panel (0: the next group's block).
-template <class V, class K, size_t Ahead = kGemvAhead<V>, size_t G = kGemvPanels>
+// in each panel (0: the next group's block) with hint Hint.
+template <class V, class K, size_t Ahead = kGemvAhead<V>, size_t G = kGemvPanels, int Hint = kGemvHint>
 void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, float lo, float hi) {
-  stream_rows<V, K, G, 1, 1, Ahead>(1, n, k, lhs, rhs, dst, 0, lo, hi);
+  stream_rows<V, K, G, 1, 1, Ahead, Hint>(1, n, k, lhs, rhs, dst, 0, lo, hi);
 }
 
 // The GEMM of an R-row x C-panel kernel. A few rows (batched decode: m ≤ R/4 or ≤ R/2) compute
