@@ -119,85 +119,17 @@ struct Q4K {
   }
 };
 
-// The GEMV's step (one LHS row, C panels): one load per 32-byte group and chunk for both its
-// sub-blocks (2·pair: low nibbles, 2·pair + 1: high), as Q4_0's GEMV reads its blocks (1 load,
-// 3 bit operations, 2 vpmaddubsw, 2 vpaddw per 32 bytes; Q4K's pass per nibble loads each
-// vector twice and shifts it once more). With one row the 2·C int16 sums fit in registers.
-// The sub-block scale is the vpmaddwd of Q4K; the min terms gather in tmin, and d and dmin/8
-// multiply once per super-block (as x86_kgemv.h's GemvQ4K does). Callgrind (n 256, k 1024):
-// 65.6 k instructions per call against Q4K's 73.3 k (0.25 per MAC, was 0.28). The same sums in
-// another F32 order than Q4K (the GEMM's).
-struct Q4KGemv {
-  static constexpr size_t kStepBlocks = 8, kRhsBlock = kNr * 148;
-  static constexpr bool kPrefetchesInStep = true;
-
-  template <size_t R, size_t C, size_t RL = R>
-  static void step(const uint8_t* w, size_t stride, const uint8_t* a, __m256 acc[C][R], size_t pf) {
-    static_assert(R == 1 && RL == 1, "the GEMV's step: one LHS row");
-    __m256 t[C], tmin[C];
-    for (size_t c = 0; c < C; ++c) t[c] = tmin[c] = _mm256_setzero_ps();
-#pragma GCC unroll 1
-    for (size_t pair = 0; pair < 4; ++pair) group<C>(w, stride, pair, a + 2 * pair * x86lhs::kBlockBytes, t, tmin, pf);
-    for (size_t c = 0; c < C; ++c) {
-      const __m256 d = avx2::load_f16x8(w + c * stride + 144 * kNr);
-      const __m256 dmin8 = _mm256_mul_ps(avx2::load_f16x8(w + c * stride + 146 * kNr), _mm256_set1_ps(0.125f));
-      acc[c][0] = _mm256_fmadd_ps(tmin[c], dmin8, _mm256_fmadd_ps(t[c], d, acc[c][0]));
-    }
-  }
-
-  // Sub-blocks 2·pair (LHS block a0) and 2·pair + 1 (the next); with pf != 0, parts 2·pair and
-  // 2·pair + 1 of 8 of each panel's super-block at +pf are prefetched, one per half of the loop.
-  template <size_t C>
-  static void group(const uint8_t* w, size_t stride, size_t pair, const uint8_t* a0, __m256 t[C], __m256 tmin[C],
-                    size_t pf) {
-    const uint8_t* a1 = a0 + x86lhs::kBlockBytes;
-    const __m256i m4 = _mm256_set1_epi8(0x0f);
-    __m256i s0[C], s1[C];
-    for (size_t c = 0; c < C; ++c) s0[c] = s1[c] = _mm256_setzero_si256();
-    for (size_t half = 0; half < 2; ++half) {  // constant offsets: a run-time part index cost address arithmetic
-      if (pf != 0) {
-        for (size_t c = 0; c < C; ++c) x86q::prefetch_part<kRhsBlock, 8>(w + c * stride + pf, 2 * pair + half);
-      }
-      const uint8_t* q = w + pair * 32 * kNr + 128 * half;
-#pragma GCC unroll 4
-      for (size_t v = 0; v < 4; ++v) {
-        const __m256i av0 = avx2::broadcast4(a0 + 16 * half + 4 * v), av1 = avx2::broadcast4(a1 + 16 * half + 4 * v);
-        for (size_t c = 0; c < C; ++c) {
-          const __m256i wv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + c * stride + 32 * v));
-          s0[c] = _mm256_add_epi16(s0[c], _mm256_maddubs_epi16(_mm256_and_si256(wv, m4), av0));
-          s1[c] = _mm256_add_epi16(s1[c], _mm256_maddubs_epi16(_mm256_and_si256(_mm256_srli_epi16(wv, 4), m4), av1));
-        }
-      }
-    }
-    finish<C>(w, stride, 2 * pair, a0, s0, t, tmin);
-    finish<C>(w, stride, 2 * pair + 1, a1, s1, t, tmin);
-  }
-
-  // t += (Σ·sc_j)·s_a (vpmaddwd: exact int32), tmin += m_j·((−8·Σa)·s_a).
-  template <size_t C>
-  static void finish(const uint8_t* w, size_t stride, size_t j, const uint8_t* aj, const __m256i s[C], __m256 t[C],
-                     __m256 tmin[C]) {
-    const __m256 sa = avx2::broadcast_f32(aj + 32);
-    const __m256 nb = neg8sum_row(aj, 0, 1);
-    for (size_t c = 0; c < C; ++c) {
-      const uint8_t* sm = w + c * stride + 128 * kNr + 2 * kNr * j;
-      t[c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(_mm256_madd_epi16(s[c], scale_pairs(sm))), sa, t[c]);
-      tmin[c] = _mm256_fmadd_ps(mins(sm + kNr), nb, tmin[c]);
-    }
-  }
-};
-
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
   x86q::gemm<avx2::Ymm, Q4K, 4, 2>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  x86q::gemv<avx2::Ymm, Q4KGemv>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx2::Ymm, Q4K>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 void gemv_near(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
-  x86q::gemv<avx2::Ymm, Q4KGemv, x86q::kGemvNear>(n, k, lhs, rhs, dst, lo, hi);
+  x86q::gemv<avx2::Ymm, Q4K, x86q::kGemvNear>(n, k, lhs, rhs, dst, lo, hi);
 }
 
 }  // namespace

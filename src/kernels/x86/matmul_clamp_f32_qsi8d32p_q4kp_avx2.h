@@ -13,12 +13,10 @@
 // (broadcast) with vpmaddubsw and summed in int16 (8 products of q <= 15, |a| <= 127: no
 // overflow). Then vpmaddwd by sc_j (the integer scale, a vpshufb of the packed bytes) gives
 // int32, to F32, one FMA with s_a; the min term m_j·(−8Σa)·s_a (the LHS's int16 sums) is one
-// more FMA. d and dmin/8 multiply once per super-block. The GEMM takes 4 rows x 2 panels
-// (both nibbles in one pass needed 2·C·R int16 accumulators). The GEMVs (1 row x 4 panels;
-// the next group's block or, `near`, one super-block ahead in the panel: x86_qloops.h) take
-// both nibbles of each loaded vector at once (Q4KGemv: 2·C accumulators fit), the min terms
-// summed apart and dmin applied once per super-block. Callgrind (n 256, k 1024): GEMV
-// 0.25 instructions per MAC (before, one pass per nibble: 0.28; Q4_0 0.21), GEMM m = 16 0.20 (Q4_0 0.16).
+// more FMA. d and dmin/8 multiply once per super-block. Both nibbles in one pass needed 2·C·R
+// int16 accumulators and spilled in the GEMV. The GEMM takes 4 rows x 2 panels, the GEMV 1 row
+// x 4 panels, prefetching the next 4 panels (x86_qloops.h). Callgrind (n 256, k 1024): GEMV
+// 0.29 instructions per MAC (Q4_0 0.21), GEMM m = 16 0.20 (Q4_0 0.16).
 #pragma once
 #include "kernels/ukernel.h"
 
