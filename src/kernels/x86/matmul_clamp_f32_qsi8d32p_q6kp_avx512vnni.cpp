@@ -13,7 +13,7 @@ using V = avx512::Zmm;
 // The GEMV steps by GemvQ6K (x86_kgemv.h, zero points by vpdpbusd zmm: avx512_kgemv.h), the
 // GEMM tiles by VnniQ6K.
 using Gemv = x86q::GemvQ6K<V, x86q::Q6KZeroPointsZmm>;
-using K = x86q::Kernels<V, Gemv, 8, 1, x86q::VnniQ6K<V, false>>;
+using K = x86q::Kernels<V, Gemv, 8, 1, x86q::VnniQ6K<V, false>, x86q::VnniQ6K<V>>;  // few rows: spread prefetch
 
 // The GEMV over ymm, reading the same 16-column panels (avx512_util.h's Ymm16).
 void gemv_ymm(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,

@@ -11,7 +11,7 @@ namespace {
 
 using V = avxvnni::Ymm;
 // The GEMV steps by GemvQ6K (x86_kgemv.h), the GEMM tiles by VnniQ6K.
-using K = x86q::Kernels<V, x86q::GemvQ6K<V>, 4, 1, x86q::VnniQ6K<V, false>>;
+using K = x86q::Kernels<V, x86q::GemvQ6K<V>, 4, 1, x86q::VnniQ6K<V, false>, x86q::VnniQ6K<V>>;  // few rows: spread prefetch
 
 void gemv_near(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
   x86q::gemv<V, x86q::GemvQ6K<V>, x86q::kGemvNear>(n, k, lhs, rhs, dst, lo, hi);

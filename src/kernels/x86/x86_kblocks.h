@@ -318,14 +318,15 @@ struct VnniIq4nl {
 
 // The GEMM (R-row x C-panel tiles) and GEMV of a kernel file over block type K, and their
 // tile parameters (mr R or 1, nr V::kLanes, kr 4, sr 2; m_step = mr, n_step = nr): what each
-// file's two Ukernel values point at. The GEMM may take its own block type (KGemm).
-template <class V, class K, size_t R, size_t C = 1, class KGemm = K>
+// file's two Ukernel values point at. The GEMM may take its own block type (KGemm), and its
+// few-row path (x86q::gemm, m <= R / 2) another (KFew: the same sums, another prefetch).
+template <class V, class K, size_t R, size_t C = 1, class KGemm = K, class KFew = KGemm>
 struct Kernels {
   static TileParams gemm_params(size_t) { return {R, V::kLanes, 4, 2, R, V::kLanes}; }
   static TileParams gemv_params(size_t) { return {1, kPanel<V>, 4, 2, 1, kPanel<V>}; }
   static void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride,
                    float lo, float hi) {
-    x86q::gemm<V, KGemm, R, C>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+    x86q::gemm<V, KGemm, R, C, KFew>(m, n, k, lhs, rhs, dst, stride, lo, hi);
   }
   static void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo,
                    float hi) {

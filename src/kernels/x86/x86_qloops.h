@@ -295,15 +295,18 @@ void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, floa
 // the GEMV does (stream_rows: each panel prefetched kGemvAhead ahead, running on into the next
 // group; as column tiles that prefetched the next tile, 4 rows read 71 % of the paired read on
 // the 2-vCPU Xeon). The sums are the same per row and column either way (the same blocks in
-// the same order): the rows' bits do not depend on the path.
-template <class V, class K, size_t R, size_t C = 1>
+// the same order): the rows' bits do not depend on the path. KFew, the few rows' block type,
+// may differ from K in its prefetch only (VnniQ6K: the GEMM tiles' prefetch per super-block,
+// the few rows' spread over its 32-blocks as the GEMV's: a burst of 27-53 L2 prefetches per
+// panel and super-block ahead of the reads that stream from DRAM).
+template <class V, class K, size_t R, size_t C = 1, class KFew = K>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
   if constexpr (R % 4 == 0) {
-    if (m <= R / 4) return stream_rows<V, K, 4 * C, R / 4, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+    if (m <= R / 4) return stream_rows<V, KFew, 4 * C, R / 4, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
   }
   if constexpr (R % 2 == 0) {
-    if (m <= R / 2) return stream_rows<V, K, 2 * C, R / 2, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+    if (m <= R / 2) return stream_rows<V, KFew, 2 * C, R / 2, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
   }
   gemm_cols<V, K, R, C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
