@@ -100,6 +100,9 @@ void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k,
     } else if (heads - h >= kAttendHeads) {
       attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += kAttendHeads;
+    } else if (heads - h == 3) {  // a GQA group of 3 (Llama 3.2 3B) reads each K/V row once, not as 2 + 1
+      attend_rows<3>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
+      h += 3;
     } else if (heads - h >= 2) {
       attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += 2;

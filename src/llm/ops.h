@@ -19,7 +19,8 @@ namespace qmm::llm {
 //   k, v: position p's head_dim values at k + p·kv_stride, v + p·kv_stride
 //   att:  scratch of at least kAttendHeads·(pos0 + rows) floats
 //   out:  row r, head h at out + r·out_stride + h·head_dim
-// Up to kAttendHeads heads are computed together, so each K and V vector is read once for them.
+// Up to kAttendHeads heads are computed together (a group of 3 as one, not 2 + 1), so each K and
+// V vector is read once for them.
 constexpr size_t kAttendHeads = 4;
 // Where the attended positions are: position p at k + ((start + p) % slots)·kv_stride (the same
 // for v). The default is plain p; a sliding window's cache is a ring of `slots` positions whose

@@ -1,6 +1,6 @@
 // The attention kernels (src/llm/attention/attend_kernel.h) against the scalar reference on
 // generated cases: every key and value type, head sizes at and off the 8- and 16-float vectors and
-// the passes of 32-128 columns, 1-6 query heads per K/V head (the 4-, 2- and 1-head paths and
+// the passes of 32-128 columns, 1-6 query heads per K/V head (the 4-, 3-, 2- and 1-head paths and
 // their mixes), rows that see all, part or none of the chunk, rings that wrap inside it,
 // soft-capping; every kernel this CPU runs. The query rounding of int8 Q·K, the selection and
 // the trace.
@@ -163,6 +163,45 @@ TEST(AttendKernels, ARowAloneGetsTheBitsItGetsInATile) {
         for (size_t i = 0; i < c.heads * ps; ++i)
           ASSERT_EQ(std::bit_cast<uint32_t>(alone[i]), std::bit_cast<uint32_t>(tile[r * c.heads * ps + i]))
               << kernel.name << " " << describe(c) << " row " << r << " float " << i;
+      }
+    }
+  }
+}
+
+// A GQA group of 3 query heads (Llama 3.2 3B: 24 query heads on 8 K/V heads) is served by one
+// pass over the chunk's K and V rows, not a pass for 2 heads and another for 1, with the bits
+// each head gets alone: every kernel this CPU runs, every key and value type, head sizes at and
+// off the 16-float vectors, a lone decode row and tiles of rows (the AVX-512 kernel's key-major
+// panel), rings that wrap inside the chunk.
+TEST(AttendKernels, AGroupOfThreeHeadsGetsTheBitsOfEachHeadAlone) {
+  std::vector<Case> cases;
+  for (KvType kt : kAll) {
+    for (KvType vt : kAll) {
+      for (size_t hd : {32, 64, 80, 128}) {
+        for (auto [pos0, rows] : {std::pair<size_t, size_t>{300, 1}, {700, 1}, {37, 1}, {250, 9}, {20, 3}}) {
+          if (!kv_fits(kt, hd) || !kv_fits(vt, hd)) continue;
+          const size_t chunk = pos0 / kAttendChunk, slots = pos0 + rows + 40;
+          const size_t start = pos0 % 50 == 0 ? slots - (chunk * kAttendChunk + 7) : 0;  // the ring wraps 7 positions into the chunk
+          cases.push_back({kt, vt, hd, 3, pos0, rows, chunk, start, slots, 0.0f});
+        }
+      }
+    }
+  }
+  for (const AttendKernel& kernel : attend_kernels()) {
+    if (!cpu_info().has(kernel.features)) continue;
+    for (const Case& c : cases) {
+      const Data d(c);
+      const auto group = partials(kernel, c, d);
+      const size_t ps = attend_partial_size(c.hd);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(c.hd));
+      for (size_t h = 0; h < c.heads; ++h) {
+        std::vector<float> scratch(attend_chunk_scratch(c.hd), NAN), alone(c.rows * ps, NAN);
+        kernel.chunk(d.q.data() + h * c.hd, c.heads * c.hd, 1, d.head, c.hd, c.chunk, c.pos0, c.rows, scale, c.softcap, scratch.data(),
+                     alone.data());
+        for (size_t r = 0; r < c.rows; ++r)
+          for (size_t i = 0; i < ps; ++i)
+            ASSERT_EQ(std::bit_cast<uint32_t>(alone[r * ps + i]), std::bit_cast<uint32_t>(group[(r * c.heads + h) * ps + i]))
+                << kernel.name << " " << describe(c) << " head " << h << " row " << r << " float " << i;
       }
     }
   }

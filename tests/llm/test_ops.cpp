@@ -1,5 +1,5 @@
 // Attention against a plain double-precision reference: 1..8 query heads sharing a K/V head
-// (the 4-, 2- and 1-head paths and their mixes), head sizes at and off the 8-float vectors
+// (the 4-, 3-, 2- and 1-head paths and their mixes), head sizes at and off the 8-float vectors
 // and the 64-column passes, cache prefixes and query rows at and off the 8-key passes.
 #include <gtest/gtest.h>
 
