@@ -303,5 +303,33 @@ TEST(AttendKernels, SubnormalSumsAreFlushedToZero) {
 #endif
 }
 
+// Folding two partials whose maxima lie 100 apart scales the lower one by e^−100 (a subnormal
+// float): its products are flushed to zero as in the kernels, whichever side holds it, and the
+// caller's floating-point mode is left as it was. The exact fold, 0.5·e^−100 / (1 + e^−100) ≈
+// 2e−44 of a zero value, is a subnormal the flush makes exactly 0 (kept, it would be nonzero).
+TEST(AttendKernels, CombiningFlushesSubnormalProducts) {
+#if defined(__SSE__)
+  const size_t hd = 64, ps = attend_partial_size(hd);
+  std::vector<float> high(ps, 0.0f), low(ps, 0.5f);
+  high[0] = 0.0f, high[1] = 1.0f;  // m = 0, l = 1, o = 0
+  low[0] = -100.0f, low[1] = 1.0f;  // m = −100, l = 1, o = 0.5
+  for (bool low_first : {false, true}) {
+    std::vector<float> acc(ps, 0.0f);
+    const unsigned mode = _mm_getcsr();
+    attend_combine(acc.data(), (low_first ? low : high).data(), 1, hd);
+    attend_combine(acc.data(), (low_first ? high : low).data(), 1, hd);
+    EXPECT_EQ(_mm_getcsr(), mode);
+    EXPECT_EQ(acc[0], 0.0f) << "low first " << low_first;
+    EXPECT_EQ(acc[1], 1.0f) << "low first " << low_first;
+    for (size_t d = 0; d < hd; ++d) {
+      ASSERT_NEAR(acc[2 + d], 0.5 * std::exp(-100.0), 1e-30) << "low first " << low_first << " d " << d;
+      ASSERT_EQ(acc[2 + d], 0.0f) << "low first " << low_first << " d " << d << ": a subnormal product was kept";
+    }
+  }
+#else
+  GTEST_SKIP() << "flushing is x86's (MXCSR); other CPUs take subnormals at full speed";
+#endif
+}
+
 }  // namespace
 }  // namespace qmm::llm
