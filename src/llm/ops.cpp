@@ -91,6 +91,7 @@ static void attend_plain(const float* q, size_t q_stride, const float* k, const 
 QMM_VECTOR_CLONES
 void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k, const float* v, size_t kv_stride, size_t hd,
                   size_t pos0, size_t rows, float scale, float* att, float* out, size_t out_stride, float softcap, KvRing ring) {
+  const FlushSubnormals flush;  // as the attention kernels (attention/attend_kernel.h): no subnormal sums
   for (size_t h = 0; h < heads;) {
     const float* qh = q + h * hd;
     float* oh = out + h * hd;
@@ -100,6 +101,9 @@ void attend_heads(const float* q, size_t q_stride, size_t heads, const float* k,
     } else if (heads - h >= kAttendHeads) {
       attend_rows<kAttendHeads>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += kAttendHeads;
+    } else if (heads - h == 3) {  // a GQA group of 3 (Llama 3.2 3B) reads each K/V row once, not as 2 + 1
+      attend_rows<3>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
+      h += 3;
     } else if (heads - h >= 2) {
       attend_rows<2>(qh, q_stride, k, v, kv_stride, hd, pos0, rows, scale, att, oh, out_stride, softcap, ring);
       h += 2;
@@ -117,6 +121,9 @@ void attend_chunk(const float* q, size_t q_stride, size_t heads, const KvHead& k
 
 QMM_VECTOR_CLONES
 void attend_combine(float* acc, const float* part, size_t count, size_t hd) {
+  // A partial whose maximum lies far below the other's is scaled by a tiny e^(m' − m): subnormal
+  // products, a microcode assist each, unless flushed as in the kernels (attend_kernel.h).
+  const FlushSubnormals flush;
   const size_t ps = attend_partial_size(hd);
   for (size_t i = 0; i < count; ++i) {
     float* a = acc + i * ps;

@@ -19,7 +19,9 @@ namespace qmm::llm {
 //   k, v: position p's head_dim values at k + p·kv_stride, v + p·kv_stride
 //   att:  scratch of at least kAttendHeads·(pos0 + rows) floats
 //   out:  row r, head h at out + r·out_stride + h·head_dim
-// Up to kAttendHeads heads are computed together, so each K and V vector is read once for them.
+// Up to kAttendHeads heads are computed together (a group of 3 as one, not 2 + 1), so each K and
+// V vector is read once for them. Subnormal sums are flushed to zero, as in the attention kernels
+// (FlushSubnormals, attention/attend_kernel.h).
 constexpr size_t kAttendHeads = 4;
 // Where the attended positions are: position p at k + ((start + p) % slots)·kv_stride (the same
 // for v). The default is plain p; a sliding window's cache is a ring of `slots` positions whose
@@ -70,7 +72,9 @@ inline size_t attend_partial_size(size_t head_dim) { return head_dim + 2; }
 // Keys are read as stored: a rotated key type needs rotated queries (kv_rotate).
 void attend_chunk(const float* q, size_t q_stride, size_t heads, const KvHead& kv, size_t head_dim, size_t chunk, size_t pos0,
                   size_t rows, float scale, float softcap, float* scratch, float* part);
-// acc[i] = acc[i] ⊕ part[i] for `count` partials (an acc with l = 0 is empty: it takes part).
+// acc[i] = acc[i] ⊕ part[i] for `count` partials (an acc with l = 0 is empty: it takes part),
+// subnormal products flushed to zero as in the kernels (a partial far below the other's maximum is
+// scaled by a tiny e^(m' − m)), so every split of a row folds alike and at full speed.
 void attend_combine(float* acc, const float* part, size_t count, size_t head_dim);
 // out + r·out_stride + h·head_dim = o / l of partial (r, h).
 void attend_finish(const float* acc, size_t rows, size_t heads, size_t head_dim, float* out, size_t out_stride);

@@ -1,6 +1,6 @@
 // The attention kernels (src/llm/attention/attend_kernel.h) against the scalar reference on
 // generated cases: every key and value type, head sizes at and off the 8- and 16-float vectors and
-// the passes of 32-128 columns, 1-6 query heads per K/V head (the 4-, 2- and 1-head paths and
+// the passes of 32-128 columns, 1-6 query heads per K/V head (the 4-, 3-, 2- and 1-head paths and
 // their mixes), rows that see all, part or none of the chunk, rings that wrap inside it,
 // soft-capping; every kernel this CPU runs. The query rounding of int8 Q·K, the selection and
 // the trace.
@@ -168,6 +168,45 @@ TEST(AttendKernels, ARowAloneGetsTheBitsItGetsInATile) {
   }
 }
 
+// A GQA group of 3 query heads (Llama 3.2 3B: 24 query heads on 8 K/V heads) is served by one
+// pass over the chunk's K and V rows, not a pass for 2 heads and another for 1, with the bits
+// each head gets alone: every kernel this CPU runs, every key and value type, head sizes at and
+// off the 16-float vectors, a lone decode row and tiles of rows (the AVX-512 kernel's key-major
+// panel), rings that wrap inside the chunk.
+TEST(AttendKernels, AGroupOfThreeHeadsGetsTheBitsOfEachHeadAlone) {
+  std::vector<Case> cases;
+  for (KvType kt : kAll) {
+    for (KvType vt : kAll) {
+      for (size_t hd : {32, 64, 80, 128}) {
+        for (auto [pos0, rows] : {std::pair<size_t, size_t>{300, 1}, {700, 1}, {37, 1}, {250, 9}, {20, 3}}) {
+          if (!kv_fits(kt, hd) || !kv_fits(vt, hd)) continue;
+          const size_t chunk = pos0 / kAttendChunk, slots = pos0 + rows + 40;
+          const size_t start = pos0 % 50 == 0 ? slots - (chunk * kAttendChunk + 7) : 0;  // the ring wraps 7 positions into the chunk
+          cases.push_back({kt, vt, hd, 3, pos0, rows, chunk, start, slots, 0.0f});
+        }
+      }
+    }
+  }
+  for (const AttendKernel& kernel : attend_kernels()) {
+    if (!cpu_info().has(kernel.features)) continue;
+    for (const Case& c : cases) {
+      const Data d(c);
+      const auto group = partials(kernel, c, d);
+      const size_t ps = attend_partial_size(c.hd);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(c.hd));
+      for (size_t h = 0; h < c.heads; ++h) {
+        std::vector<float> scratch(attend_chunk_scratch(c.hd), NAN), alone(c.rows * ps, NAN);
+        kernel.chunk(d.q.data() + h * c.hd, c.heads * c.hd, 1, d.head, c.hd, c.chunk, c.pos0, c.rows, scale, c.softcap, scratch.data(),
+                     alone.data());
+        for (size_t r = 0; r < c.rows; ++r)
+          for (size_t i = 0; i < ps; ++i)
+            ASSERT_EQ(std::bit_cast<uint32_t>(alone[r * ps + i]), std::bit_cast<uint32_t>(group[(r * c.heads + h) * ps + i]))
+                << kernel.name << " " << describe(c) << " head " << h << " row " << r << " float " << i;
+      }
+    }
+  }
+}
+
 // Per block of 32: the largest magnitude becomes ±127, d = max / 127; a zero block is all zero
 // with d = 0; a block holding a NaN or an infinity gets d = NaN (its scores are NaN) and zeros.
 TEST(AttendKernels, QueriesRoundToInt8PerBlock) {
@@ -257,6 +296,34 @@ TEST(AttendKernels, SubnormalSumsAreFlushedToZero) {
         ASSERT_EQ(part[1], 1.0f) << what;           // l = 1 + e^(−100)
         for (size_t d = 0; d < hd; ++d) ASSERT_EQ(part[2 + d], 0.0f) << what << " d " << d;
       }
+    }
+  }
+#else
+  GTEST_SKIP() << "flushing is x86's (MXCSR); other CPUs take subnormals at full speed";
+#endif
+}
+
+// Folding two partials whose maxima lie 100 apart scales the lower one by e^−100 (a subnormal
+// float): its products are flushed to zero as in the kernels, whichever side holds it, and the
+// caller's floating-point mode is left as it was. The exact fold, 0.5·e^−100 / (1 + e^−100) ≈
+// 2e−44 of a zero value, is a subnormal the flush makes exactly 0 (kept, it would be nonzero).
+TEST(AttendKernels, CombiningFlushesSubnormalProducts) {
+#if defined(__SSE__)
+  const size_t hd = 64, ps = attend_partial_size(hd);
+  std::vector<float> high(ps, 0.0f), low(ps, 0.5f);
+  high[0] = 0.0f, high[1] = 1.0f;  // m = 0, l = 1, o = 0
+  low[0] = -100.0f, low[1] = 1.0f;  // m = −100, l = 1, o = 0.5
+  for (bool low_first : {false, true}) {
+    std::vector<float> acc(ps, 0.0f);
+    const unsigned mode = _mm_getcsr();
+    attend_combine(acc.data(), (low_first ? low : high).data(), 1, hd);
+    attend_combine(acc.data(), (low_first ? high : low).data(), 1, hd);
+    EXPECT_EQ(_mm_getcsr(), mode);
+    EXPECT_EQ(acc[0], 0.0f) << "low first " << low_first;
+    EXPECT_EQ(acc[1], 1.0f) << "low first " << low_first;
+    for (size_t d = 0; d < hd; ++d) {
+      ASSERT_NEAR(acc[2 + d], 0.5 * std::exp(-100.0), 1e-30) << "low first " << low_first << " d " << d;
+      ASSERT_EQ(acc[2 + d], 0.0f) << "low first " << low_first << " d " << d << ": a subnormal product was kept";
     }
   }
 #else

@@ -1,13 +1,17 @@
 // Attention against a plain double-precision reference: 1..8 query heads sharing a K/V head
-// (the 4-, 2- and 1-head paths and their mixes), head sizes at and off the 8-float vectors
+// (the 4-, 3-, 2- and 1-head paths and their mixes), head sizes at and off the 8-float vectors
 // and the 64-column passes, cache prefixes and query rows at and off the 8-key passes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "core/random.h"
 #include "llm/ops.h"
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 namespace qmm::llm {
 namespace {
@@ -91,6 +95,34 @@ TEST(Attention, RingOfSlotsEqualsTheUnwrappedPositions) {
       }
     }
   }
+}
+
+// Positions whose weight e^(s − m) is tiny times values below 1 make subnormal sums, each
+// operation on which costs a microcode assist on x86: the F32 cache's attention flushes them to
+// zero as the attention kernels do (ops.h), for the 1-, 2-, 3- and 4-head paths, and leaves the
+// caller's floating-point mode as it found it. Eight positions score −100 with values 0.5, the
+// ninth 0 with a zero value: the exact output, 0.5·8e^−100 / (1 + 8e^−100) ≈ 2e−44, is a
+// subnormal the flush makes exactly 0 (without it the result would be a nonzero subnormal).
+TEST(Attention, SubnormalSumsAreFlushedToZero) {
+#if defined(__SSE__)
+  for (size_t heads : {1, 2, 3, 4}) {
+    const size_t hd = 64, len = 9;
+    std::vector<float> q(heads * hd, 0.0f), k(len * hd, 0.0f), v(len * hd, 0.5f), att(4 * len), out(heads * hd, -7.0f);
+    for (size_t h = 0; h < heads; ++h) q[h * hd] = 100.0f;
+    for (size_t p = 0; p + 1 < len; ++p) k[p * hd] = -1.0f;
+    std::fill(v.end() - static_cast<ptrdiff_t>(hd), v.end(), 0.0f);
+    const unsigned mode = _mm_getcsr();
+    attend_heads(q.data(), 0, heads, k.data(), v.data(), hd, hd, len - 1, 1, 1.0f, att.data(), out.data(), hd);
+    EXPECT_EQ(_mm_getcsr(), mode) << "heads " << heads;
+    const auto want = reference(q, 0, heads, k, v, hd, hd, len - 1, 1, 1.0f);
+    for (size_t i = 0; i < heads * hd; ++i) {
+      ASSERT_NEAR(out[i], want[i], 1e-30) << "heads " << heads << " index " << i;
+      ASSERT_EQ(out[i], 0.0f) << "heads " << heads << " index " << i << ": a subnormal sum was kept";
+    }
+  }
+#else
+  GTEST_SKIP() << "flushing is x86's (MXCSR); other CPUs take subnormals at full speed";
+#endif
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ struct Avx512Vnni : X86Keys {
       scores_rows_v8<Avx512Vnni, H>(q, k, stride, hd, len, scale, att);
       return;
     }
-    constexpr size_t K = 16 / H;  // keys a pass: 16 (head, key) sums reduced together
+    constexpr size_t K = 16 / H;  // keys a pass: 16 (head, key) sums reduced together (3 heads: 15, a[15] zero)
     const size_t row_bytes = stride * sizeof(T), ahead = std::max(2 * K * row_bytes, kKeyAhead);
     size_t p = 0;
     for (; p + K <= len; p += K) {
@@ -54,7 +54,7 @@ struct Avx512Vnni : X86Keys {
       }
       __m512 f[8];
       for (size_t i = 0; i < 8; ++i) f[i] = fold_pairs(a[2 * i], a[2 * i + 1]);
-      store_scores<H>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+      store_scores<H, K>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
     }
     for (; p < len; ++p) {  // the tail: each key alone, in the same order
       for (size_t h = 0; h < H; ++h) {
@@ -83,10 +83,14 @@ struct Avx512Vnni : X86Keys {
     // r's lanes hold the sums 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15: back in order.
     return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15), r);
   }
-  // Lanes h·(16/H)..: head h's scores of 16/H consecutive keys, to att + h·kAttendChunk.
-  template <size_t H>
+  // Lanes h·K..h·K + K − 1: head h's scores of K consecutive keys, to att + h·kAttendChunk (K =
+  // 16/H; three heads: 5 keys a pass of F32/F16 scores, 4 of int8 ones, the last lanes unused).
+  template <size_t H, size_t K = 16 / H>
   static void store_scores(__m512 s, float* att) {
-    if constexpr (H == 1) {
+    if constexpr (H * K != 16) {  // masked stores: lanes h·K.. land at att + h·kAttendChunk
+      for (size_t h = 0; h < H; ++h)
+        _mm512_mask_storeu_ps(att + h * (kAttendChunk - K), static_cast<__mmask16>(((1u << K) - 1) << (h * K)), s);
+    } else if constexpr (H == 1) {
       _mm512_storeu_ps(att, s);
     } else if constexpr (H == 2) {
       _mm256_storeu_ps(att, _mm512_castps512_ps256(s));
@@ -488,7 +492,9 @@ struct Avx512Vnni : X86Keys {
         }
       }
     };
-    constexpr size_t K16 = 16 / H;  // keys a pass (two a vector): 16 (head, key) sums reduced together
+    // Keys a pass (two a vector): 16 (head, key) sums reduced together; three heads take 4 keys
+    // (12 sums, f[6] and f[7] zero).
+    constexpr size_t K16 = 16 / H / 2 * 2;
     const size_t ahead = std::max(2 * K16 * stride, kKeyAhead);
     size_t p = 0;
     for (; p + K16 <= len; p += K16) {
@@ -497,9 +503,10 @@ struct Avx512Vnni : X86Keys {
       __m512 acc[H][K16 / 2];
       pair_sums(p, acc);
       __m512 f[8];
+      for (size_t i = H * K16 / 2; i < 8; ++i) f[i] = _mm512_setzero_ps();
       for (size_t h = 0; h < H; ++h)
         for (size_t j = 0; j < K16 / 2; ++j) f[h * (K16 / 2) + j] = acc[h][j];
-      store_scores<H>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+      store_scores<H, K16>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
     }
     if (p == len) return;
     score_frame<H>(  // the tail (fewer than 16/H keys): score_frame's groups and single keys, the same sums

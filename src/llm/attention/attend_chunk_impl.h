@@ -61,9 +61,9 @@ namespace {
 // vector for head h, summed) for H heads and len key rows of row_bytes. A pass takes K = 8/H keys:
 // group(p, a) fills the 8 (head, key) lane vectors a[h·K + j], reduced together by hsum8; a key
 // in the tail by tail(p, h) -> v8, reduced in hsum8's order, so its bits do not depend on where its
-// group starts (a ring's wrap). The key rows a few passes ahead (at least kKeyAhead bytes) are
-// prefetched: in a decode step they come from DRAM, in chunks that cross 4 KiB pages where the
-// hardware's stream prefetch stops.
+// group starts (a ring's wrap). Three heads take K = 2 keys a pass (a[6] and a[7] stay zero). The
+// key rows a few passes ahead (at least kKeyAhead bytes) are prefetched: in a decode step they come
+// from DRAM, in chunks that cross 4 KiB pages where the hardware's stream prefetch stops.
 constexpr size_t kKeyAhead = 2048;
 template <size_t H, class Group, class Tail>
 [[gnu::always_inline]] inline void score_frame(const void* k, size_t row_bytes, size_t len, float scale, float* att, Group&& group,
@@ -74,7 +74,7 @@ template <size_t H, class Group, class Tail>
     const uint8_t* kp = static_cast<const uint8_t*>(k) + p * row_bytes;
     const size_t ahead = std::max(4 * K * row_bytes, kKeyAhead);
     for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + ahead + off);
-    v8 a[8];
+    v8 a[8] = {};
     group(p, a);
     const v8 sums = hsum8(a) * scale;
     for (size_t h = 0; h < H; ++h)
@@ -464,6 +464,9 @@ template <class P>
       } else if (heads - h >= kAttendHeads) {
         tile_heads<P, kAttendHeads>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, panel, scale, softcap, att, qs, qd, qstart, part);
         h += kAttendHeads;
+      } else if (heads - h == 3) {  // a GQA group of 3 (Llama 3.2 3B) meets each K/V row once, not as 2 + 1
+        tile_heads<P, 3>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, panel, scale, softcap, att, qs, qd, qstart, part);
+        h += 3;
       } else if (heads - h >= 2) {
         tile_heads<P, 2>(q, q_stride, heads, h, kv, row0, kf, vf, hd, c0, n, pos0, r0, nr, rows, panel, scale, softcap, att, qs, qd, qstart, part);
         h += 2;
