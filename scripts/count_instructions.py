@@ -10,6 +10,7 @@ pair is one count). The log streams through a FIFO, so nothing large is written 
 
 usage: count_instructions.py --qemu QEMU [--cpu CPU] [--svl BYTES] --driver DRIVER
                              [--shape M N K] [--c-api MAX_INSTR MAX_PERCENT] [--max-per-mac X]
+                             [--max-instructions N] [--fewer-than KAI_KERNEL]
                              [--lhs-packer] (KERNEL [KERNEL ...] | --all-kernels)
 Prints per kernel: instructions, MACs, instructions per MAC, and the most executed mnemonics.
 With --c-api, each kernel is counted twice in one run, called directly and through the public
@@ -17,6 +18,9 @@ qmm_ukernel_run; the script fails when the public call adds more than MAX_INSTR 
 (a GEMM) more than MAX_PERCENT % of the kernel's own count. --all-kernels counts every kernel of
 the list this CPU runs (the driver's --list), a GEMV at m = 1. With --max-per-mac, it fails when a kernel
 executes more than X instructions per MAC (a bound on a kernel's loop, e.g. the SME2 prefill GEMMs).
+With --max-instructions N it fails when a kernel's count (the public call's, with --c-api) is over
+N; with --fewer-than KAI_KERNEL (a KleidiAI kernel the driver links) when it is not below that
+kernel's count, counted in the same way on the same shape (the guard that qmm beats KleidiAI).
 With --lhs-packer, the kernel's LHS packer is counted instead, on the M x K activations (per value).
 """
 import argparse
@@ -84,6 +88,11 @@ def main():
     ap.add_argument("--c-api", type=float, nargs=2, metavar=("MAX_INSTR", "MAX_PERCENT"),
                     help="also count the public qmm_ukernel_run call and bound what it adds")
     ap.add_argument("--max-per-mac", type=float, help="fail when a kernel executes more instructions per MAC")
+    ap.add_argument("--max-instructions", type=int,
+                    help="fail when a kernel (with --c-api: the public call) executes more instructions")
+    ap.add_argument("--fewer-than", metavar="KAI_KERNEL",
+                    help="fail unless each kernel (with --c-api: the public call) executes fewer instructions than "
+                         "this KleidiAI kernel on the same shape")
     ap.add_argument("--all-kernels", action="store_true", help="every kernel of the list this CPU runs")
     ap.add_argument("--lhs-packer", action="store_true", help="count each kernel's LHS packer instead")
     ap.add_argument("kernels", nargs="*")
@@ -96,6 +105,7 @@ def main():
     if not kernels:
         ap.error("name a kernel or pass --all-kernels")
     print(f"executed instructions, qemu -cpu {a.cpu} SVL {a.svl * 8} bits, m {a.shape[0]} n {a.shape[1]} k {a.shape[2]}")
+    theirs = {}  # shape -> the --fewer-than kernel's count
     for kernel, gemv in kernels:
         shape = [1] + a.shape[1:] if gemv else a.shape
         m, n, k = shape
@@ -120,6 +130,17 @@ def main():
             if extra > a.c_api[0] or (not gemv and pct > a.c_api[1]):
                 sys.exit(f"count_instructions: qmm_ukernel_run adds {extra} instructions ({pct:.2f} %), "
                          f"over the bound of {a.c_api[0]:g} ({a.c_api[1]:g} %)")
+        ours = segments[1][0] if a.c_api else total
+        if a.max_instructions is not None and ours > a.max_instructions:
+            sys.exit(f"count_instructions: {kernel} executes {ours} instructions, over the bound of {a.max_instructions}")
+        if a.fewer_than:
+            if tuple(shape) not in theirs:
+                theirs[tuple(shape)] = count(a.qemu, a.cpu, a.svl, a.driver, a.fewer_than, shape)[0][0]
+            kai = theirs[tuple(shape)]
+            print(f"{a.fewer_than}: {kai} instructions; {kernel}{' (public call)' if a.c_api else ''} {ours}: "
+                  f"{kai / max(ours, 1):.3f}x fewer")
+            if ours >= kai:
+                sys.exit(f"count_instructions: {kernel} executes {ours} instructions, not fewer than {a.fewer_than}'s {kai}")
 
 
 if __name__ == "__main__":

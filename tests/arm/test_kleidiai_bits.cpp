@@ -25,6 +25,11 @@ void kai_run_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot(size_t m, 
                                                                   float* dst, size_t dst_stride_row,
                                                                   size_t dst_stride_col, float scalar_min,
                                                                   float scalar_max);
+void kai_run_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot(size_t m, size_t n, size_t k, size_t bl,
+                                                                     const void* lhs_packed, const void* rhs_packed,
+                                                                     float* dst, size_t dst_stride_row,
+                                                                     size_t dst_stride_col, float scalar_min,
+                                                                     float scalar_max);
 void kai_run_matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa(size_t m, size_t n, size_t k, size_t bl,
                                                                     const void* lhs_packed, const void* rhs_packed,
                                                                     float* dst, size_t dst_stride_row,
@@ -59,6 +64,16 @@ TEST(KleidiAIBits, Qc4Sme2GemmOnKleidiAIsLayout) {
 TEST(KleidiAIBits, Qc4Sme2GemvOnKleidiAIsLayout) {
   compare("matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot",
           kai_run_matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot);
+}
+
+// The Q4_0 GEMV (decode on SME2): the same int32 block sums, scale product (exact in F32) and
+// fused multiply-add per block in K order as KleidiAI's, so the same bits (block length 32).
+TEST(KleidiAIBits, Q4_0Sme2GemvOnKleidiAIsLayout) {
+  compare("matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot",
+          [](size_t m, size_t n, size_t k, const void* l, const void* r, float* d, size_t s, size_t, float lo, float hi) {
+            kai_run_matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot(m, n, k, 32, l, r, d, s, sizeof(float), lo,
+                                                                               hi);
+          });
 }
 
 constexpr const char* kF16Q4Gemm = "matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_1vlx4vl_sme2_mopa";

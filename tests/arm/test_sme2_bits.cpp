@@ -1,8 +1,9 @@
 // The output bits of SME2 kernels whose loops were rewritten to execute fewer instructions with
 // the promise of the same bits, pinned per SVL: the K-quant / IQ4_NL GEMVs (issue 27: the IQ4_NL
 // GEMV without UZP and register copies, chunk loads from one base, multi-vector scale
-// conversion) and the two kernels on KleidiAI's QC4 layout (moved onto sme2_channel.h's tile
-// loop, chunk addresses as load immediates). The K-quant / IQ4_NL GEMMs are pinned to the bits of
+// conversion), the two kernels on KleidiAI's QC4 layout (moved onto sme2_channel.h's tile
+// loop, chunk addresses as load immediates) and the Q4_0 / Q8_0 GEMVs (two quads per load, the
+// F32 sums in ZA, the scales unpacked by one UUNPK). The K-quant / IQ4_NL GEMMs are pinned to the bits of
 // their ZA-accumulated epilogue (the F32 sums stay in ZA2/ZA3 over all of k: a different rounding
 // order from the dst-accumulated one before, within the reference tolerance). A change that
 // means to change results updates the hashes (QMM_PRINT_BITS=1 prints the current values).
@@ -44,6 +45,8 @@ const char* const kKernels[] = {
     "matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa",
     "matmul_clamp_f32_qai8dxp1vlx8_qsi4cxp4vlx8_1vlx4vl_sme2_mopa",
     "matmul_clamp_f32_qai8dxp1x4_qsi4cxp4vlx4_1x4vl_sme2_sdot",
+    "matmul_clamp_f32_qsi8d32p1x4_qsi4c32p4vlx4_1x4vl_sme2_sdot",
+    "matmul_clamp_f32_qsi8d32p1x4_qsi8c32p4vlx4_1x4vl_sme2_sdot",
 };
 
 uint64_t output_hash(const Ukernel& u) {

@@ -7,8 +7,9 @@
 //  - GEMM: output tile VL × 4·VL, done in two half passes of 2·VL columns: ZA0.S, ZA1.S hold the
 //    int32 sums of one 32-block (scale group), ZA2.S, ZA3.S the F32 sums of the same rows and
 //    columns over all of k (see "GEMM with the F32 sums in ZA" below).
-//  - GEMV: output 1 × 4·VL; the four ZA array vectors of vector group ZA.S[0, VGx4] hold the
-//    int32 sums of one 32-block, one vector per VL columns.
+//  - GEMV: output 1 × 4·VL; the four ZA array vectors of vector group ZA.S[0, VGx4] (in ZA0.S)
+//    hold the int32 sums of one 32-block, one vector per VL columns, and group ZA.S[1, VGx4]
+//    (ZA1.S) the F32 sums over all of k.
 // Both read the packed RHS one 4-K "quad" at a time: nr = 4·VL rows × kr = 4 values, which the
 // weight policy turns into four int8 vectors (quad; half: the two of one half pass); vector t
 // holds rows t·VL.. t·VL+VL-1, row r's four K values in bytes 4r..4r+3 (exactly the operand
@@ -36,10 +37,16 @@ struct Q4Weights {
     static const int32_t lut[16] = {-8, -7, -6, -5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7};
     svldr_zt(0, lut);
   }
-  // The four int8 vectors of the quad at `q` (nr·2 bytes).
-  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming
+  // The GEMV's quads 2p and 2p + 1 of the block at `b` (16 vectors a block): one LD1B {4 vectors}
+  // (its offset the load's immediate), four LUTI4 into two quads of four int8 vectors.
+  __attribute__((always_inline)) inline static void quad_pair(const uint8_t* b, size_t p, svint8x4_t& q0,
+                                                              svint8x4_t& q1) __arm_streaming
       __arm_preserves("za") __arm_in("zt0") {
-    return luti4_x4(q);
+    const svuint8x4_t idx = svld1_vnum_u8_x4(svptrue_c8(), b, static_cast<int64_t>(4 * p));
+    const svint8x2_t l0 = svluti4_lane_zt_s8_x2(0, svget4(idx, 0), 0), l1 = svluti4_lane_zt_s8_x2(0, svget4(idx, 1), 0);
+    const svint8x2_t l2 = svluti4_lane_zt_s8_x2(0, svget4(idx, 2), 0), l3 = svluti4_lane_zt_s8_x2(0, svget4(idx, 3), 0);
+    q0 = svcreate4(svget2(l0, 0), svget2(l0, 1), svget2(l1, 0), svget2(l1, 1));
+    q1 = svcreate4(svget2(l2, 0), svget2(l2, 1), svget2(l3, 0), svget2(l3, 1));
   }
   // Half h of the quad (columns h·2VL..h·2VL + 2VL, tiles 2h and 2h + 1): the vector at
   // `q` = quad + h·kHalfQuadBytes, one LUTI4.
@@ -57,9 +64,13 @@ struct Q8Weights {
   static size_t panel_bytes(size_t nr, size_t k) __arm_streaming_compatible { return nr * (k / kBlock) * (kBlockBytesPerRow + 2); }
   __attribute__((always_inline)) inline static void load_table() __arm_streaming __arm_preserves("za")
       __arm_inout("zt0") {}
-  __attribute__((always_inline)) inline static svint8x4_t quad(const uint8_t* q) __arm_streaming
+  // Quads 2p and 2p + 1 of the block at `b` (32 vectors a block): two LD1B {4 vectors}.
+  __attribute__((always_inline)) inline static void quad_pair(const uint8_t* b, size_t p, svint8x4_t& q0,
+                                                              svint8x4_t& q1) __arm_streaming
       __arm_preserves("za") __arm_in("zt0") {
-    return svld1_s8_x4(svptrue_c8(), reinterpret_cast<const int8_t*>(q));
+    const auto* s = reinterpret_cast<const int8_t*>(b);
+    q0 = svld1_vnum_s8_x4(svptrue_c8(), s, static_cast<int64_t>(8 * p));
+    q1 = svld1_vnum_s8_x4(svptrue_c8(), s, static_cast<int64_t>(8 * p + 4));
   }
   static constexpr size_t kHalfQuadVectors = 2;
   __attribute__((always_inline)) inline static svint8x2_t half(const uint8_t* q) __arm_streaming
@@ -68,16 +79,22 @@ struct Q8Weights {
   }
 };
 
-// n f16 scales (n <= VL) -> F32 lanes (FCVT of the low half of each 32-bit container).
-__attribute__((always_inline)) inline svfloat32_t load_scales(const uint8_t* p) __arm_streaming {
-  const svbool_t all = svptrue_b32();
-  return svcvt_f32_f16_x(all, svreinterpret_f16(svld1uh_u32(all, reinterpret_cast<const uint16_t*>(p))));
+// F16 values in the low halves of the 32-bit lanes -> F32 (FCVT of each container's low half).
+__attribute__((always_inline)) inline svfloat32_t f16_lanes_f32(svuint32_t v) __arm_streaming {
+  return svcvt_f32_f16_x(svptrue_b32(), svreinterpret_f16(v));
 }
 
-// 4·VL f16 scales (one per column of a 4·VL tile) -> four F32 vectors.
+// n f16 scales (n <= VL) -> F32 lanes.
+__attribute__((always_inline)) inline svfloat32_t load_scales(const uint8_t* p) __arm_streaming {
+  return f16_lanes_f32(svld1uh_u32(svptrue_b32(), reinterpret_cast<const uint16_t*>(p)));
+}
+
+// 4·VL f16 scales (one per column of a 4·VL tile) -> four F32 vectors: one LD1H {2 vectors},
+// one UUNPK {4 vectors} (each f16 zero-extended into a 32-bit lane, in order), four FCVT.
 __attribute__((always_inline)) inline svfloat32x4_t load_scales_x4(const uint8_t* p) __arm_streaming {
-  const size_t vl = svcntw();
-  return svcreate4(load_scales(p), load_scales(p + vl * 2), load_scales(p + vl * 4), load_scales(p + vl * 6));
+  const svuint32x4_t u = svunpk_u32_u16_x4(svld1_u16_x2(svptrue_c16(), reinterpret_cast<const uint16_t*>(p)));
+  return svcreate4(f16_lanes_f32(svget4(u, 0)), f16_lanes_f32(svget4(u, 1)), f16_lanes_f32(svget4(u, 2)),
+                   f16_lanes_f32(svget4(u, 3)));
 }
 
 // The f16 LHS scale at p, in every F32 lane.
@@ -88,16 +105,6 @@ __attribute__((always_inline)) inline svfloat32_t lhs_scale_dup(const uint8_t* p
 }
 
 __attribute__((always_inline)) inline svfloat32x4_t to_f32(svint32x4_t v) __arm_streaming { return svcvt_f32_s32_x4(v); }
-
-// acc_t + sums_t · (rsc_t · ls), t = 0..3.
-__attribute__((always_inline)) inline svfloat32x4_t scale_acc(svfloat32x4_t acc, svfloat32x4_t sums, svfloat32x4_t rsc,
-                                                              svfloat32_t ls) __arm_streaming {
-  const svbool_t all = svptrue_b32();
-  return svcreate4(svmla_x(all, svget4(acc, 0), svget4(sums, 0), svmul_x(all, svget4(rsc, 0), ls)),
-                   svmla_x(all, svget4(acc, 1), svget4(sums, 1), svmul_x(all, svget4(rsc, 1), ls)),
-                   svmla_x(all, svget4(acc, 2), svget4(sums, 2), svmul_x(all, svget4(rsc, 2), ls)),
-                   svmla_x(all, svget4(acc, 3), svget4(sums, 3), svmul_x(all, svget4(rsc, 3), ls)));
-}
 
 // Vector i (0..3) of a tuple, i known once the caller's loop is unrolled (svget4 wants a constant).
 __attribute__((always_inline)) inline svint8_t part(svint8x4_t v, size_t i) __arm_streaming {
@@ -238,36 +245,47 @@ struct BlockTiles {
 
   // ---- GEMV: one LHS row (mr = 1: the k int8 in order, then k/32 f16 scales) -------------------
   //
-  // Per 16 LHS bytes (4 quads) one LD1RQ replicates them into every 128-bit segment; SDOT
-  // ZA.S[0, VGx4] with lane index j then multiplies quad j with the four weight vectors.
+  // Per 16 LHS bytes (4 quads) one LD1RQB replicates them into every 128-bit segment; SDOT
+  // ZA.S[0, VGx4] (ZA0.S) with lane index j then multiplies quad j with the four weight vectors,
+  // the block's int32 sums. The weights come two quads at a time (W::quad_pair: one LD1B
+  // {4 vectors} a pair for Q4_0, its offset the load's immediate). The F32 sums stay in ZA vector
+  // group 1 (ZA1.S) over all of k: per block one MOVA, one SCVTF, the four vectors rsc_t · s_lhs
+  // (exact: an F16 × F16 product fits F32) and one multi-vector FMLA, acc + sums · (rsc · s_lhs)
+  // fused, as KleidiAI's kernel of the same name computes it (the same bits); dst is written once.
   template <class W>
   __attribute__((always_inline)) inline static void
   gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs, float* dst, float lo,
       float hi) __arm_streaming __arm_inout("za") __arm_in("zt0") {
-    const size_t vl = svcntw(), nr = 4 * vl, blocks = k / kBlock;
-    const svbool_t all8 = svptrue_b8();
-    const uint8_t* lhs_scales = lhs + k;
-    const uint8_t* rhs_scales = rhs + nr * blocks * W::kBlockBytesPerRow;
-    const svint32_t zero = svdup_s32(0);
-    const svfloat32_t fzero = svdup_f32(0.0f);
-    svfloat32x4_t acc = svcreate4(fzero, fzero, fzero, fzero);
-    for (size_t b = 0; b < blocks; ++b) {
-      svwrite_za32_s32_vg1x4(0, svcreate4(zero, zero, zero, zero));
-      const uint8_t* w = rhs + b * 8 * nr * W::kQuadBytesPerRow;
-#pragma clang loop unroll(full)
-      for (size_t h = 0; h < 2; ++h) {
-        const svint8_t a = svld1rq_s8(all8, reinterpret_cast<const int8_t*>(lhs + b * kBlock + h * 16));
-        const uint8_t* wh = w + h * 4 * nr * W::kQuadBytesPerRow;
-        svdot_lane_za32_s8_vg1x4(0, W::quad(wh), a, 0);
-        svdot_lane_za32_s8_vg1x4(0, W::quad(wh + 1 * nr * W::kQuadBytesPerRow), a, 1);
-        svdot_lane_za32_s8_vg1x4(0, W::quad(wh + 2 * nr * W::kQuadBytesPerRow), a, 2);
-        svdot_lane_za32_s8_vg1x4(0, W::quad(wh + 3 * nr * W::kQuadBytesPerRow), a, 3);
-      }
-      const svfloat32x4_t sums = to_f32(svread_za32_s32_vg1x4(0));
-      const svfloat32_t ls = lhs_scale_dup(lhs_scales + b * 2);
-      acc = scale_acc(acc, sums, load_scales_x4(rhs_scales + b * nr * 2), ls);
+    const size_t nr = 4 * svcntw(), blocks = k / kBlock, block_bytes = 8 * nr * W::kQuadBytesPerRow;
+    const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
+    const uint8_t* ls = lhs + k;                                           // the LHS f16 scales
+    const uint8_t* rs = rhs + nr * blocks * W::kBlockBytesPerRow;          // the RHS f16 scales
+    const auto* a = reinterpret_cast<const int8_t*>(lhs);
+    svzero_mask_za(0x22);  // ZA1.S: the F32 sums
+    for (const int8_t* a_end = a + blocks * kBlock; a != a_end; a += kBlock, ls += 2, rs += nr * 2, rhs += block_bytes) {
+      svzero_mask_za(0x11);  // ZA0.S: the block's int32 sums
+      const svint8_t a0 = svld1rq_s8(all8, a), a1 = svld1rq_s8(all8, a + 16);
+      svint8x4_t q0, q1;
+      W::quad_pair(rhs, 0, q0, q1);
+      svdot_lane_za32_s8_vg1x4(0, q0, a0, 0);
+      svdot_lane_za32_s8_vg1x4(0, q1, a0, 1);
+      W::quad_pair(rhs, 1, q0, q1);
+      svdot_lane_za32_s8_vg1x4(0, q0, a0, 2);
+      svdot_lane_za32_s8_vg1x4(0, q1, a0, 3);
+      W::quad_pair(rhs, 2, q0, q1);
+      svdot_lane_za32_s8_vg1x4(0, q0, a1, 0);
+      svdot_lane_za32_s8_vg1x4(0, q1, a1, 1);
+      W::quad_pair(rhs, 3, q0, q1);
+      svdot_lane_za32_s8_vg1x4(0, q0, a1, 2);
+      svdot_lane_za32_s8_vg1x4(0, q1, a1, 3);
+      const svfloat32x4_t sums = svcvt_f32_s32_x4(svread_za32_s32_vg1x4(0));
+      const svfloat32_t l = lhs_scale_dup(ls);
+      const svfloat32x4_t r = load_scales_x4(rs);
+      svmla_za32_f32_vg1x4(1, sums,
+                           svcreate4(svmul_x(all32, svget4(r, 0), l), svmul_x(all32, svget4(r, 1), l),
+                                     svmul_x(all32, svget4(r, 2), l), svmul_x(all32, svget4(r, 3), l)));
     }
-    svst1_f32_x4(cols, dst, clamp_x4(acc, svdup_f32(lo), svdup_f32(hi)));
+    svst1_f32_x4(cols, dst, clamp_x4(svread_za32_f32_vg1x4(1), svdup_f32(lo), svdup_f32(hi)));
   }
 };
 
