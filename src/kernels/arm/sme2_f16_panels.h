@@ -1,5 +1,5 @@
 // The F16-activation SME2 GEMMs' shared half (Q4_0: matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_…,
-// Q4_K: matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_…): output tile 1VL × 4VL in ZA0.S..ZA3.S, F32
+// Q4_K: …_f16p1vlx2_q4kp4vlx4_…, Q6_K: …_f16p1vlx2_q6kp4vlx4_…): output tile 1VL × 4VL in ZA0.S..ZA3.S, F32
 // sums over all of k, the LHS of lhs_pack_f16pmrx2_f32(_neon) (VL rows × 2 K per vector). Each
 // kernel dequantizes a panel's weights (a slice of k) once into a stack buffer of F16 pairs,
 // K-major: pair P of the slice (K 2P, 2P+1) is 4 vectors, columns 0..4·VL-1 (`pair_bytes` each
@@ -44,6 +44,19 @@ __attribute__((always_inline)) inline svfloat16x4_t as_f16(svuint8x4_t v) __arm_
 __attribute__((always_inline)) inline svuint8x4_t as_u8(svfloat16x4_t v) __arm_streaming __arm_preserves("za") {
   return svcreate4(svreinterpret_u8(svget4(v, 0)), svreinterpret_u8(svget4(v, 1)), svreinterpret_u8(svget4(v, 2)),
                    svreinterpret_u8(svget4(v, 3)));
+}
+
+// Small unsigned integers as F16 without a conversion: the halfword 0x6400 | q is F16 1024 + q
+// (q < 1024: the mantissa at unit step), so a byte q zipped with the byte 0x64 is 1024 + q and
+// one FSUB gives q minus any integer offset exactly. q01 / q23: one K pair of columns 0..2VL-1 /
+// 2VL..4VL-1, two bytes per column (K 2P, 2P + 1); the result is that pair of the 4 tiles, each
+// column's two F16 in its 32-bit element (the FMOPA operand).
+__attribute__((always_inline)) inline svfloat16x4_t f16_1024_plus(svuint8_t q01, svuint8_t q23) __arm_streaming
+    __arm_preserves("za") {
+  const svuint8_t high = svdup_n_u8(0x64);
+  const svuint8x2_t z01 = svzip_u8_x2(svcreate2(q01, high)), z23 = svzip_u8_x2(svcreate2(q23, high));
+  return svcreate4(svreinterpret_f16(svget2(z01, 0)), svreinterpret_f16(svget2(z01, 1)),
+                   svreinterpret_f16(svget2(z23, 0)), svreinterpret_f16(svget2(z23, 1)));
 }
 
 // nr = 4·VL f16 per-column factors at s, each column's in both F16 lanes of its 32-bit element:
