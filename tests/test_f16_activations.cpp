@@ -1,14 +1,14 @@
 // The F16-activation kernels (LHS packer lhs_pack_f16pmrx2_f32): for Q4_0 the scalar
 // matmul_clamp_f32_f16p4x2_qsi4c32p8x4_4x8_scalar everywhere and the SME2 FMOPA GEMM of KleidiAI's
-// name where it runs; for Q4_K and Q6_K the scalar matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar /
-// …_q6kp8x4_4x8_scalar and the SME2 GEMMs …f16p1vlx2_q4kp4vlx4… / …f16p1vlx2_q6kp4vlx4… .
+// name where it runs; for Q4_K, Q5_K and Q6_K the scalar matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar /
+// …_q5kp8x4… / …_q6kp8x4… and the SME2 GEMMs …f16p1vlx2_q4kp4vlx4… / …_q5kp4vlx4… / …_q6kp4vlx4… .
 // Checked against oracles of their own, since the int8 scalar GEMMs are none (their activation
 // rounding errs more):
 //  - Q4_0: the F32 product of the F16 values they read (activations rounded to F16, weights
 //    d·(q − 8) rounded to F16), summed in double: within F32 summation order, k·2^-22·S;
 //  - the unrounded product (F32 activations, dequantized weights): within 2e-3·S (two F16
 //    roundings, 2^-11 relative each), S = Σ|a|·|w|; for the K-quants within 3e-3·Σ|a|·W, W the
-//    row's largest |w| (Q4_K: the F16 factors d·sc, dmin·m and the weight q·d·sc − dmin·m each
+//    row's largest |w| (Q4_K, Q5_K: the F16 factors d·sc, dmin·m and the weight q·d·sc − dmin·m each
 //    rounded once, relative to the terms, not to their difference; Q6_K: f16(d·sc), then
 //    (q − 32)·f16(d·sc) rounded once: two roundings relative to the weight);
 //  - an activation F16 cannot hold (|x| ≥ 65520) makes its whole output row NaN, like a

@@ -153,6 +153,8 @@ std::span<const PackerPreset> packer_presets() {
          &rhs_pack_nxk_q4kp_q4k, sme2_q4_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
          &rhs_pack_nxk_q4kp_q4k, sme2_q4_gemv_params},
+        {"matmul_clamp_f32_f16p1vlx2_q5kp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_pack_f16pmrx2_f32,
+         &rhs_pack_nxk_q5kp_q5k, sme2_q4_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,
          &rhs_pack_nxk_q5kp_q5k, sme2_q4_gemm_params},
         {"matmul_clamp_f32_qsi8d32p1x4_q5kp4vlx4_1x4vl_sme2_sdot", Isa::sme2, &lhs_quant_pack_qsi8d32p_f32,

@@ -1,5 +1,5 @@
 // The F16-activation SME2 GEMMs' shared half (Q4_0: matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_…,
-// Q4_K: …_f16p1vlx2_q4kp4vlx4_…, Q6_K: …_f16p1vlx2_q6kp4vlx4_…): output tile 1VL × 4VL in ZA0.S..ZA3.S, F32
+// Q4_K: …_f16p1vlx2_q4kp4vlx4_…, Q5_K: …_q5kp…, Q6_K: …_q6kp…): output tile 1VL × 4VL in ZA0.S..ZA3.S, F32
 // sums over all of k, the LHS of lhs_pack_f16pmrx2_f32(_neon) (VL rows × 2 K per vector). Each
 // kernel dequantizes a panel's weights (a slice of k) once into a stack buffer of F16 pairs,
 // K-major: pair P of the slice (K 2P, 2P+1) is 4 vectors, columns 0..4·VL-1 (`pair_bytes` each
@@ -67,6 +67,42 @@ __attribute__((always_inline)) inline svfloat16x4_t pair_factors(const void* s, 
   const svfloat16x2_t d01 = svzip_f16_x2(svcreate2(svget2(d2, 0), svget2(d2, 0)));
   const svfloat16x2_t d23 = svzip_f16_x2(svcreate2(svget2(d2, 1), svget2(d2, 1)));
   return svcreate4(svget2(d01, 0), svget2(d01, 1), svget2(d23, 0), svget2(d23, 1));
+}
+
+// The asymmetric K-quants (Q4_K, Q5_K: w = q·d·sc − dmin·m per 32-K sub-block).
+// The 6-bit factors of sub-block j (nr bytes at p: sc or m) times each column's f16 d (dmin),
+// rounded once to F16, each in both lanes of its column's 32-bit element (tile t in vector t).
+__attribute__((always_inline)) inline svfloat16x4_t sub_factors(const uint8_t* p, svfloat16x4_t d, svbool_t all)
+    __arm_streaming __arm_preserves("za") {
+  const svuint16x2_t u = svunpk_u16_u8_x2(svld1_u8(svptrue_b8(), p));  // columns 0..2VL-1, 2VL..4VL-1
+  const svuint16x2_t t01 = svzip_u16_x2(svcreate2(svget2(u, 0), svget2(u, 0)));
+  const svuint16x2_t t23 = svzip_u16_x2(svcreate2(svget2(u, 1), svget2(u, 1)));
+  return svcreate4(svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 0)), svget4(d, 0)),
+                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 1)), svget4(d, 1)),
+                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 0)), svget4(d, 2)),
+                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 1)), svget4(d, 3)));
+}
+
+// F16 weights q·(d·sc) + (−dmin·m), one rounding, for the 4 tiles of one K pair: FMAD into
+// q's registers. clang 19 turns svmad / svnmsb into FMLA / FNMLS on a copy of the
+// factor, a MOVPRFX each (a third of the dequantization), hence the asm.
+__attribute__((always_inline)) inline svfloat16_t fmad(svfloat16_t q, svfloat16_t s, svfloat16_t neg_mn, svbool_t all)
+    __arm_streaming __arm_preserves("za") {
+  asm("fmad %0.h, %1/m, %2.h, %3.h" : "+w"(q) : "Upl"(all), "w"(s), "w"(neg_mn));
+  return q;
+}
+__attribute__((always_inline)) inline svuint8x4_t weights(svfloat16x4_t q, svfloat16x4_t s, svfloat16x4_t neg_mn,
+                                                          svbool_t all) __arm_streaming __arm_preserves("za") {
+  return as_u8(svcreate4(fmad(svget4(q, 0), svget4(s, 0), svget4(neg_mn, 0), all),
+                         fmad(svget4(q, 1), svget4(s, 1), svget4(neg_mn, 1), all),
+                         fmad(svget4(q, 2), svget4(s, 2), svget4(neg_mn, 2), all),
+                         fmad(svget4(q, 3), svget4(s, 3), svget4(neg_mn, 3), all)));
+}
+
+__attribute__((always_inline)) inline svfloat16x4_t negated(svfloat16x4_t v, svbool_t all) __arm_streaming
+    __arm_preserves("za") {
+  return svcreate4(svneg_f16_x(all, svget4(v, 0)), svneg_f16_x(all, svget4(v, 1)), svneg_f16_x(all, svget4(v, 2)),
+                   svneg_f16_x(all, svget4(v, 3)));
 }
 
 // Row i of the four tiles is ZA array rows 4i..4i+3: columns 0..4·VL-1 of output row i.
