@@ -1,14 +1,16 @@
 // The F16-activation kernels (LHS packer lhs_pack_f16pmrx2_f32): for Q4_0 the scalar
 // matmul_clamp_f32_f16p4x2_qsi4c32p8x4_4x8_scalar everywhere and the SME2 FMOPA GEMM of KleidiAI's
-// name where it runs; for Q4_K the scalar matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar and the SME2
-// GEMM …f16p1vlx2_q4kp4vlx4… . Checked against oracles of their own, since the int8 scalar GEMMs
-// are none (their activation rounding errs more):
+// name where it runs; for Q4_K, Q5_K and Q6_K the scalar matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar /
+// …_q5kp8x4… / …_q6kp8x4… and the SME2 GEMMs …f16p1vlx2_q4kp4vlx4… / …_q5kp4vlx4… / …_q6kp4vlx4… .
+// Checked against oracles of their own, since the int8 scalar GEMMs are none (their activation
+// rounding errs more):
 //  - Q4_0: the F32 product of the F16 values they read (activations rounded to F16, weights
 //    d·(q − 8) rounded to F16), summed in double: within F32 summation order, k·2^-22·S;
 //  - the unrounded product (F32 activations, dequantized weights): within 2e-3·S (two F16
-//    roundings, 2^-11 relative each), S = Σ|a|·|w|; for Q4_K within 3e-3·Σ|a|·W, W the row's
-//    largest |w| (the F16 factors d·sc, dmin·m and the weight q·d·sc − dmin·m each rounded once:
-//    relative to the terms, not to their difference);
+//    roundings, 2^-11 relative each), S = Σ|a|·|w|; for the K-quants within 3e-3·Σ|a|·W, W the
+//    row's largest |w| (Q4_K, Q5_K: the F16 factors d·sc, dmin·m and the weight q·d·sc − dmin·m each
+//    rounded once, relative to the terms, not to their difference; Q6_K: f16(d·sc), then
+//    (q − 32)·f16(d·sc) rounded once: two roundings relative to the weight);
 //  - an activation F16 cannot hold (|x| ≥ 65520) makes its whole output row NaN, like a
 //    non-finite one (the packer's rule; the list-wide NaN policy test covers NaN and ±Inf).
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include "core/buffer.h"
 #include "core/error.h"
 #include "core/fp16.h"
+#include "core/weight_types.h"
 #include "matmul/matmul.h"
 #include "matmul/select.h"
 #include "test_util.h"
@@ -57,8 +60,8 @@ class F16Activations : public ::testing::TestWithParam<const Ukernel*> {
 TEST_P(F16Activations, EqualTheProductOfTheirF16Values) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const bool q4k = u.type == WeightType::q4_k;
-  for (size_t k : q4k ? std::vector<size_t>{256, 512} : std::vector<size_t>{32, 96, 512}) {
+  const bool kquant = block_len(u.type) > 32;  // Q4_K, Q6_K: whole super-blocks
+  for (size_t k : kquant ? std::vector<size_t>{256, 512} : std::vector<size_t>{32, 96, 512}) {
     const size_t m = 2 * p.mr + 3, n = 3 * p.nr + 5;
     std::vector<float> x = test::random_floats(m * k, k);
     for (size_t i = 0; i < m; i += 3) x[i * k + 5] *= 300.0f;  // an outlier in some rows: no int8 step
@@ -77,7 +80,7 @@ TEST_P(F16Activations, EqualTheProductOfTheirF16Values) {
           wmax = std::max(wmax, std::fabs(static_cast<double>(w[j * k + c])));
         }
         const double g = got[i * n + j];
-        if (q4k) {
+        if (kquant) {
           ASSERT_LE(std::fabs(g - exact), 3e-3 * ax * wmax + 1e-30) << u.name << " k=" << k << " (" << i << ", " << j << ")";
           continue;
         }
@@ -92,7 +95,7 @@ TEST_P(F16Activations, EqualTheProductOfTheirF16Values) {
 TEST_P(F16Activations, ActivationBeyondF16MakesItsRowNaN) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = p.mr + 2, n = p.nr + 3, k = u.type == WeightType::q4_k ? 256 : 64;
+  const size_t m = p.mr + 2, n = p.nr + 3, k = block_len(u.type) > 32 ? 256 : 64;
   std::vector<float> x = test::random_floats(m * k, 3);
   x[1 * k + 40] = 65520.0f;  // rounds to Inf in F16
   x[(m - 1) * k + 3] = -1e6f;

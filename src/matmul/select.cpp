@@ -287,9 +287,16 @@ size_t gemm_min_rows(const Ukernel& u) {
   // (m <= VL = SVL/32) below SVL 512 the int8 Q4_K GEMM executes fewer instructions (64 x 256
   // x 512 cut to m = VL, qemu 11: SVL 128 60,895 against 80,688, SVL 256 34,999 against
   // 40,680; SVL 512 22,435 against 21,796; two tiles on, the F16 GEMM at every SVL).
-  if (u.isa == Isa::sme2 && u.type == WeightType::q4_k && u.lhs->max_abs < INFINITY) {
+  // The F16-activation Q6_K GEMM likewise (SVL 128 100,476 against 117,768, SVL 256 58,564
+  // against 59,232; SVL 512 38,568 against 31,064).
+  // The F16-activation Q5_K GEMM dequantizes more per weight (5 bits: no LUTI4): with one row
+  // tile the int8 Q5_K GEMM counts fewer at every SVL (SVL 512 27,141 against 37,397, 256
+  // 44,409 / 71,861, 128 79,905 / 143,037); from two tiles the F16 one (SVL 512 44,645 against
+  // 54,057, 256 83,941 / 88,513).
+  if (u.isa == Isa::sme2 && u.lhs->max_abs < INFINITY &&
+      (u.type == WeightType::q4_k || u.type == WeightType::q5_k || u.type == WeightType::q6_k)) {
     const TileParams p = kernel_params(u);
-    return p.mr < 16 ? p.mr + 1 : 0;
+    return p.mr < 16 || u.type == WeightType::q5_k ? p.mr + 1 : 0;
   }
   return u.isa == Isa::amxbf16 ? 64 : 0;
 }

@@ -63,7 +63,7 @@ TEST(ArmSelection, KQuantsPickTheExpectedIsa) {
   }
 }
 
-// Q4_0 and Q4_K prefill take the F16-activation FMOPA GEMM at every SVL: it executes fewer
+// Q4_0, Q4_K and Q6_K prefill take the F16-activation FMOPA GEMM at every SVL: it executes fewer
 // instructions per MAC than the int8 SMOPA GEMM since it dequantizes each panel once for all row
 // tiles (docs/arm.md; for Q4_0 below SVL 256 it did not before); either pairs with the SME2 SDOT
 // GEMV on the same packed weights. Disabling it gives the int8 GEMM back.
@@ -101,22 +101,51 @@ TEST(ArmSelection, Q4_KPrefillTakesTheF16GemmAtEverySvl) {
                      "matmul_clamp_f32_qsi8d32p1x4_q4kp4vlx4_1x4vl_sme2_sdot");
 }
 
-// One row tile (m <= VL) below SVL 512: the int8 Q4_K GEMM executes fewer instructions than the
-// F16 one, which dequantizes a panel per call (select.cpp gemm_min_rows), so it serves 2..VL rows.
-TEST(ArmSelection, Q4_KOneRowTileBelowSvl512TakesTheInt8Gemm) {
-  const Ukernel* f16 = find_kernel("matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_1vlx4vl_sme2_mopa");
-  const Ukernel* int8 = find_kernel("matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa");
+TEST(ArmSelection, Q5_KPrefillTakesTheF16GemmAtEverySvl) {
+  expect_f16_prefill(WeightType::q5_k, "matmul_clamp_f32_f16p1vlx2_q5kp4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1x4_q5kp4vlx4_1x4vl_sme2_sdot");
+}
+
+TEST(ArmSelection, Q6_KPrefillTakesTheF16GemmAtEverySvl) {
+  expect_f16_prefill(WeightType::q6_k, "matmul_clamp_f32_f16p1vlx2_q6kp4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa",
+                     "matmul_clamp_f32_qsi8d32p1x4_q6kp4vlx4_1x4vl_sme2_sdot");
+}
+
+// One row tile (m <= VL) below SVL 512: the int8 Q4_K / Q6_K GEMM executes fewer instructions
+// than the F16 one, which dequantizes a panel per call (select.cpp gemm_min_rows), so it serves
+// 2..VL rows.
+void expect_int8_for_one_row_tile(WeightType type, const char* f16_name, const char* int8_name, size_t below_vl = 16) {
+  const Ukernel* f16 = find_kernel(f16_name);
+  const Ukernel* int8 = find_kernel(int8_name);
   if (f16 == nullptr || int8 == nullptr) GTEST_SKIP() << "this build has no SME2 kernels";
   if (std::string why = unavailable_reason(*f16, cpu_info()); !why.empty()) GTEST_SKIP() << why;
   const size_t vl = cpu_info().svl_bytes / 4;
-  const KernelPair pair = select_kernels(WeightType::q4_k, KernelFilter{}, cpu_info());
+  const KernelPair pair = select_kernels(type, KernelFilter{}, cpu_info());
   ASSERT_EQ(pair.gemm, f16);
-  if (vl < 16) {
+  if (vl < below_vl) {
     EXPECT_EQ(pair.few[0].gemm, int8) << "SVL " << vl * 32;
     EXPECT_EQ(pair.few[0].below, vl + 1);
   } else {
     EXPECT_EQ(pair.few[0].gemm, nullptr) << "SVL " << vl * 32 << ": the F16 GEMM counts fewer from one tile";
   }
+}
+
+TEST(ArmSelection, Q4_KOneRowTileBelowSvl512TakesTheInt8Gemm) {
+  expect_int8_for_one_row_tile(WeightType::q4_k, "matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_1vlx4vl_sme2_mopa",
+                               "matmul_clamp_f32_qsi8d32p1vlx4_q4kp4vlx4_1vlx4vl_sme2_mopa");
+}
+
+// Q5_K: at every SVL (its F16 GEMM dequantizes more per weight).
+TEST(ArmSelection, Q5_KOneRowTileTakesTheInt8Gemm) {
+  expect_int8_for_one_row_tile(WeightType::q5_k, "matmul_clamp_f32_f16p1vlx2_q5kp4vlx4_1vlx4vl_sme2_mopa",
+                               "matmul_clamp_f32_qsi8d32p1vlx4_q5kp4vlx4_1vlx4vl_sme2_mopa", SIZE_MAX);
+}
+
+TEST(ArmSelection, Q6_KOneRowTileBelowSvl512TakesTheInt8Gemm) {
+  expect_int8_for_one_row_tile(WeightType::q6_k, "matmul_clamp_f32_f16p1vlx2_q6kp4vlx4_1vlx4vl_sme2_mopa",
+                               "matmul_clamp_f32_qsi8d32p1vlx4_q6kp4vlx4_1vlx4vl_sme2_mopa");
 }
 
 TEST(ArmSelection, ReportsTheEmulatedSvl) {

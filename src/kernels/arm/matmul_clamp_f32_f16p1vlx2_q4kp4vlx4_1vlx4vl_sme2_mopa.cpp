@@ -21,41 +21,6 @@ alignas(64) constexpr uint32_t kF16U4[16] = {0x0000, 0x3c00, 0x4000, 0x4200, 0x4
 
 constexpr size_t kQ4kpBytes = 148;  // per super-block and column (rhs_pack_nxk_kquants.h)
 
-// The 6-bit factors of sub-block j (nr bytes at p: sc or m) times each column's f16 d (dmin),
-// rounded once to F16, each in both lanes of its column's 32-bit element (tile t in vector t).
-__attribute__((always_inline)) inline svfloat16x4_t sub_factors(const uint8_t* p, svfloat16x4_t d, svbool_t all)
-    __arm_streaming __arm_preserves("za") {
-  const svuint16x2_t u = svunpk_u16_u8_x2(svld1_u8(svptrue_b8(), p));  // columns 0..2VL-1, 2VL..4VL-1
-  const svuint16x2_t t01 = svzip_u16_x2(svcreate2(svget2(u, 0), svget2(u, 0)));
-  const svuint16x2_t t23 = svzip_u16_x2(svcreate2(svget2(u, 1), svget2(u, 1)));
-  return svcreate4(svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 0)), svget4(d, 0)),
-                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 1)), svget4(d, 1)),
-                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 0)), svget4(d, 2)),
-                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 1)), svget4(d, 3)));
-}
-
-// F16 weights q·(d·sc) + (−dmin·m), one rounding, for the 4 tiles of one LUTI4 lookup: FMAD
-// into the lookup's registers. clang 19 turns svmad / svnmsb into FMLA / FNMLS on a copy of the
-// factor, a MOVPRFX each (a third of the dequantization), hence the asm.
-__attribute__((always_inline)) inline svfloat16_t fmad(svfloat16_t q, svfloat16_t s, svfloat16_t neg_mn, svbool_t all)
-    __arm_streaming __arm_preserves("za") {
-  asm("fmad %0.h, %1/m, %2.h, %3.h" : "+w"(q) : "Upl"(all), "w"(s), "w"(neg_mn));
-  return q;
-}
-__attribute__((always_inline)) inline svuint8x4_t weights(svfloat16x4_t q, svfloat16x4_t s, svfloat16x4_t neg_mn,
-                                                          svbool_t all) __arm_streaming __arm_preserves("za") {
-  return as_u8(svcreate4(fmad(svget4(q, 0), svget4(s, 0), svget4(neg_mn, 0), all),
-                         fmad(svget4(q, 1), svget4(s, 1), svget4(neg_mn, 1), all),
-                         fmad(svget4(q, 2), svget4(s, 2), svget4(neg_mn, 2), all),
-                         fmad(svget4(q, 3), svget4(s, 3), svget4(neg_mn, 3), all)));
-}
-
-__attribute__((always_inline)) inline svfloat16x4_t negated(svfloat16x4_t v, svbool_t all) __arm_streaming
-    __arm_preserves("za") {
-  return svcreate4(svneg_f16_x(all, svget4(v, 0)), svneg_f16_x(all, svget4(v, 1)), svneg_f16_x(all, svget4(v, 2)),
-                   svneg_f16_x(all, svget4(v, 3)));
-}
-
 // One sub-block of group g (the even one: the low nibbles, K 64g'..64g'+31 of the super-block;
 // the odd one: the high nibbles, K 64g'+32..) into its 16 K pairs at out. Per 4-byte chunk v
 // (K 4v..4v+3 of every column): LD4B gives byte i of every column; SLI (SRI) by 4 pairs the low

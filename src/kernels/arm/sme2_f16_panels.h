@@ -1,5 +1,5 @@
 // The F16-activation SME2 GEMMs' shared half (Q4_0: matmul_clamp_f32_f16p1vlx2_qsi4c32p4vlx2_…,
-// Q4_K: matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_…): output tile 1VL × 4VL in ZA0.S..ZA3.S, F32
+// Q4_K: …_f16p1vlx2_q4kp4vlx4_…, Q5_K: …_q5kp…, Q6_K: …_q6kp…): output tile 1VL × 4VL in ZA0.S..ZA3.S, F32
 // sums over all of k, the LHS of lhs_pack_f16pmrx2_f32(_neon) (VL rows × 2 K per vector). Each
 // kernel dequantizes a panel's weights (a slice of k) once into a stack buffer of F16 pairs,
 // K-major: pair P of the slice (K 2P, 2P+1) is 4 vectors, columns 0..4·VL-1 (`pair_bytes` each
@@ -46,6 +46,19 @@ __attribute__((always_inline)) inline svuint8x4_t as_u8(svfloat16x4_t v) __arm_s
                    svreinterpret_u8(svget4(v, 3)));
 }
 
+// Small unsigned integers as F16 without a conversion: the halfword 0x6400 | q is F16 1024 + q
+// (q < 1024: the mantissa at unit step), so a byte q zipped with the byte 0x64 is 1024 + q and
+// one FSUB gives q minus any integer offset exactly. q01 / q23: one K pair of columns 0..2VL-1 /
+// 2VL..4VL-1, two bytes per column (K 2P, 2P + 1); the result is that pair of the 4 tiles, each
+// column's two F16 in its 32-bit element (the FMOPA operand).
+__attribute__((always_inline)) inline svfloat16x4_t f16_1024_plus(svuint8_t q01, svuint8_t q23) __arm_streaming
+    __arm_preserves("za") {
+  const svuint8_t high = svdup_n_u8(0x64);
+  const svuint8x2_t z01 = svzip_u8_x2(svcreate2(q01, high)), z23 = svzip_u8_x2(svcreate2(q23, high));
+  return svcreate4(svreinterpret_f16(svget2(z01, 0)), svreinterpret_f16(svget2(z01, 1)),
+                   svreinterpret_f16(svget2(z23, 0)), svreinterpret_f16(svget2(z23, 1)));
+}
+
 // nr = 4·VL f16 per-column factors at s, each column's in both F16 lanes of its 32-bit element:
 // columns t·VL..t·VL+VL-1 in vector t (a FMOPA pair's two weights share the factor).
 __attribute__((always_inline)) inline svfloat16x4_t pair_factors(const void* s, svcount_t all16c) __arm_streaming
@@ -54,6 +67,42 @@ __attribute__((always_inline)) inline svfloat16x4_t pair_factors(const void* s, 
   const svfloat16x2_t d01 = svzip_f16_x2(svcreate2(svget2(d2, 0), svget2(d2, 0)));
   const svfloat16x2_t d23 = svzip_f16_x2(svcreate2(svget2(d2, 1), svget2(d2, 1)));
   return svcreate4(svget2(d01, 0), svget2(d01, 1), svget2(d23, 0), svget2(d23, 1));
+}
+
+// The asymmetric K-quants (Q4_K, Q5_K: w = q·d·sc − dmin·m per 32-K sub-block).
+// The 6-bit factors of sub-block j (nr bytes at p: sc or m) times each column's f16 d (dmin),
+// rounded once to F16, each in both lanes of its column's 32-bit element (tile t in vector t).
+__attribute__((always_inline)) inline svfloat16x4_t sub_factors(const uint8_t* p, svfloat16x4_t d, svbool_t all)
+    __arm_streaming __arm_preserves("za") {
+  const svuint16x2_t u = svunpk_u16_u8_x2(svld1_u8(svptrue_b8(), p));  // columns 0..2VL-1, 2VL..4VL-1
+  const svuint16x2_t t01 = svzip_u16_x2(svcreate2(svget2(u, 0), svget2(u, 0)));
+  const svuint16x2_t t23 = svzip_u16_x2(svcreate2(svget2(u, 1), svget2(u, 1)));
+  return svcreate4(svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 0)), svget4(d, 0)),
+                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 1)), svget4(d, 1)),
+                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 0)), svget4(d, 2)),
+                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 1)), svget4(d, 3)));
+}
+
+// F16 weights q·(d·sc) + (−dmin·m), one rounding, for the 4 tiles of one K pair: FMAD into
+// q's registers. clang 19 turns svmad / svnmsb into FMLA / FNMLS on a copy of the
+// factor, a MOVPRFX each (a third of the dequantization), hence the asm.
+__attribute__((always_inline)) inline svfloat16_t fmad(svfloat16_t q, svfloat16_t s, svfloat16_t neg_mn, svbool_t all)
+    __arm_streaming __arm_preserves("za") {
+  asm("fmad %0.h, %1/m, %2.h, %3.h" : "+w"(q) : "Upl"(all), "w"(s), "w"(neg_mn));
+  return q;
+}
+__attribute__((always_inline)) inline svuint8x4_t weights(svfloat16x4_t q, svfloat16x4_t s, svfloat16x4_t neg_mn,
+                                                          svbool_t all) __arm_streaming __arm_preserves("za") {
+  return as_u8(svcreate4(fmad(svget4(q, 0), svget4(s, 0), svget4(neg_mn, 0), all),
+                         fmad(svget4(q, 1), svget4(s, 1), svget4(neg_mn, 1), all),
+                         fmad(svget4(q, 2), svget4(s, 2), svget4(neg_mn, 2), all),
+                         fmad(svget4(q, 3), svget4(s, 3), svget4(neg_mn, 3), all)));
+}
+
+__attribute__((always_inline)) inline svfloat16x4_t negated(svfloat16x4_t v, svbool_t all) __arm_streaming
+    __arm_preserves("za") {
+  return svcreate4(svneg_f16_x(all, svget4(v, 0)), svneg_f16_x(all, svget4(v, 1)), svneg_f16_x(all, svget4(v, 2)),
+                   svneg_f16_x(all, svget4(v, 3)));
 }
 
 // Row i of the four tiles is ZA array rows 4i..4i+3: columns 0..4·VL-1 of output row i.
