@@ -11,23 +11,17 @@
 #include "core/cpu.h"
 #include "kernels/kernel_list.h"
 #include "matmul/select.h"
+#include "random_rows.h"
 
 namespace qmm::test {
 
 using qmm::random_floats;
 
-// GGUF rows [n, k] of `type` made from random floats (a few rows scaled up or zero, to
-// exercise scales and the all-zero block).
+// GGUF rows [n, k] of `type` from random floats in [-1, 1), a few rows scaled up or zero (to
+// exercise scales and the all-zero block); blocks drawn from a pool (random_rows.h).
 inline std::vector<uint8_t> random_weights(WeightType type, size_t n, size_t k, uint64_t seed,
                                            std::vector<float>* f32 = nullptr) {
-  std::vector<float> w = random_floats(n * k, seed);
-  for (size_t i = 0; i < n; i += 7) {
-    for (size_t j = 0; j < k; ++j) w[i * k + j] *= (i % 14 == 0) ? 0.0f : 40.0f;
-  }
-  std::vector<uint8_t> rows(row_bytes(type, k) * n);
-  quantize_rows(type, w.data(), rows.data(), n, k);
-  if (f32) *f32 = w;
-  return rows;
+  return random_rows(type, n, k, seed, [](size_t i) { return i % 14 == 0 ? 0.0f : i % 7 == 0 ? 40.0f : 1.0f; }, f32);
 }
 
 // Dequantized weights (what the kernels multiply by).

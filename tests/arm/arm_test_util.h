@@ -10,6 +10,7 @@
 #include "core/random.h"
 #include "kernels/kernel_list.h"
 #include "kernels/ukernel.h"
+#include "../random_rows.h"
 
 namespace qmm::armtest {
 
@@ -17,12 +18,9 @@ inline std::vector<float> random_floats(size_t count, uint32_t seed) {
   return qmm::random_floats(count, seed, -2.0f, 2.0f);
 }
 
-// GGUF rows [n, k] of `type` from random floats.
+// GGUF rows [n, k] of `type` from random floats in [-2, 2) (blocks drawn from a pool: random_rows.h).
 inline std::vector<uint8_t> random_weights(WeightType type, size_t n, size_t k, uint32_t seed) {
-  const std::vector<float> f = random_floats(n * k, seed);
-  std::vector<uint8_t> rows(n * row_bytes(type, k));
-  quantize_rows(type, f.data(), rows.data(), n, k);
-  return rows;
+  return test::random_rows(type, n, k, seed, [](size_t) { return 2.0f; });
 }
 
 struct Packed {

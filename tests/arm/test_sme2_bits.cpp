@@ -6,7 +6,9 @@
 // F32 sums in ZA, the scales unpacked by one UUNPK). The K-quant / IQ4_NL GEMMs are pinned to the bits of
 // their ZA-accumulated epilogue (the F32 sums stay in ZA2/ZA3 over all of k: a different rounding
 // order from the dst-accumulated one before, within the reference tolerance). A change that
-// means to change results updates the hashes (QMM_PRINT_BITS=1 prints the current values).
+// means to change results updates the hashes (QMM_PRINT_BITS=1 prints the current values). The
+// hashes were re-pinned, kernels unchanged, when the tests' random weights came to be drawn
+// from a pool of quantized blocks (tests/random_rows.h).
 #include <gtest/gtest.h>
 
 #include <cstdint>
