@@ -106,6 +106,7 @@ function(qmm_add_gtest target)
     if(disable)
       list(APPEND env "QMM_DISABLE=${disable}")
     endif()
-    set_tests_properties(${target}.${name} PROPERTIES ENVIRONMENT "${env}" LABELS "emu;emu-${name}" TIMEOUT 900)
+    set_tests_properties(${target}.${name} PROPERTIES ENVIRONMENT "${env}" LABELS "emu;emu-${name}" TIMEOUT 900
+                                                     COST 1000)  # the longest: started first
   endforeach()
 endfunction()

@@ -30,10 +30,7 @@ const Ukernel& scalar_gemm(WeightType t) {
   throw std::logic_error("no scalar kernel");
 }
 
-bool quick() {  // QMM_TEST_SHAPES=small: fewer shapes (slow emulators)
-  const char* s = std::getenv("QMM_TEST_SHAPES");
-  return s && std::strcmp(s, "small") == 0;
-}
+bool quick() { return test::emulated(); }  // fewer shapes under slow emulators
 
 // One problem: activations [M, k], weights [N, k], the reference product and S.
 struct Problem {

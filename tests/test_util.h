@@ -11,6 +11,7 @@
 #include "core/cpu.h"
 #include "kernels/kernel_list.h"
 #include "matmul/select.h"
+#include "emulated.h"
 #include "random_rows.h"
 
 namespace qmm::test {

@@ -16,6 +16,7 @@
 
 #include <unistd.h>
 
+#include "../emulated.h"
 #include "core/blocks.h"
 #include "core/buffer.h"
 #include "core/error.h"
@@ -220,6 +221,7 @@ std::vector<float> run(const std::string& path, KvTypes kv, int threads) {
 }
 
 TEST(KvCache, BitwiseIdenticalForAnyThreadCountPerType) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   const std::string path = synth("tiny-k", WeightType::q8_0);
   for (KvType t : kAll) {
     const auto one = run(path, {t, t}, 1);
@@ -284,6 +286,7 @@ TEST(KvCache, AskedForHugePages) {
 // kernels, alike in every run; the steps use the scalar matmuls, whose rows do not depend on the
 // batch (a GEMV and a GEMM may round differently), so what is compared is the attention.
 TEST(KvCache, DecodeRowsOfABatchSplitLikeALoneRow) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   const std::string path = synth("tiny-k", WeightType::f32);  // (int8 activations would round most attention differences away)
   const size_t depths[] = {300, 1400, 520, 900}, n_seq = 4, steps = 2, n_ctx = 1500;
   for (KvType t : {KvType::f16, KvType::q8_0}) {
@@ -392,6 +395,7 @@ std::pair<double, double> kl_against_f32(const std::string& path, KvTypes kv, si
 // agreement >= 99 % (llama, Qwen 3 and Phi-3 shapes; the Gemma shapes, whose random-weight
 // distributions are flatter, reach 97-98 % top-1 at the same KL and are held to the KL gate).
 TEST(KvCache, QualityAgainstTheF32Cache) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   for (const char* shape : {"tiny-k", "tiny-qwen3", "tiny-phi3", "tiny-gemma3", "tiny-gemma2"}) {
     const std::string path = ::testing::TempDir() + "kv_kl_" + shape + ".gguf";
     gguf::synth_model(*gguf::find_synth_shape(shape), WeightType::f32, 3, path, 1);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 
+#include "../emulated.h"
 #include "core/error.h"
 #include "llm/generate.h"
 #include "llm/prompt_cache.h"
@@ -96,6 +97,7 @@ constexpr KvTypes kAllTypes[] = {{KvType::f32, KvType::f32}, {KvType::f16, KvTyp
 // conversation with the same system prompt starts from the cache (192 tokens: 3 blocks) and
 // generates what it generates without a cache.
 TEST(PromptCache, GreedyOutputIsTheSameWithAndWithoutTheCacheForEveryKvType) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   Loaded& L = tiny_k();
   const auto sys = tokens(200, 1);
   for (KvTypes kv : kAllTypes) {
@@ -141,6 +143,7 @@ TEST(PromptCache, WindowedLayersWithoutAWrappingRing) {
 // A request whose prompt differs from a cached conversation in one token gets only the blocks
 // before that token, whichever it is, and the output it would get without any cache.
 TEST(PromptCache, NeverServesAPrefixThatDiffersInAnyToken) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   Loaded& L = tiny_k();
   const auto a = tokens(300, 4);
   for (size_t j : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{127}, size_t{130}, size_t{255}, size_t{256}, size_t{299}}) {
@@ -161,6 +164,7 @@ TEST(PromptCache, NeverServesAPrefixThatDiffersInAnyToken) {
 // chunks beside decoding rows, cache blocks restored into whichever slot is free): every answer
 // is the one a generator without a cache gives it alone.
 TEST(PromptCache, BatchedConversationsGetTheirOwnAnswers) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   Loaded& L = tiny_k();
   const auto sys = tokens(150, 1);
   std::vector<std::vector<int32_t>> prompts;
@@ -256,6 +260,7 @@ TEST(PromptCache, EvictsTheLeastRecentlyUsedLeafFirst) {
 // Random conversations through a generator whose cache holds a few blocks: the bytes never
 // exceed the budget, and every answer is the one without a cache.
 TEST(PromptCache, NeverExceedsItsBudget) {
+  if (test::emulated()) GTEST_SKIP() << test::kTooSlowEmulated;
   Loaded& L = tiny_k();
   State probe(L.model, 512, 64, L.ctx, 1);
   const size_t entry = PromptCache(1, probe.kv_copy_bytes(64)).entry_bytes();
