@@ -140,8 +140,9 @@ struct GemvQ6K {
 // |Σ| ≤ 32·15·127, sc_j ≤ 63) and t_min += m_j·((−8·Σa)·s_a), then
 // acc += t·d + t_min·(dmin/8) once per super-block: 7 instructions per sub-block and panel
 // after the dot products where VnniQ4K::finish takes 10 (sc_j·d, m_j·dmin/8 and (sc_j·d)·s_a
-// per sub-block).
-template <class V>
+// per sub-block). Hint: where the next super-block is prefetched (L2; the zmm GEMV's other
+// kind, `..._dpbusdl1`, L1, as x86_qloops.h's kGemvHint for the Q4_0 ones).
+template <class V, int Hint = _MM_HINT_T1>
 struct GemvQ4K {
   static constexpr size_t kNr = kPanel<V>, kStepBlocks = 8, kRhsBlock = kNr * 148;
   static constexpr bool kPrefetchesInStep = true;
@@ -164,7 +165,8 @@ struct GemvQ4K {
 
   // Sub-blocks 2·pair (low nibbles of 32-byte group `pair`, LHS block a0) and 2·pair + 1 (high
   // nibbles, the next LHS block); with pf != 0, parts 2·pair and 2·pair + 1 of 8 of each panel's
-  // super-block at +pf (the GEMV's next one) are prefetched into L2, one per half of the loop.
+  // super-block at +pf (the GEMV's next one) are prefetched (into L2, or L1: Hint), one per
+  // half of the loop.
   template <size_t C>
   static void group(const uint8_t* w, size_t stride, size_t pair, const uint8_t* a0, F t[C], F tmin[C], size_t pf) {
     const uint8_t* a1 = a0 + x86lhs::kBlockBytes;
@@ -174,7 +176,7 @@ struct GemvQ4K {
 #pragma GCC unroll 8
     for (size_t v = 0; v < 8; ++v) {
       if (pf != 0 && v % 4 == 0) {
-        for (size_t c = 0; c < C; c += kSplit<V>) prefetch_part<kRhsBlock, 8>(at<V, 0>(w, stride, c, pf), 2 * pair + v / 4);
+        for (size_t c = 0; c < C; c += kSplit<V>) prefetch_part<kRhsBlock, 8, Hint>(at<V, 0>(w, stride, c, pf), 2 * pair + v / 4);
       }
       const I av0 = V::broadcast4(a0 + 4 * v), av1 = V::broadcast4(a1 + 4 * v);
       for (size_t c = 0; c < C; ++c) {
