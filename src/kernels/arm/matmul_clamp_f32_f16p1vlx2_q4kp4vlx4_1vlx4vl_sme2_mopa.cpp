@@ -5,6 +5,7 @@
 #include "core/kquants.h"
 #include "kernels/arm/lhs_pack_f16pmrx2_f32_neon.h"
 #include "kernels/arm/sme2_f16_panels.h"
+#include "kernels/ref/layouts_k.h"
 #include "kernels/ref/matmul_clamp_f32_f16p_q4kp_scalar.h"
 #include "kernels/ref/rhs_pack_nxk_kquants.h"
 #include "kernels/sme2_params.h"
@@ -18,8 +19,6 @@ using namespace sme2;
 // nibbles are unsigned; the sub-block's min is subtracted after the scale).
 alignas(64) constexpr uint32_t kF16U4[16] = {0x0000, 0x3c00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600, 0x4700,
                                              0x4800, 0x4880, 0x4900, 0x4980, 0x4a00, 0x4a80, 0x4b00, 0x4b80};
-
-constexpr size_t kQ4kpBytes = 148;  // per super-block and column (rhs_pack_nxk_kquants.h)
 
 // One sub-block of group g (the even one: the low nibbles, K 64g'..64g'+31 of the super-block;
 // the odd one: the high nibbles, K 64g'+32..) into its 16 K pairs at out. Per 4-byte chunk v
@@ -57,10 +56,10 @@ __attribute__((always_inline)) inline void dequantize_group(const uint8_t* sb, s
   const uint8_t* q = sb + 32 * nr * g;
   {
     const svfloat16x4_t d = pair_factors(sb + 144 * nr, all16c), dmin = negated(pair_factors(sb + 146 * nr, all16c), all);
-    dequantize_sub_block<false>(q, nr, sub_factors(f, d, all), sub_factors(f + nr, dmin, all), out, o);
+    dequantize_sub_block<false>(q, nr, factors(f, d, all), factors(f + nr, dmin, all), out, o);
   }
   const svfloat16x4_t d = pair_factors(sb + 144 * nr, all16c), dmin = negated(pair_factors(sb + 146 * nr, all16c), all);
-  dequantize_sub_block<true>(q, nr, sub_factors(f + 2 * nr, d, all), sub_factors(f + 3 * nr, dmin, all),
+  dequantize_sub_block<true>(q, nr, factors(f + 2 * nr, d, all), factors(f + 3 * nr, dmin, all),
                              out + 4 * o.c[4], o);  // pairs 16..31 (o.c[4]: 4 pairs)
 }
 
@@ -75,12 +74,12 @@ __arm_new("za", "zt0") __arm_locally_streaming void run(size_t m, size_t n, size
   const size_t group_bytes = 32 * 16 * vl;        // 64 K of F16 weights: 512·VL bytes
   const size_t slice = kF16PanelBytes / group_bytes > 0 ? kF16PanelBytes / group_bytes : 1;  // 16 at SVL 128, 1 at 2048
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  for (size_t n0 = 0; n0 < n; n0 += nr, rhs += supers * kQ4kpBytes * nr) {
+  for (size_t n0 = 0; n0 < n; n0 += nr, rhs += supers * layout::kQ4kpBytes * nr) {
     for (size_t g0 = 0; g0 < groups; g0 += slice) {
       const size_t count = groups - g0 < slice ? groups - g0 : slice;
       uint8_t* p = buf;
       for (size_t g = g0; g < g0 + count; ++g, p += group_bytes) {
-        dequantize_group(rhs + g / 4 * kQ4kpBytes * nr, nr, g % 4, p, o);
+        dequantize_group(rhs + g / 4 * layout::kQ4kpBytes * nr, nr, g % 4, p, o);
       }
       row_tiles(c, buf, g0 * 64, 2 * count, n0);
     }

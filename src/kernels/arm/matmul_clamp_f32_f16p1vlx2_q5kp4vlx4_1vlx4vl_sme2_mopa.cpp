@@ -75,8 +75,8 @@ __attribute__((always_inline)) inline void dequantize_sub_block(const uint8_t* s
   const svcount_t all16c = svptrue_c16();
   const svfloat16_t bias = svdup_n_f16(static_cast<float16_t>(kBias));
   const uint8_t* f = sb + 160 * nr + 2 * nr * kJ;  // sc at f, m at f + nr
-  const svfloat16x4_t s = sub_factors(f, pair_factors(sb + 176 * nr, all16c), all);
-  const svfloat16x4_t neg_mn = sub_factors(f + nr, negated(pair_factors(sb + 178 * nr, all16c), all), all);
+  const svfloat16x4_t s = factors(f, pair_factors(sb + 176 * nr, all16c), all);
+  const svfloat16x4_t neg_mn = factors(f + nr, negated(pair_factors(sb + 178 * nr, all16c), all), all);
   const uint8_t* qs = sb + 8 * (kJ / 2) * 4 * nr;
   const uint8_t* qh = sb + 32 * 4 * nr;
   for (int64_t v = 0; v < 8; ++v, qs += 4 * nr, qh += 4 * nr, out += o.c[2]) {

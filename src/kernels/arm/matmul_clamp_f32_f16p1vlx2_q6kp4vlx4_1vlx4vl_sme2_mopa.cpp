@@ -18,19 +18,6 @@ using namespace sme2;
 // F16 1024 + q minus 1056: q − 32, exactly (sme2_f16_panels.h f16_1024_plus).
 constexpr float kBias = 1056.0f;
 
-// f16(d·sc) of one 16-K scale group (nr int8 at p) per column, each in both lanes of its
-// column's 32-bit element (tile t in vector t), d·sc rounded once (FMUL of exact F16 values).
-__attribute__((always_inline)) inline svfloat16x4_t group_factors(const uint8_t* p, svfloat16x4_t d, svbool_t all)
-    __arm_streaming __arm_preserves("za") {
-  const svint16x2_t u = svunpk_s16_s8_x2(svld1_s8(svptrue_b8(), reinterpret_cast<const int8_t*>(p)));
-  const svint16x2_t t01 = svzip_s16_x2(svcreate2(svget2(u, 0), svget2(u, 0)));
-  const svint16x2_t t23 = svzip_s16_x2(svcreate2(svget2(u, 1), svget2(u, 1)));
-  return svcreate4(svmul_f16_x(all, svcvt_f16_s16_x(all, svget2(t01, 0)), svget4(d, 0)),
-                   svmul_f16_x(all, svcvt_f16_s16_x(all, svget2(t01, 1)), svget4(d, 1)),
-                   svmul_f16_x(all, svcvt_f16_s16_x(all, svget2(t23, 0)), svget4(d, 2)),
-                   svmul_f16_x(all, svcvt_f16_s16_x(all, svget2(t23, 1)), svget4(d, 3)));
-}
-
 // The 6-bit q (bits 0..5, bits 6..7 zero) of 32-block t of a half: the low (t < 2) or high
 // nibble of ql, bits 2t, 2t + 1 of qh on bits 4, 5 (ggml's dequantize_row_q6_K). 2 or 3 ops.
 template <int kT>
@@ -88,7 +75,7 @@ __attribute__((always_inline)) inline void dequantize_block(const uint8_t* sb, s
   const uint8_t* qh = sb + (32 + 8 * h) * 4 * nr;
   const uint8_t* sc = sb + 192 * nr + nr * (8 * h + 2 * kT);
   for (size_t half = 0; half < 2; ++half, sc += nr) {
-    const svfloat16x4_t s = group_factors(sc, d, all);
+    const svfloat16x4_t s = factors(reinterpret_cast<const int8_t*>(sc), d, all);  // f16(d·sc)
     for (int64_t v = 0; v < 4; ++v, ql += 4 * nr, qh += 4 * nr, out += o.c[2]) {
       dequantize_chunk<kT>(ql, qh, s, bias, out, o.c[1]);
     }

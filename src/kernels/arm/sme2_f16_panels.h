@@ -69,23 +69,33 @@ __attribute__((always_inline)) inline svfloat16x4_t pair_factors(const void* s, 
   return svcreate4(svget2(d01, 0), svget2(d01, 1), svget2(d23, 0), svget2(d23, 1));
 }
 
-// The asymmetric K-quants (Q4_K, Q5_K: w = q·d·sc − dmin·m per 32-K sub-block).
-// The 6-bit factors of sub-block j (nr bytes at p: sc or m) times each column's f16 d (dmin),
-// rounded once to F16, each in both lanes of its column's 32-bit element (tile t in vector t).
-__attribute__((always_inline)) inline svfloat16x4_t sub_factors(const uint8_t* p, svfloat16x4_t d, svbool_t all)
-    __arm_streaming __arm_preserves("za") {
-  const svuint16x2_t u = svunpk_u16_u8_x2(svld1_u8(svptrue_b8(), p));  // columns 0..2VL-1, 2VL..4VL-1
-  const svuint16x2_t t01 = svzip_u16_x2(svcreate2(svget2(u, 0), svget2(u, 0)));
-  const svuint16x2_t t23 = svzip_u16_x2(svcreate2(svget2(u, 1), svget2(u, 1)));
-  return svcreate4(svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 0)), svget4(d, 0)),
-                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t01, 1)), svget4(d, 1)),
-                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 0)), svget4(d, 2)),
-                   svmul_f16_x(all, svcvt_f16_u16_x(all, svget2(t23, 1)), svget4(d, 3)));
+// nr 8-bit integers at p as 16-bit ones: columns 0..2VL-1, 2VL..4VL-1.
+__attribute__((always_inline)) inline svuint16x2_t widen(const uint8_t* p) __arm_streaming __arm_preserves("za") {
+  return svunpk_u16_u8_x2(svld1_u8(svptrue_b8(), p));
+}
+__attribute__((always_inline)) inline svint16x2_t widen(const int8_t* p) __arm_streaming __arm_preserves("za") {
+  return svunpk_s16_s8_x2(svld1_s8(svptrue_b8(), p));
 }
 
-// F16 weights q·(d·sc) + (−dmin·m), one rounding, for the 4 tiles of one K pair: FMAD into
-// q's registers. clang 19 turns svmad / svnmsb into FMLA / FNMLS on a copy of the
-// factor, a MOVPRFX each (a third of the dequantization), hence the asm.
+// nr 8-bit factors at p (uint8_t: the 6-bit sc or m of an asymmetric K-quant sub-block, Q4_K /
+// Q5_K: w = q·d·sc − dmin·m per 32 K; int8_t: a Q6_K scale of 16 K) times each column's f16 d
+// (dmin), rounded once to F16 (the product of an F16 and an 8-bit integer is exact in F32), each
+// in both lanes of its column's 32-bit element (tile t in vector t).
+template <class T>
+__attribute__((always_inline)) inline svfloat16x4_t factors(const T* p, svfloat16x4_t d, svbool_t all) __arm_streaming
+    __arm_preserves("za") {
+  const auto u = widen(p);
+  const auto t01 = svzip(svcreate2(svget2(u, 0), svget2(u, 0)));
+  const auto t23 = svzip(svcreate2(svget2(u, 1), svget2(u, 1)));
+  return svcreate4(svmul_f16_x(all, svcvt_f16_x(all, svget2(t01, 0)), svget4(d, 0)),
+                   svmul_f16_x(all, svcvt_f16_x(all, svget2(t01, 1)), svget4(d, 1)),
+                   svmul_f16_x(all, svcvt_f16_x(all, svget2(t23, 0)), svget4(d, 2)),
+                   svmul_f16_x(all, svcvt_f16_x(all, svget2(t23, 1)), svget4(d, 3)));
+}
+
+// The asymmetric K-quants (Q4_K, Q5_K): F16 weights q·(d·sc) + (−dmin·m), one rounding, for
+// the 4 tiles of one K pair: FMAD into q's registers. clang 19 turns svmad / svnmsb into FMLA /
+// FNMLS on a copy of the factor, a MOVPRFX each (a third of the dequantization), hence the asm.
 __attribute__((always_inline)) inline svfloat16_t fmad(svfloat16_t q, svfloat16_t s, svfloat16_t neg_mn, svbool_t all)
     __arm_streaming __arm_preserves("za") {
   asm("fmad %0.h, %1/m, %2.h, %3.h" : "+w"(q) : "Upl"(all), "w"(s), "w"(neg_mn));

@@ -252,6 +252,17 @@ struct BlockTiles {
   // group 1 (ZA1.S) over all of k: per block one MOVA, one SCVTF, the four vectors rsc_t · s_lhs
   // (exact: an F16 × F16 product fits F32) and one multi-vector FMLA, acc + sums · (rsc · s_lhs)
   // fused, as KleidiAI's kernel of the same name computes it (the same bits); dst is written once.
+  //
+  // Quads 2p and 2p + 1 of the block at rhs into the block's int32 sums: SDOT lanes 2(p % 2) and
+  // 2(p % 2) + 1 of a (the block's LHS quads 0..3 for p < 2, 4..7 for p >= 2).
+  template <class W, int kP>
+  __attribute__((always_inline)) inline static void sdot_quad_pair(const uint8_t* rhs, svint8_t a) __arm_streaming
+      __arm_inout("za") __arm_in("zt0") {
+    svint8x4_t q0, q1;
+    W::quad_pair(rhs, kP, q0, q1);
+    svdot_lane_za32_s8_vg1x4(0, q0, a, 2 * (kP % 2));
+    svdot_lane_za32_s8_vg1x4(0, q1, a, 2 * (kP % 2) + 1);
+  }
   template <class W>
   __attribute__((always_inline)) inline static void
   gemv_row(svcount_t cols, size_t k, const uint8_t* lhs, const uint8_t* rhs, float* dst, float lo,
@@ -265,19 +276,10 @@ struct BlockTiles {
     for (const int8_t* a_end = a + blocks * kBlock; a != a_end; a += kBlock, ls += 2, rs += nr * 2, rhs += block_bytes) {
       svzero_mask_za(0x11);  // ZA0.S: the block's int32 sums
       const svint8_t a0 = svld1rq_s8(all8, a), a1 = svld1rq_s8(all8, a + 16);
-      svint8x4_t q0, q1;
-      W::quad_pair(rhs, 0, q0, q1);
-      svdot_lane_za32_s8_vg1x4(0, q0, a0, 0);
-      svdot_lane_za32_s8_vg1x4(0, q1, a0, 1);
-      W::quad_pair(rhs, 1, q0, q1);
-      svdot_lane_za32_s8_vg1x4(0, q0, a0, 2);
-      svdot_lane_za32_s8_vg1x4(0, q1, a0, 3);
-      W::quad_pair(rhs, 2, q0, q1);
-      svdot_lane_za32_s8_vg1x4(0, q0, a1, 0);
-      svdot_lane_za32_s8_vg1x4(0, q1, a1, 1);
-      W::quad_pair(rhs, 3, q0, q1);
-      svdot_lane_za32_s8_vg1x4(0, q0, a1, 2);
-      svdot_lane_za32_s8_vg1x4(0, q1, a1, 3);
+      sdot_quad_pair<W, 0>(rhs, a0);
+      sdot_quad_pair<W, 1>(rhs, a0);
+      sdot_quad_pair<W, 2>(rhs, a1);
+      sdot_quad_pair<W, 3>(rhs, a1);
       const svfloat32x4_t sums = svcvt_f32_s32_x4(svread_za32_s32_vg1x4(0));
       const svfloat32_t l = lhs_scale_dup(ls);
       const svfloat32x4_t r = load_scales_x4(rs);

@@ -7,8 +7,8 @@
 namespace qmm {
 
 const Ukernel matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar = {
-    "matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar", Isa::scalar, WeightType::q4_k, false, f16p_asymk::params,
-    &lhs_pack_f16pmrx2_f32, &rhs_pack_nxk_q4kp_q4k, f16p_asymk::run<layout::Q4kp>,
+    "matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar", Isa::scalar, WeightType::q4_k, false, f16p::params,
+    &lhs_pack_f16pmrx2_f32, &rhs_pack_nxk_q4kp_q4k, f16p::run<f16p::AsymK<layout::Q4kp>>,
     &matmul_clamp_f32_f16p4x2_q4kp8x4_4x8_scalar};  // its own reference
 
 }  // namespace qmm

@@ -2,8 +2,9 @@
 // matmul_clamp_f32_f16p1vlx2_q4kp4vlx4_1vlx4vl_sme2_mopa): its Ukernel::reference (the generated
 // tests compare with it at the F32 summation-order tolerance) and, in the kernel list after the
 // int8 scalar Q4_K GEMM, a portable kernel the tests run on every architecture (selection never
-// prefers it). It is its own Ukernel::reference, as the F16 Q4_0 twin is. Its body,
-// kernels/ref/f16p_asymk_scalar.h, is shared with the Q5_K twin.
+// prefers it). It is its own Ukernel::reference, as the F16 Q4_0 twin is. Its weight decoder,
+// kernels/ref/f16p_asymk_scalar.h, is shared with the Q5_K twin; its loop (kernels/ref/f16p_scalar.h)
+// with all four F16 twins.
 //
 //   dst[i, j] = clamp(Σ_c a[i, c] · w[j, c], lo, hi), summed in F32 in c order, where
 //   a = the F16 activation of lhs_pack_f16pmrx2_f32 and, per 32-element sub-block,
