@@ -11,7 +11,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 
 #include "core/buffer.h"
@@ -29,8 +28,6 @@ const Ukernel& scalar_gemm(WeightType t) {
   }
   throw std::logic_error("no scalar kernel");
 }
-
-bool quick() { return test::emulated(); }  // fewer shapes under slow emulators
 
 // One problem: activations [M, k], weights [N, k], the reference product and S.
 struct Problem {
@@ -110,10 +107,10 @@ struct Problem {
 std::vector<size_t> m_values(const Ukernel& u, const TileParams& p) {
   if (u.gemv) return {1};
   std::vector<size_t> v;
-  const size_t top = quick() ? 9 : 17;
+  const size_t top = test::emulated() ? 9 : 17;
   for (size_t m = 1; m <= top; ++m) v.push_back(m);
   for (size_t m : {p.mr - 1, p.mr, p.mr + 1, 2 * p.mr + 3, p.m_step + 1}) v.push_back(m);
-  if (!quick()) v.insert(v.end(), {64, 129});
+  if (!test::emulated()) v.insert(v.end(), {64, 129});
   v.erase(std::remove(v.begin(), v.end(), size_t{0}), v.end());
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -122,7 +119,7 @@ std::vector<size_t> m_values(const Ukernel& u, const TileParams& p) {
 
 std::vector<size_t> n_values(const TileParams& p) {
   std::vector<size_t> v{1, p.nr - 1, p.nr, p.nr + 1, 3 * p.nr + 5, p.n_step + 1};
-  if (!quick()) v.push_back(257);
+  if (!test::emulated()) v.push_back(257);
   v.erase(std::remove(v.begin(), v.end(), size_t{0}), v.end());
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -130,7 +127,7 @@ std::vector<size_t> n_values(const TileParams& p) {
 }
 
 std::vector<size_t> k_values(WeightType t) {
-  if (block_len(t) == kSuperBlock) return quick() ? std::vector<size_t>{256, 512} : std::vector<size_t>{256, 512, 768};
+  if (block_len(t) == kSuperBlock) return test::emulated() ? std::vector<size_t>{256, 512} : std::vector<size_t>{256, 512, 768};
   if (is_block_type(t)) return {32, 64, 96, 160};
   return {1, 7, 32, 96, 172};
 }
@@ -162,7 +159,7 @@ TEST_P(KernelTest, MatchesScalarReferenceOnAllShapes) {
 TEST_P(KernelTest, LongK) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
-  const size_t m = u.gemv ? 1 : p.mr + 1, n = p.nr + 1, k = quick() ? 1024 : 4096;
+  const size_t m = u.gemv ? 1 : p.mr + 1, n = p.nr + 1, k = test::emulated() ? 1024 : 4096;
   const Problem prob(u.type, m, n, k, 99, &u);
   prob.check(prob.run(u, m, n, -INFINITY, INFINITY), m, n, -INFINITY, INFINITY, "k=" + std::to_string(k));
 }
@@ -284,7 +281,7 @@ TEST_P(GemvTest, GroupsAndLeftoverPanelsKeepTheBits) {
   const Ukernel& u = *GetParam();
   const TileParams p = kernel_params(u);
   const size_t k = 12 * std::max<size_t>(32, block_len(u.type));
-  const std::vector<size_t> ns = quick() ? std::vector<size_t>{8 * p.nr + 3 * p.nr + 5}  // (groups, leftovers, a partial panel)
+  const std::vector<size_t> ns = test::emulated() ? std::vector<size_t>{8 * p.nr + 3 * p.nr + 5}  // (groups, leftovers, a partial panel)
                                          : std::vector<size_t>{4 * p.nr + 2 * p.nr, 8 * p.nr + 3 * p.nr + 5, 12 * p.nr + p.nr - 1};
   for (size_t n : ns) {
     const Problem prob(u.type, 1, n, k, 23 + n);
@@ -322,7 +319,7 @@ TEST_P(FewRowsTest, RowsKeepTheirBitsInAnyBatch) {
   const size_t big = std::max<size_t>(p.mr + 1, 5);
   // Under an emulator (QMM_TEST_SHAPES=small) the middle case only, which has the others' traits:
   // the three made the K-quant SME2 GEMMs take 2-3 minutes each under qemu at SVL 256.
-  const std::vector<size_t> ns = quick() ? std::vector<size_t>{11 * p.nr + 5} : std::vector<size_t>{6 * p.nr, 11 * p.nr + 5, 13 * p.nr - 1};
+  const std::vector<size_t> ns = test::emulated() ? std::vector<size_t>{11 * p.nr + 5} : std::vector<size_t>{6 * p.nr, 11 * p.nr + 5, 13 * p.nr - 1};
   for (size_t n : ns) {
     const Problem prob(u.type, big, n, k, 41 + n, &u);
     const std::vector<float> all = prob.run(u, big, n, -INFINITY, INFINITY);
