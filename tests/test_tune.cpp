@@ -174,6 +174,60 @@ TEST(Tune, NoiseOfTwoPercentIsNotAWin) {
   }
 }
 
+// One weight of a small class and eight of a large one, the same GEMM (Q4_0): the 64 KiB chunk is
+// 3 % faster on the large class's weights in every round, and on the small class's weight it
+// swings (10 % faster in one pair of rounds, 8 % slower in the next). The small class's own
+// evidence is too wide for the bound; pooled over its GEMM's nine weights it is not: the small
+// class takes the winner, and says so. When the small class's own paired ratio is above 1, it
+// keeps the default whatever the pool says.
+TuneReport pooled_run(double small_swing_fast, double small_swing_slow) {
+  std::vector<PackedWeights> w;
+  std::vector<PackedWeights*> ptrs;
+  w.reserve(9);
+  for (auto [n, k] : {std::pair<size_t, size_t>{64, 256}, {512, 1024}, {512, 1024}, {512, 1024}, {512, 1024},
+                      {512, 1024}, {512, 1024}, {512, 1024}, {512, 1024}}) {
+    const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, n, k, n + k);
+    w.push_back(PackedWeights::pack(WeightType::q4_0, n, k, rows.data(), {}));
+  }
+  for (PackedWeights& p : w) ptrs.push_back(&p);
+  Context ctx(2);
+  TuneOptions o;
+  o.persist = false;
+  o.rounds = 16;
+  int small_fast_calls = 0;
+  o.timer = [&](const PackedWeights& pw, const DecodePlan& p) {
+    double t = static_cast<double>(pw.bytes()) * 1e-9;
+    if (p.chunk_bytes != size_t{64} << 10) return t;
+    if (pw.n() != 64) return t * 0.97;
+    return t * ((small_fast_calls++ / 2) % 2 == 0 ? small_swing_fast : small_swing_slow);  // per pair of rounds
+  };
+  return tune_weights(ptrs, {}, ctx, o);
+}
+
+TEST(Tune, AThinClassTakesItsGemmsPooledWinner) {
+  const TuneReport r = pooled_run(0.90, 1.08);
+  ASSERT_EQ(r.classes.size(), 2u);
+  const TuneClass& small = r.classes[0];
+  const TuneClass& large = r.classes[1];
+  EXPECT_EQ(large.chosen.chunk_bytes, size_t{64} << 10) << r.table();
+  EXPECT_FALSE(large.pooled) << "its own evidence suffices";
+  EXPECT_EQ(small.chosen.chunk_bytes, size_t{64} << 10) << r.table();
+  EXPECT_TRUE(small.pooled);
+  EXPECT_LT(small.pooled_bound, 1.0);
+  for (const TuneCandidate& k : small.candidates) {
+    if (k.plan.chunk_bytes == size_t{64} << 10 && k.plan.gemv == small.chosen.gemv) EXPECT_GE(k.ratio_bound, 1.0) << r.table();
+  }
+  EXPECT_NE(r.table().find("pooled"), std::string::npos);
+}
+
+TEST(Tune, APooledWinnerNeverReplacesWhatAClassSawSlower) {
+  const TuneReport r = pooled_run(0.98, 1.12);  // the small class's own ratio: about 1.05
+  ASSERT_EQ(r.classes.size(), 2u);
+  EXPECT_EQ(r.classes[1].chosen.chunk_bytes, size_t{64} << 10) << r.table();
+  EXPECT_EQ(r.classes[0].chosen.chunk_bytes, DecodePlan::kDefaultChunkBytes) << r.table();
+  EXPECT_FALSE(r.classes[0].pooled);
+}
+
 // The pairs of rounds run every two candidates once in each order.
 TEST(Tune, EachPairOfRoundsRunsBothOrders) {
   for (size_t count : {2u, 3u, 6u}) {

@@ -44,6 +44,58 @@ struct Runner {
   }
 };
 
+// The classes of one GEMM (one packed layout, several n·k buckets) have the same candidates,
+// and a GEMV faster on one bucket's stream is seldom slower on the next: where a class's own
+// pairs of rounds leave its choice at the default (too few weights or too few rounds for the
+// 99 % bound), the evidence of every weight of its GEMM, pooled, decides: its winner, by the
+// same rule, replaces the default unless the class's own paired ratio says it was slower there.
+void adopt_pooled_winners(TuneReport& rep, const std::vector<size_t>& todo, const std::vector<size_t>& class_of,
+                          const std::vector<std::vector<double>>& round_times, size_t stride) {
+  std::vector<const Ukernel*> gemms;
+  for (size_t c : todo) {
+    if (std::find(gemms.begin(), gemms.end(), rep.classes[c].gemm) == gemms.end()) gemms.push_back(rep.classes[c].gemm);
+  }
+  for (const Ukernel* gemm : gemms) {
+    std::vector<size_t> classes;
+    for (size_t c : todo) {
+      if (rep.classes[c].gemm == gemm) classes.push_back(c);
+    }
+    if (classes.size() < 2) continue;
+    // The same candidate list in every class (built from the GEMM and the thread count alone).
+    const std::vector<TuneCandidate>& first = rep.classes[classes[0]].candidates;
+    bool same = true;
+    for (size_t c : classes) {
+      const std::vector<TuneCandidate>& o = rep.classes[c].candidates;
+      same = same && o.size() == first.size() &&
+             std::equal(o.begin(), o.end(), first.begin(), [](const TuneCandidate& a, const TuneCandidate& b) {
+               return a.plan.gemv == b.plan.gemv && a.plan.chunk_bytes == b.plan.chunk_bytes;
+             });
+    }
+    if (!same) continue;
+    std::vector<size_t> members;
+    for (size_t i = 0; i < class_of.size(); ++i) {
+      if (std::find(classes.begin(), classes.end(), class_of[i]) != classes.end()) members.push_back(i);
+    }
+    size_t best = 0;
+    double best_ratio = 1, best_bound = 1;
+    for (size_t k = 1; k < first.size(); ++k) {
+      double ratio = 1, bound = INFINITY;
+      paired_ratio(round_times, members, stride, k, &ratio, &bound);
+      if (bound < 1 && ratio <= 1 - kTuneMinGain && (best == 0 || ratio < best_ratio)) best = k, best_ratio = ratio, best_bound = bound;
+    }
+    if (best == 0) continue;
+    for (size_t c : classes) {
+      TuneClass& tc = rep.classes[c];
+      const bool kept_default = tc.chosen.gemv == tc.candidates[0].plan.gemv && tc.chosen.chunk_bytes == tc.candidates[0].plan.chunk_bytes;
+      if (!kept_default || tc.candidates[best].ratio >= 1) continue;
+      tc.chosen = tc.candidates[best].plan;
+      tc.pooled = true;
+      tc.pooled_ratio = best_ratio;
+      tc.pooled_bound = best_bound;
+    }
+  }
+}
+
 }  // namespace
 
 namespace tune_detail {
@@ -282,10 +334,16 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
         }
       }
       tc.default_seconds = tc.candidates[0].seconds;
-      // Keep the default when the measurement is too noisy to say (qmm tune measures again on demand).
-      if (tc.noise > kTuneMaxNoise || rep.too_busy) best = 0;
       tc.chosen = tc.candidates[best].plan;
-      tc.chosen_seconds = tc.candidates[best].seconds;
+    }
+    adopt_pooled_winners(rep, todo, class_of, round_times, max_cands);
+    for (size_t c : todo) {
+      TuneClass& tc = rep.classes[c];
+      // Keep the default when the measurement is too noisy to say (qmm tune measures again on demand).
+      if (tc.noise > kTuneMaxNoise || rep.too_busy) tc.chosen = tc.candidates[0].plan, tc.pooled = false;
+      for (const TuneCandidate& k : tc.candidates) {
+        if (k.plan.gemv == tc.chosen.gemv && k.plan.chunk_bytes == tc.chosen.chunk_bytes) tc.chosen_seconds = k.seconds;
+      }
     }
   }
   for (size_t i = 0; i < weights.size(); ++i) weights[i]->set_decode_plan(rep.classes[class_of[i]].chosen);
@@ -341,7 +399,10 @@ std::vector<std::string> TuneReport::summary() const {
     std::snprintf(buf, sizeof buf, "%-6s %-16s %3zu weights: GEMV %s, chunk %s (%s, %.1f%% faster than the default)",
                   type_name(tc.type), bucket_name(tc.bucket).c_str(), tc.weights, short_name(*tc.chosen.gemv).c_str(),
                   chunk_name(tc.chosen.chunk_bytes).c_str(),
-                  tc.from_cache ? "measured earlier, from the cache" : tc.chosen.measured ? "measured now" : "the only candidate",
+                  tc.from_cache ? "measured earlier, from the cache"
+                  : tc.pooled ? "measured now, pooled over its GEMM's classes"
+                  : tc.chosen.measured ? "measured now"
+                  : "the only candidate",
                   gain);
     out.push_back(buf);
     for (const StepOverride& o : step.chosen) {
@@ -360,6 +421,11 @@ std::string TuneReport::table() const {
   s += buf;
   if (too_busy) s += "the machine was too busy to measure in time: the defaults are kept, nothing cached\n";
   for (const TuneClass& tc : classes) {
+    char pooled[160] = "";
+    if (tc.pooled) {
+      std::snprintf(pooled, sizeof pooled, "; its own bound too wide, chosen by its GEMM's classes pooled: paired %.3fx, 99%% bound %.3fx",
+                    tc.pooled_ratio, tc.pooled_bound);
+    }
     std::snprintf(buf, sizeof buf, "\n%s %s, %zu weights, %.1f MiB, GEMM %s\n", type_name(tc.type),
                   bucket_name(tc.bucket).c_str(), tc.weights, static_cast<double>(tc.bytes) / (1 << 20), tc.gemm->name);
     s += buf;
@@ -368,7 +434,8 @@ std::string TuneReport::table() const {
                     "  noise %.1f%% (the default's two fastest passes)%s\n"
                     "    GEMV / chunk: fastest runs summed, their ratio; the paired ratio and its bound decide\n",
                     100 * tc.noise,
-                    tc.noise > kTuneMaxNoise ? ": too noisy to choose, the default kept" : "");
+                    tc.noise > kTuneMaxNoise ? ": too noisy to choose, the default kept"
+                    : pooled);
     } else {
       buf[0] = 0;
     }

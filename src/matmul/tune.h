@@ -5,7 +5,8 @@
 // pair runs every two candidates in both orders), and a candidate replaces the default only
 // when it is faster paired — per weight and round, its time over the default's — by at least
 // kTuneMinGain, and faster at a one-sided 99 % confidence bound over the pairs of rounds (so a
-// real 2 % difference in DRAM speed is resolved, noise is not). Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
+// real 2 % difference in DRAM speed is resolved, noise is not); where a class's own evidence
+// is too thin for the bound, that of every class of its GEMM, pooled, decides by the same rule. Choices persist in a small text file, tune.txt under tune_cache_dir(), keyed
 // by qmm's version and build, the CPU's model name and features and the thread count, so a
 // new CPU tunes on its first load and later loads reuse. The file is read as hostile input:
 // anything malformed, another CPU's or another build's is ignored and rewritten. qmm tune then
@@ -34,7 +35,7 @@ struct TuneOptions {
   double budget_seconds = 8;  // no new pair of rounds starts after this (at least kTuneMinRounds
                               // run, unless the first shows that they would take 1.25x this: then
                               // the defaults are kept)
-  int rounds = 12;            // in [kTuneMinRounds, kTuneMaxRounds]; pairs of rounds decide
+  int rounds = 24;            // in [kTuneMinRounds, kTuneMaxRounds]; pairs of rounds decide
   // Tests: the seconds of one decode GEMV over `w` under `plan` (default: runs and times it).
   std::function<double(const PackedWeights& w, const DecodePlan& plan)> timer;
   std::function<void(const std::string&)> warn;  // one-line warnings (unwritable cache, ...)
@@ -58,6 +59,8 @@ struct TuneClass {
   double default_seconds = 0, chosen_seconds = 0;
   double noise = 0;         // relative spread of the default's passes (a winner must beat it)
   bool from_cache = false;
+  bool pooled = false;      // chosen by the pooled evidence of every class of its GEMM
+  double pooled_ratio = 1, pooled_bound = 1;  // that evidence (its winner's paired ratio and bound)
 };
 
 // The whole-step pass (tune_decode_steps, qmm tune -m): a GEMV faster or slower by itself may
