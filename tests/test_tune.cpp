@@ -215,7 +215,9 @@ TEST(Tune, AThinClassTakesItsGemmsPooledWinner) {
   EXPECT_TRUE(small.pooled);
   EXPECT_LT(small.pooled_bound, 1.0);
   for (const TuneCandidate& k : small.candidates) {
-    if (k.plan.chunk_bytes == size_t{64} << 10 && k.plan.gemv == small.chosen.gemv) EXPECT_GE(k.ratio_bound, 1.0) << r.table();
+    if (k.plan.chunk_bytes == size_t{64} << 10 && k.plan.gemv == small.chosen.gemv) {
+      EXPECT_GE(k.ratio_bound, 1.0) << r.table();
+    }
   }
   EXPECT_NE(r.table().find("pooled"), std::string::npos);
 }

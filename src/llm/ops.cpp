@@ -133,7 +133,10 @@ void attend_combine(float* acc, const float* part, size_t count, size_t hd) {
       std::copy(b, b + ps, a);
       continue;
     }
-    const float m = std::max(a[0], b[0]), fa = std::exp(a[0] - m), fb = std::exp(b[0] - m);
+    // One of the factors is e^0 = 1 exactly: one exp per (row, head), the same bits as two.
+    const bool a_max = a[0] >= b[0];
+    const float m = a_max ? a[0] : b[0], f = std::exp(a_max ? b[0] - m : a[0] - m);
+    const float fa = a_max ? 1.0f : f, fb = a_max ? f : 1.0f;
     a[0] = m;
     a[1] = a[1] * fa + b[1] * fb;
     for (size_t d = 2; d < ps; ++d) a[d] = a[d] * fa + b[d] * fb;

@@ -44,8 +44,14 @@ namespace qmm::llm {
 class FlushSubnormals {
  public:
 #if defined(__SSE__)
-  FlushSubnormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | kFtzDaz); }
-  ~FlushSubnormals() { _mm_setcsr(saved_); }
+  // (LDMXCSR only when the mode changes: a kernel called per chunk under a caller that already
+  // flushes reads the register and writes nothing.)
+  FlushSubnormals() : saved_(_mm_getcsr()) {
+    if ((saved_ & kFtzDaz) != kFtzDaz) _mm_setcsr(saved_ | kFtzDaz);
+  }
+  ~FlushSubnormals() {
+    if ((saved_ & kFtzDaz) != kFtzDaz) _mm_setcsr(saved_);
+  }
 
  private:
   static constexpr unsigned kFtzDaz = 0x8040;  // bits 15 (flush to zero) and 6 (denormals are zero)
