@@ -191,13 +191,35 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
               mi.reps, mi.reps == 1 ? "" : "s");
 }
 
+// --trace: one test's matmuls over its repetitions, against the time the test timed (a decode's
+// paired read passes run between its tokens and are not part of it).
+class Traced {
+ public:
+  Traced(bool on, const Result& r) : on_(on) {
+    if (!on_) return;
+    stage_ = test_name(r) + ", " + std::to_string(r.threads) + " thread" + (r.threads == 1 ? "" : "s");
+    trace_.begin(stage_.c_str());
+  }
+  void end(const Result& r) {
+    if (!on_) return;
+    double timed = 0;
+    for (double tps : r.tokens_per_s) timed += tps > 0 ? static_cast<double>(r.n + r.then_gen) / tps : 0;
+    trace_.end(timed);
+  }
+
+ private:
+  bool on_;
+  std::string stage_;
+  MatmulTrace trace_;
+};
+
 // The verb's options, parsed and checked.
 struct Options {
   std::string model_path, format = "md", depth_file;
   std::vector<size_t> n_prompt{512}, n_gen{128}, n_depth{0}, threads;
   std::vector<std::pair<size_t, size_t>> pg;  // -pg PP,TG
   size_t reps = 5;
-  bool no_limits = false, no_tune = false, progress = false;
+  bool no_limits = false, no_tune = false, progress = false, trace = false;
   llm::KvTypes kv;
   llm::LoadOptions load;
   size_t max_p = 0, max_n = 0, max_pg = 0, max_d = 0;  // the most positions each kind of test fills
@@ -231,6 +253,7 @@ Options parse_options(int argc, char** argv) {
               "re-quantize every weight at load, as qmm run --convert")
       .flag("--no-limits", &o.no_limits, "skip measuring the machine limits")
       .flag("--progress", &o.progress, "print each test and repetition to stderr as it starts")
+      .flag("--trace", &o.trace, "print each test's matmuls with their time, and the time outside them (attention, norms...)")
       .flag("--no-tune", &o.no_tune, "keep the default decode plans (like QMM_TUNE=0); else tuned per thread count, as loads do")
       .no_effect("-ngl,--n-gpu-layers", "N", "it runs on the CPU")
       .no_effect("-fa,--flash-attn", "0|1", "its attention is its own CPU kernel")
@@ -325,10 +348,13 @@ int bench_model(int argc, char** argv) {
     const double int8_peak = gemm.isa == Isa::avx2 && lim.avx2_int8_gops > 0 ? lim.avx2_int8_gops : lim.int8_gops;
     const double pp_bound = o.no_limits ? 0 : llm::prefill_bound(cost, int8_peak, lim.fp32_gflops);
     for (size_t d : o.n_depth) {
+      if (o.trace && d) runs.to_depth(d);  // the depth's fill (its prefill's matmuls) outside every trace
       for (size_t p : o.n_prompt) {
         if (!p) continue;
         Result r{t, true, p, 0, d, {}, pp_bound, -1, 0, &lim};
+        Traced traced(o.trace, r);
         for (size_t i = 0; i < o.reps; ++i) show_progress(r, i), r.tokens_per_s.push_back(runs.prefill(d, p));
+        traced.end(r);
         results.push_back(r);
       }
       for (size_t n : o.n_gen) {
@@ -336,6 +362,7 @@ int bench_model(int argc, char** argv) {
         const double kv_read = runs.kv_read_per_token(d, n);
         Result r{t, false, n, 0, d, {}, llm::decode_bound(cost.weight_bytes + kv_read, lim.dram_read_gbs), -1, 0, &lim, kv_read};
         std::vector<double> paired, read_gbs;
+        Traced traced(o.trace, r);
         for (size_t i = 0; i < o.reps; ++i) {
           show_progress(r, i);
           const llm::BenchRuns::Decode run = runs.decode(d, n, read_pass_seconds);
@@ -343,6 +370,7 @@ int bench_model(int argc, char** argv) {
           paired.insert(paired.end(), run.paired.begin(), run.paired.end());
           read_gbs.insert(read_gbs.end(), run.read_gbs.begin(), run.read_gbs.end());
         }
+        traced.end(r);
         r.paired = median(paired);
         r.paired_read_gbs = median(read_gbs);
         r.effective_gbs = llm::effective_gbs(cost.weight_bytes, kv_read, mean(r.tokens_per_s));
@@ -350,7 +378,9 @@ int bench_model(int argc, char** argv) {
       }
       for (const auto& [pp, tg] : o.pg) {  // no bound, no paired read: a mix of the two
         Result r{t, true, pp, tg, d, {}, 0, -1, 0, &lim};
+        Traced traced(o.trace, r);
         for (size_t i = 0; i < o.reps; ++i) show_progress(r, i), r.tokens_per_s.push_back(runs.prefill_decode(d, pp, tg));
+        traced.end(r);
         results.push_back(r);
       }
     }

@@ -35,9 +35,10 @@ void MatmulTrace::observe(void* self, const PackedWeights& w, size_t m, double s
 
 // Each distinct matmul with its count, its time and its share of the stage's wall time; the
 // rest of the stage (attention, norms, sampling, printing) on the last line.
-void MatmulTrace::end() {
+void MatmulTrace::end() { end(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()); }
+
+void MatmulTrace::end(double stage) {
   set_matmul_trace(nullptr, nullptr);
-  const double stage = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   double in_matmuls = 0;
   for (const Entry& e : entries_) in_matmuls += e.seconds;
   auto pct = [&](double s) { return stage > 0 ? 100.0 * s / stage : 0.0; };

@@ -18,6 +18,9 @@ class MatmulTrace {
  public:
   void begin(const char* stage);  // starts collecting (installs the observer)
   void end();                     // prints the stage and stops collecting
+  // The same, with the stage's time given (a benchmark's timed seconds, when the stage's wall
+  // time also holds what it does not time, such as bench model's paired read passes).
+  void end(double stage_seconds);
 
  private:
   struct Entry {
