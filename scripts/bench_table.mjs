@@ -51,5 +51,5 @@ for (const r of rows.values()) {
 }
 const lengths = [...new Set([...rows.values()].map((r) => `pp${r.pp} / tg${r.tg}`))].join(", ");
 const rounds = Math.max(...[...rows.values()].map((r) => r.q_tg.length));
-const gemv = [...new Set([...rows.values()].flatMap((r) => [...r.gemv].map((g) => `${r.type}: ${g}`)))].join("; ");
-console.log(`\ntok/s at ${lengths}; median (range) of up to ${rounds} paired round(s) per row; qmm's decode kernel (of the first weight): ${gemv}.`);
+const gemv = [...new Set([...rows.values()].flatMap((r) => [...r.gemv].map((g) => `${r.type} -t ${r.threads}: ${g}`)))].join("; ");
+console.log(`\ntok/s at ${lengths}; median (range) of up to ${rounds} paired round(s) per row; qmm's decode kernel (of the first weight, as tuned): ${gemv}.`);

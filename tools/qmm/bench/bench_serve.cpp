@@ -58,10 +58,17 @@ std::vector<int32_t> random_tokens(const LoadedModel& lm, size_t n, std::mt19937
   return t;
 }
 
-DepthFile prepare_depth_file(const LoadedModel& lm, const std::string& path, size_t prompt_len) {
+// Generator options of `seqs` slots of n_ctx positions, KV cache types kv.
+llm::GeneratorOptions options(size_t seqs, size_t n_ctx, llm::KvTypes kv) {
+  llm::GeneratorOptions o{seqs, n_ctx, 512, seqs};
+  o.kv = kv;
+  return o;
+}
+
+DepthFile prepare_depth_file(const LoadedModel& lm, llm::KvTypes kv, const std::string& path, size_t prompt_len) {
   std::mt19937 rng(4096);
   DepthFile f{path, random_tokens(lm, prompt_len, rng)};
-  llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, {1, prompt_len + 2, 512, 1});
+  llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, options(1, prompt_len + 2, kv));
   if (std::filesystem::exists(path)) {
     gen.restore_slot(0, path);
     const std::vector<int32_t>& held = gen.cached(0);
@@ -85,12 +92,12 @@ DepthFile prepare_depth_file(const LoadedModel& lm, const std::string& path, siz
 // Seconds per step of `steps` decode steps with `seqs` sequences all decoding.
 // With `trace`: the timed steps' matmuls, their times and the time outside them on stderr (--trace).
 // With `filled` (--depth-file): every sequence restores that slot file and prefills only its last token.
-double time_steps(const LoadedModel& lm, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time,
+double time_steps(const LoadedModel& lm, llm::KvTypes kv, size_t seqs, size_t prompt_len, size_t steps, std::mt19937& rng, bool cpu_time,
                   bool trace = false, const DepthFile* filled = nullptr) {
   const size_t chunks = (prompt_len + 511) / 512;  // steps each prompt's prefill takes
   const size_t max_tokens = steps + seqs * chunks + 1;  // outlasts the others' prefills and the timed steps
   const size_t n_ctx = prompt_len + max_tokens + 1;
-  llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, {seqs, n_ctx, 512, seqs});
+  llm::Generator gen(*lm.model, *lm.tok, *lm.ctx, options(seqs, n_ctx, kv));
   size_t started = 0;
   for (size_t s = 0; s < seqs; ++s) {
     llm::Request r;
@@ -131,11 +138,11 @@ struct Conversations {
   double per = 1;     // CPU time is divided by the threads
   llm::Generator gen;
   size_t cached = 0;  // of the last prompt
-  Conversations(const LoadedModel& lm, size_t n_ctx, size_t cache_bytes, bool cpu_time)
+  Conversations(const LoadedModel& lm, llm::KvTypes kv, size_t n_ctx, size_t cache_bytes, bool cpu_time)
       : clock(cpu_time ? process_cpu_seconds : now_seconds),
         per(cpu_time ? static_cast<double>(lm.threads) : 1.0),
         gen(*lm.model, *lm.tok, *lm.ctx, [&] {
-          llm::GeneratorOptions o{1, n_ctx, 512, 1};
+          llm::GeneratorOptions o = options(1, n_ctx, kv);
           o.cache_bytes = cache_bytes;
           return o;
         }()) {}
@@ -158,8 +165,8 @@ struct Conversations {
   }
 };
 
-int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sys_len, size_t user_len, size_t reps,
-                       size_t cache_mib, bool cpu_time) {
+int bench_prompt_cache(const LoadedModel& lm, llm::KvTypes kv, const std::string& path, size_t sys_len, size_t user_len,
+                       size_t reps, size_t cache_mib, bool cpu_time) {
   std::mt19937 rng(42);
   const std::vector<int32_t> sys = random_tokens(lm, sys_len, rng);
   auto conversation = [&] {
@@ -168,7 +175,7 @@ int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sy
     return p;
   };
   const size_t n_ctx = sys_len + user_len + 8;
-  Conversations off(lm, n_ctx, 0, cpu_time), on(lm, n_ctx, cache_mib << 20, cpu_time);
+  Conversations off(lm, kv, n_ctx, 0, cpu_time), on(lm, kv, n_ctx, cache_mib << 20, cpu_time);
   if (!on.gen.cache_off_reason().empty()) throw Error(Status::unsupported, on.gen.cache_off_reason());
   on.ttft(conversation());  // the first conversation with this system prompt
   std::vector<double> t_off, t_on, ratio;
@@ -184,10 +191,10 @@ int bench_prompt_cache(const LoadedModel& lm, const std::string& path, size_t sy
     t_on.push_back(b);
     ratio.push_back(a / b);
   }
-  std::printf("bench serve: %s, %zu thread%s, prompt cache: a new conversation's %zu-token system prompt + %zu-token message, "
-              "%zu repetition%s (medians)%s\n",
-              path.c_str(), lm.threads, lm.threads == 1 ? "" : "s", sys_len, user_len, reps, reps == 1 ? "" : "s",
-              cpu_time ? ", CPU time" : "");
+  std::printf("bench serve: %s, %zu thread%s, KV cache K %s, V %s, prompt cache: a new conversation's %zu-token system prompt + "
+              "%zu-token message, %zu repetition%s (medians)%s\n",
+              path.c_str(), lm.threads, lm.threads == 1 ? "" : "s", llm::kv_type_name(kv.k), llm::kv_type_name(kv.v), sys_len,
+              user_len, reps, reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
   std::printf("%22s %14s %16s\n", "time to first token", "cached tokens", "x without cache");
   std::printf("%22s %11.1f ms %14zu %15.2fx\n", "without prompt cache", median(t_off) * 1e3, size_t{0}, 1.0);
   std::printf("%22s %11.1f ms %14zu %15.2fx\n", "with prompt cache", median(t_on) * 1e3, cached, median(ratio));
@@ -202,6 +209,7 @@ int bench_serve(int argc, char** argv) {
   std::string parallel = "1,2,4,8", depth_file;
   size_t steps = 32, prompt_len = 16, reps = 3, sys_len = 0, user_len = 32, cache_mib = 8192;
   bool cpu_time = false, trace = false;
+  KvFlags kv_flags;
   Args args("bench serve",
             "Aggregate decode tokens/s of N sequences decoded together (one forward pass per step with m = N rows, as\n"
             "`qmm serve` does for concurrent conversations), for each N of --parallel. Prompts are random tokens.",
@@ -222,7 +230,9 @@ int bench_serve(int argc, char** argv) {
       .size("--cache-ram", &cache_mib, "--system-prompt: the prompt cache's MiB (default 8192)")
       .flag("--cpu-time", &cpu_time, "time by process CPU time / threads (a machine shared with other work)")
       .flag("--trace", &trace, "print each timed configuration's matmuls with their time, and the time outside them (attention, sampling...)");
+  kv_flags.add_to(args);
   args.parse();
+  const llm::KvTypes kv = kv_flags.types();
   if (trace && sys_len > 0) throw UsageError("--trace times the decode steps, not --system-prompt");
   const std::vector<size_t> ns = parse_list(parallel);
   if (steps > 100000 || prompt_len > 100000) throw UsageError("-n and -p must be at most 100000");
@@ -233,7 +243,7 @@ int bench_serve(int argc, char** argv) {
   if (!depth_file.empty() && sys_len > 0) throw UsageError("--depth-file fills the decode runs' prompts, not --system-prompt's");
   if (!depth_file.empty() && prompt_len < 2) throw UsageError("--depth-file needs -p of 2 tokens or more");
   const LoadedModel lm = LoadedModel::load(mf);
-  if (sys_len > 0) return bench_prompt_cache(lm, mf.path, sys_len, user_len, reps, cache_mib, cpu_time);
+  if (sys_len > 0) return bench_prompt_cache(lm, kv, mf.path, sys_len, user_len, reps, cache_mib, cpu_time);
   const size_t weight_bytes = lm.model->stats().packed_bytes;
 
   // Warm-up (the pool's threads, the weights' pages, the allocator), then the repetitions,
@@ -241,14 +251,14 @@ int bench_serve(int argc, char** argv) {
   // its own prompts, so the warm-up's prompts are short: at -p 4000 full-length ones were a fifth
   // of the run.
   std::mt19937 rng(42);
-  const DepthFile filled = depth_file.empty() ? DepthFile{} : prepare_depth_file(lm, depth_file, prompt_len);
+  const DepthFile filled = depth_file.empty() ? DepthFile{} : prepare_depth_file(lm, kv, depth_file, prompt_len);
   const DepthFile* fill = depth_file.empty() ? nullptr : &filled;
-  time_steps(lm, ns.back(), std::min<size_t>(prompt_len, 64), 2, rng, cpu_time);
+  time_steps(lm, kv, ns.back(), std::min<size_t>(prompt_len, 64), 2, rng, cpu_time);
   std::vector<std::vector<double>> step_s(ns.size()), ratio(ns.size());
   for (size_t r = 0; r < reps; ++r) {
     double one = 0;
     for (size_t i = 0; i < ns.size(); ++i) {
-      const double t = time_steps(lm, ns[i], prompt_len, steps, rng, cpu_time, trace, fill);
+      const double t = time_steps(lm, kv, ns[i], prompt_len, steps, rng, cpu_time, trace, fill);
       step_s[i].push_back(t);
       if (i == 0) one = t / static_cast<double>(ns[0]);
       ratio[i].push_back(one / (t / static_cast<double>(ns[i])));
@@ -256,9 +266,10 @@ int bench_serve(int argc, char** argv) {
   }
 
   const std::string from = fill ? std::string(" (") + (fill->read ? "read from " : "written to ") + depth_file + ")" : "";
-  std::printf("bench serve: %s, %s packed weights, %zu thread%s, %zu-token prompts%s, %zu decode steps, %zu repetition%s (medians)%s\n",
-              mf.path.c_str(), mib(weight_bytes).c_str(), lm.threads, lm.threads == 1 ? "" : "s", prompt_len, from.c_str(), steps,
-              reps, reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
+  std::printf("bench serve: %s, %s packed weights, %zu thread%s, KV cache K %s, V %s, %zu-token prompts%s, %zu decode steps, "
+              "%zu repetition%s (medians)%s\n",
+              mf.path.c_str(), mib(weight_bytes).c_str(), lm.threads, lm.threads == 1 ? "" : "s", llm::kv_type_name(kv.k),
+              llm::kv_type_name(kv.v), prompt_len, from.c_str(), steps, reps, reps == 1 ? "" : "s", cpu_time ? ", CPU time" : "");
   std::printf("%10s %10s %16s %14s %12s %14s\n", "sequences", "step ms", "aggregate tok/s", "per sequence", "weights GB/s",
               ("x " + std::to_string(ns[0]) + " seq").c_str());
   for (size_t i = 0; i < ns.size(); ++i) {
