@@ -14,6 +14,7 @@ import sys
 from html import escape
 
 W = 980
+LEGEND_W = 190  # px per legend entry
 PANEL_W, PANEL_H, LEFT, GAP = 400, 300, 70, 90
 TOP = 0  # set from the number of note lines
 COLORS = {"qmm": ["#1f6feb", "#0b3d91"], "llama.cpp": ["#d9480f", "#862e00"], "ik_llama.cpp": ["#2f9e44", "#1b5e20"]}
@@ -95,7 +96,12 @@ def main():
     global TOP
     notes = notes[:6]
     TOP = 70 + 15 * len(notes)
-    H = TOP + PANEL_H + 80
+    # The legend: one entry per (system, thread count), 190 px each, in as many rows as the width needs.
+    ts = sorted({th for (_, _, th) in series})
+    entries = [(system, th) for system in sorted({s for (s, _, _) in series}) for th in ts]
+    per_row = (W - 20) // LEGEND_W
+    rows = (len(entries) + per_row - 1) // per_row
+    H = TOP + PANEL_H + 80 + 20 * (rows - 1)
     depths = sorted({d for s in series.values() for d in s})
     tests = {"pp": "prefill", "tg": "decode"}
     n_pp = {t for (s, t, _) in series}
@@ -108,16 +114,13 @@ def main():
         sub = {(s, th): v for (s, t, th), v in series.items() if t == test}
         panel(out, LEFT + i * (PANEL_W + GAP), tests[test], sub, depths)
     # legend
-    y = H - 22
-    x = 20
-    ts = sorted({th for (_, _, th) in series})
-    for system in sorted({s for (s, _, _) in series}):
-        for th in ts:
-            color = COLORS.get(system, ["#444"])[0]
-            dash = DASHES[ts.index(th) % len(DASHES)]
-            out.append(f'<line x1="{x}" y1="{y}" x2="{x + 28}" y2="{y}" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>')
-            out.append(f'<text x="{x + 34}" y="{y + 4}" font-size="12">{escape(system)}, {th} thread{"s" if th != 1 else ""}</text>')
-            x += 190
+    for i, (system, th) in enumerate(entries):
+        x = 20 + (i % per_row) * LEGEND_W
+        y = H - 22 - 20 * (rows - 1) + 20 * (i // per_row)
+        color = COLORS.get(system, ["#444"])[0]
+        dash = DASHES[ts.index(th) % len(DASHES)]
+        out.append(f'<line x1="{x}" y1="{y}" x2="{x + 28}" y2="{y}" stroke="{color}" stroke-width="2" stroke-dasharray="{dash}"/>')
+        out.append(f'<text x="{x + 34}" y="{y + 4}" font-size="12">{escape(system)}, {th} thread{"s" if th != 1 else ""}</text>')
     out.append("</svg>")
     with open(svg, "w", encoding="utf-8") as f:
         f.write("\n".join(out) + "\n")
