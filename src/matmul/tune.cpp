@@ -44,6 +44,9 @@ struct Runner {
   }
 };
 
+// Whether two plans decode alike (the GEMV and the chunk; `measured` says only how one was chosen).
+bool same_plan(const DecodePlan& a, const DecodePlan& b) { return a.gemv == b.gemv && a.chunk_bytes == b.chunk_bytes; }
+
 // The classes of one GEMM (one packed layout, several n·k buckets) have the same candidates,
 // and a GEMV faster on one bucket's stream is seldom slower on the next: where a class's own
 // pairs of rounds leave its choice at the default (too few weights or too few rounds for the
@@ -67,9 +70,8 @@ void adopt_pooled_winners(TuneReport& rep, const std::vector<size_t>& todo, cons
     for (size_t c : classes) {
       const std::vector<TuneCandidate>& o = rep.classes[c].candidates;
       same = same && o.size() == first.size() &&
-             std::equal(o.begin(), o.end(), first.begin(), [](const TuneCandidate& a, const TuneCandidate& b) {
-               return a.plan.gemv == b.plan.gemv && a.plan.chunk_bytes == b.plan.chunk_bytes;
-             });
+             std::equal(o.begin(), o.end(), first.begin(),
+                        [](const TuneCandidate& a, const TuneCandidate& b) { return same_plan(a.plan, b.plan); });
     }
     if (!same) continue;
     std::vector<size_t> members;
@@ -81,14 +83,14 @@ void adopt_pooled_winners(TuneReport& rep, const std::vector<size_t>& todo, cons
     for (size_t k = 1; k < first.size(); ++k) {
       double ratio = 1, bound = INFINITY;
       paired_ratio(round_times, members, stride, k, &ratio, &bound);
-      if (bound < 1 && ratio <= 1 - kTuneMinGain && (best == 0 || ratio < best_ratio)) best = k, best_ratio = ratio, best_bound = bound;
+      if (beats_default(ratio, bound) && (best == 0 || ratio < best_ratio)) best = k, best_ratio = ratio, best_bound = bound;
     }
     if (best == 0) continue;
     for (size_t c : classes) {
       TuneClass& tc = rep.classes[c];
-      const bool kept_default = tc.chosen.gemv == tc.candidates[0].plan.gemv && tc.chosen.chunk_bytes == tc.candidates[0].plan.chunk_bytes;
-      if (!kept_default || tc.candidates[best].ratio >= 1) continue;
+      if (!same_plan(tc.chosen, tc.candidates[0].plan) || tc.candidates[best].ratio >= 1) continue;
       tc.chosen = tc.candidates[best].plan;
+      tc.chosen_seconds = tc.candidates[best].seconds;
       tc.pooled = true;
       tc.pooled_ratio = best_ratio;
       tc.pooled_bound = best_bound;
@@ -327,22 +329,20 @@ TuneReport tune_weights(std::span<PackedWeights* const> weights, const KernelFil
       for (size_t k = 1; k < tc.candidates.size(); ++k) {
         TuneCandidate& cand = tc.candidates[k];
         paired_ratio(round_times, members, max_cands, k, &cand.ratio, &cand.ratio_bound);
-        // A winner: at least kTuneMinGain faster, and faster at the kTuneConfidence bound.
-        if (cand.ratio_bound < 1 && cand.ratio <= 1 - kTuneMinGain &&
-            (best == 0 || cand.ratio < tc.candidates[best].ratio)) {
-          best = k;
-        }
+        if (beats_default(cand.ratio, cand.ratio_bound) && (best == 0 || cand.ratio < tc.candidates[best].ratio)) best = k;
       }
       tc.default_seconds = tc.candidates[0].seconds;
       tc.chosen = tc.candidates[best].plan;
+      tc.chosen_seconds = tc.candidates[best].seconds;
     }
     adopt_pooled_winners(rep, todo, class_of, round_times, max_cands);
     for (size_t c : todo) {
       TuneClass& tc = rep.classes[c];
       // Keep the default when the measurement is too noisy to say (qmm tune measures again on demand).
-      if (tc.noise > kTuneMaxNoise || rep.too_busy) tc.chosen = tc.candidates[0].plan, tc.pooled = false;
-      for (const TuneCandidate& k : tc.candidates) {
-        if (k.plan.gemv == tc.chosen.gemv && k.plan.chunk_bytes == tc.chosen.chunk_bytes) tc.chosen_seconds = k.seconds;
+      if (tc.noise > kTuneMaxNoise || rep.too_busy) {
+        tc.chosen = tc.candidates[0].plan;
+        tc.chosen_seconds = tc.candidates[0].seconds;
+        tc.pooled = false;
       }
     }
   }
@@ -449,7 +449,7 @@ std::string TuneReport::table() const {
     }
     for (size_t k = 0; k < tc.candidates.size(); ++k) {
       const TuneCandidate& c = tc.candidates[k];
-      const bool chosen = c.plan.gemv == tc.chosen.gemv && c.plan.chunk_bytes == tc.chosen.chunk_bytes;
+      const bool chosen = same_plan(c.plan, tc.chosen);
       const double rel = tc.default_seconds > 0 ? c.seconds / tc.default_seconds : 0;
       char paired[64] = "  (default)";
       if (k > 0) {

@@ -56,6 +56,9 @@ void warn_once(const std::function<void(const std::string&)>& warn, const std::s
 void paired_ratio(const std::vector<std::vector<double>>& round_times, const std::vector<size_t>& members, size_t stride,
                   size_t k, double* ratio, double* bound);
 double median(std::vector<double> v);
+// The decision, one rule for the per-class pass, its pooled evidence and the whole-step pass: a
+// candidate wins when it is at least kTuneMinGain faster, paired, and faster at the 99 % bound.
+inline bool beats_default(double ratio, double bound) { return bound < 1 && ratio <= 1 - kTuneMinGain; }
 
 // What identifies a model's decode for the whole-step entries: a hash of every weight's GEMM
 // and shape in order (16 hex digits), so copies of a file share it and another quant mix does not.

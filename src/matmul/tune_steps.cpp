@@ -211,7 +211,7 @@ void tune_steps(std::span<PackedWeights* const> weights, const KernelFilter& fil
   for (size_t k = 1; k < count; ++k) {
     StepCandidate& c = st.candidates[k];
     paired_ratio(round_times, members, count, k, &c.ratio, &c.ratio_bound);
-    if (c.ratio_bound < 1 && c.ratio <= 1 - kTuneMinGain && (best == 0 || c.ratio < st.candidates[best].ratio)) best = k;
+    if (beats_default(c.ratio, c.ratio_bound) && (best == 0 || c.ratio < st.candidates[best].ratio)) best = k;
   }
   if (st.noise > kTuneMaxNoise || st.too_busy) best = 0;
   st.chosen = st.candidates[best].overrides;
