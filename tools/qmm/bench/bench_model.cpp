@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,7 +52,6 @@ struct Result {
   double kv_read = 0;                // tg: KV bytes read per token
   double effective_gbs = 0;          // tg: (weight + KV bytes per token) × mean tokens/s, GB/s
   double of_depth0 = -1;             // tg at depth: effective_gbs ÷ the depth-0 row's (same threads, -n); -1: none
-  std::string gemv{};                // the first weight's decode GEMV at this thread count, as tuned
 };
 
 double mean(const std::vector<double>& v) {
@@ -84,13 +84,27 @@ struct ModelInfo {
   llm::KvTypes kv;
   size_t kv_bytes = 0, kv_positions = 0, kv_per_token = 0;  // the cache allocated, its positions, bytes per position
   std::string depth_fill{};  // how the depths were filled ("" without -d)
+  std::map<size_t, std::string> tuned_gemv{};  // threads -> the first weight's decode GEMV, as tuned
+  const std::string& gemv_at(size_t threads) const {
+    const auto it = tuned_gemv.find(threads);
+    return it == tuned_gemv.end() ? gemv : it->second;
+  }
+  // The header's GEMV: the one that decoded, per thread count where tuning chose differently.
+  std::string gemv_line() const {
+    if (tuned_gemv.empty()) return gemv;
+    const std::string& first = tuned_gemv.begin()->second;
+    if (std::all_of(tuned_gemv.begin(), tuned_gemv.end(), [&](const auto& e) { return e.second == first; })) return first;
+    std::string line;
+    for (const auto& [t, g] : tuned_gemv) line += (line.empty() ? "" : ", ") + g + " (" + std::to_string(t) + (t == 1 ? " thread)" : " threads)");
+    return line;
+  }
 };
 
 std::string result_json(const ModelInfo& mi, const Result& r) {
   const double avg = mean(r.tokens_per_s), sd = stddev(r.tokens_per_s);
   JsonObject o;
   o.str("model", mi.path).str("arch", mi.arch).integer("packed_bytes", static_cast<long long>(mi.packed_bytes));
-  o.str("gemm", mi.gemm).str("gemv", r.gemv.empty() ? mi.gemv : r.gemv).integer("threads", static_cast<long long>(r.threads));
+  o.str("gemm", mi.gemm).str("gemv", mi.gemv_at(r.threads)).integer("threads", static_cast<long long>(r.threads));
   o.str("test", test_name(r)).integer("n_prompt", static_cast<long long>(n_prompt(r)));
   o.integer("n_gen", static_cast<long long>(n_gen(r))).integer("n_depth", static_cast<long long>(r.depth));
   o.str("type_k", llm::kv_type_name(mi.kv.k)).str("type_v", llm::kv_type_name(mi.kv.v));
@@ -163,7 +177,7 @@ void print_results(const std::string& format, const ModelInfo& mi, const std::ve
   std::printf("\nmodel %s: %s, %s packed (%.1f MB of weights read per decoded token); load %.2f s (repack %.2f s); "
               "peak RSS %s\n  kernels: GEMM %s, GEMV %s\n\n",
               mi.name.c_str(), mi.arch.c_str(), mib(mi.packed_bytes).c_str(), static_cast<double>(mi.bytes_per_token) / 1e6,
-              mi.load_seconds, mi.pack_seconds, mib(mi.peak_rss).c_str(), mi.gemm.c_str(), mi.gemv.c_str());
+              mi.load_seconds, mi.pack_seconds, mib(mi.peak_rss).c_str(), mi.gemm.c_str(), mi.gemv_line().c_str());
   std::printf("  KV cache: K %s, V %s, %s for %zu positions (%.1f KiB per position)\n\n", llm::kv_type_name(mi.kv.k),
               llm::kv_type_name(mi.kv.v), mib(mi.kv_bytes).c_str(), mi.kv_positions, static_cast<double>(mi.kv_per_token) / 1024);
   if (!mi.depth_fill.empty()) std::printf("  depth: %s\n\n", mi.depth_fill.c_str());
@@ -333,7 +347,7 @@ int bench_model(int argc, char** argv) {
   for (size_t t : o.threads) {
     Context ctx(static_cast<int>(t));
     if (!o.no_tune && tune_enabled_by_env()) model.tune(ctx.pool(), opt.filter, TuneOptions{});
-    const std::string tuned_gemv = model.layers().front().qkv.parts[0].gemv().name;
+    mi.tuned_gemv[t] = model.layers().front().qkv.parts[0].gemv().name;
     llm::State state(model, o.max_d + std::max<size_t>({o.max_p, o.max_n, o.max_pg, 1}), n_batch, ctx, 1, o.kv);
     mi.kv_bytes = state.kv_bytes(), mi.kv_positions = state.n_ctx(), mi.kv_per_token = llm::State::kv_bytes_per_token(c, o.kv);
     llm::BenchRuns runs(model, state, o.max_d + o.max_p, n_batch, &fill);
@@ -357,7 +371,6 @@ int bench_model(int argc, char** argv) {
         Traced traced(o.trace, r);
         for (size_t i = 0; i < o.reps; ++i) show_progress(r, i), r.tokens_per_s.push_back(runs.prefill(d, p));
         traced.end(r);
-        r.gemv = tuned_gemv;
         results.push_back(r);
       }
       for (size_t n : o.n_gen) {
@@ -377,7 +390,6 @@ int bench_model(int argc, char** argv) {
         r.paired = median(paired);
         r.paired_read_gbs = median(read_gbs);
         r.effective_gbs = llm::effective_gbs(cost.weight_bytes, kv_read, mean(r.tokens_per_s));
-        r.gemv = tuned_gemv;
         results.push_back(r);
       }
       for (const auto& [pp, tg] : o.pg) {  // no bound, no paired read: a mix of the two
@@ -385,21 +397,10 @@ int bench_model(int argc, char** argv) {
         Traced traced(o.trace, r);
         for (size_t i = 0; i < o.reps; ++i) show_progress(r, i), r.tokens_per_s.push_back(runs.prefill_decode(d, pp, tg));
         traced.end(r);
-        r.gemv = tuned_gemv;
         results.push_back(r);
       }
     }
   }
-  // The GEMV line names what decoded: tuning may choose another GEMV per thread count.
-  std::string gemvs;
-  for (size_t t : o.threads) {
-    for (const Result& r : results) {
-      if (r.threads != t) continue;
-      gemvs += (gemvs.empty() ? "" : ", ") + r.gemv + (o.threads.size() > 1 ? " (" + std::to_string(t) + (t == 1 ? " thread)" : " threads)") : "");
-      break;
-    }
-  }
-  if (!gemvs.empty()) mi.gemv = gemvs;
   for (Result& r : results) {  // each decode row against the depth-0 one of its thread count and -n
     for (const Result& z : results) {
       if (!r.prefill && r.depth > 0 && !z.prefill && z.depth == 0 && z.threads == r.threads && z.n == r.n && z.effective_gbs > 0) r.of_depth0 = r.effective_gbs / z.effective_gbs;
