@@ -120,6 +120,7 @@ TEST(AttendKernels, TheListEndsWithTheReferenceAndTheChosenOneRunsHere) {
 
 // Every kernel this CPU runs equals the reference up to the order of float additions: the
 // partial's m and the normalized output o / l to 2e-5 (values are in [-1, 1]), l relatively.
+// Int8 keys' scores are the reference's bits (attend_kernel.h), so their m is too.
 TEST(AttendKernels, GeneratedCasesMatchTheReference) {
   const auto cases = generated_cases(test::emulated() ? 40 : 300);  // (qemu: 240 s for 300)
   for (const AttendKernel& kernel : attend_kernels()) {
@@ -141,6 +142,9 @@ TEST(AttendKernels, GeneratedCasesMatchTheReference) {
           continue;
         }
         ASSERT_NEAR(g[0], w[0], 2e-5 * (1 + std::fabs(w[0]))) << kernel.name << " " << describe(c);
+        if (attend_int8_keys(c.kt) && c.softcap == 0 && !std::isnan(w[0])) {  // int8 scores: the reference's bits
+          ASSERT_EQ(std::bit_cast<uint32_t>(g[0]), std::bit_cast<uint32_t>(w[0])) << kernel.name << " " << describe(c);
+        }
         ASSERT_NEAR(g[1] / w[1], 1.0, 1e-4) << kernel.name << " " << describe(c);
         for (size_t j = 2; j < ps; ++j) ASSERT_NEAR(g[j] / g[1], w[j] / w[1], 2e-5) << kernel.name << " " << describe(c) << " d " << j - 2;
       }

@@ -10,11 +10,11 @@ namespace {
 
 struct Avx2 : X86Keys, VectorLoops<Avx2> {
   // |q| · (k with q's sign) in int16 pairs (|q|, |k| ≤ 127: no saturation), then pairs of pairs.
-  static v8 dot(Kb k, const int8_t* q, const int8_t* q_abs) {
+  static v8i dot_i(Kb k, const int8_t* q, const int8_t* q_abs) {
     const __m256i qv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
     const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q_abs));
     const __m256i pairs = _mm256_maddubs_epi16(qa, _mm256_sign_epi8(k, qv));
-    return std::bit_cast<v8>(_mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))));
+    return std::bit_cast<v8i>(_mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
   }
   static constexpr bool kQ8ValuesDirect = false;
   // A Q8_0 / Q4_0 block staged as F32 (d · q, exact) eight values a conversion.

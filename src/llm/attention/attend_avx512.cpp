@@ -10,10 +10,10 @@ namespace {
 
 struct Avx512Vnni : X86Keys {
   // |q| (unsigned) · (k with q's sign), four products summed per int32 lane: one vpdpbusd.
-  static v8 dot(Kb k, const int8_t* q, const int8_t* q_abs) {
+  static v8i dot_i(Kb k, const int8_t* q, const int8_t* q_abs) {
     const __m256i qv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
     const __m256i qa = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q_abs));
-    return std::bit_cast<v8>(_mm256_cvtepi32_ps(_mm256_dpbusd_epi32(_mm256_setzero_si256(), qa, _mm256_sign_epi8(k, qv))));
+    return std::bit_cast<v8i>(_mm256_dpbusd_epi32(_mm256_setzero_si256(), qa, _mm256_sign_epi8(k, qv)));
   }
   // A Q8_0 / Q4_0 block staged as F32 (d · q, exact) sixteen values a conversion.
   static void store_block(float d, Kb q, float* out) {
@@ -176,13 +176,12 @@ struct Avx512Vnni : X86Keys {
       }
     }
   }
-  // att[h·kAttendChunk + j] = scale · q_h·k_j for H heads (int8 queries as scores takes them; the
-  // sums of four as start = −o·Σ q, query h's at qstart + h·hd/4) and the 16 keys of the panel
-  // block pb, in scores' arithmetic: lane l's FMA chain over the blocks of Σ_{i=4l..4l+3} q_i·k_i
-  // (exact) times d_k·d_q, the eight lanes reduced in hsum8's order, every step a vertical
-  // operation on 16 keys. Head sizes 64 and 128 take a copy with the block count a constant (NB):
-  // straight-line code, whose independent lane chains the core overlaps, with the products
-  // d_k·d_q (the same for the eight lanes) formed once where they fit in registers.
+  // att[h·kAttendChunk + j] = scale · q_h·k_j for H heads (int8 queries as scores takes them;
+  // qstart[h·nb + b] = −o·Σ of block b's 32 query values) and the 16 keys of the panel block pb,
+  // in scores' arithmetic (int8_term): per head and block the eight lanes' vpdpbusd chained into
+  // the exact int32 block sum of 16 keys at once (two chains, the even and odd lanes, added:
+  // integers), then scaled by d_k·d_q and added in block order (one FMA). Head sizes 64 and 128 take a
+  // copy with the block count a constant (NB): straight-line code.
   template <size_t H>
   static void panel_scores_int8(const int8_t* qs, const float* qd, const int32_t* qstart, const float* pb, size_t hd, float scale,
                                 float* att) {
@@ -196,47 +195,33 @@ struct Avx512Vnni : X86Keys {
   static void panel_scores_int8_n(const int8_t* qs, const float* qd, const int32_t* qstart, const float* pb, size_t hd, float scale,
                                   float* att) {
     const size_t nb = NB ? NB : hd / kBlock;
-    constexpr bool kHoist = NB != 0 && NB * H <= 8;  // d_k·d_q per (block, head) held in registers
     const int32_t* lanes = reinterpret_cast<const int32_t*>(pb);
     const float* dk = pb + nb * 8 * 16;
-    __m512 dd[kHoist ? NB : 1][H];
-    if constexpr (kHoist) {
-      for (size_t b = 0; b < NB; ++b)
-        for (size_t h = 0; h < H; ++h) dd[b][h] = _mm512_mul_ps(_mm512_loadu_ps(dk + b * 16), _mm512_set1_ps(qd[h * nb + b]));
-    }
-    auto lane = [&](size_t l, __m512* a) __attribute__((always_inline)) {
-      for (size_t h = 0; h < H; ++h) a[h] = _mm512_setzero_ps();
-#pragma GCC unroll 8
-      for (size_t b = 0; b < nb; ++b) {
-        const __m512i kv = _mm512_loadu_si512(lanes + (b * 8 + l) * 16);
+    __m512 s[H];
+    for (size_t h = 0; h < H; ++h) s[h] = _mm512_setzero_ps();
+#pragma GCC unroll 4
+    for (size_t b = 0; b < nb; ++b) {
+      __m512i even[H], odd[H];
+      for (size_t h = 0; h < H; ++h) {
+        even[h] = _mm512_set1_epi32(qstart[h * nb + b]);
+        odd[h] = _mm512_setzero_si512();
+      }
+      for (size_t l = 0; l < 8; l += 2) {
+        const __m512i k0 = _mm512_loadu_si512(lanes + (b * 8 + l) * 16), k1 = _mm512_loadu_si512(lanes + (b * 8 + l + 1) * 16);
         for (size_t h = 0; h < H; ++h) {
-          int32_t q4;
-          std::memcpy(&q4, qs + h * hd + b * kBlock + 4 * l, sizeof q4);
-          const __m512i sum = _mm512_dpbusd_epi32(_mm512_set1_epi32(qstart[h * hd / 4 + b * 8 + l]), kv, _mm512_set1_epi32(q4));
-          __m512 d;
-          if constexpr (kHoist) {
-            d = dd[b][h];
-          } else {
-            d = _mm512_mul_ps(_mm512_loadu_ps(dk + b * 16), _mm512_set1_ps(qd[h * nb + b]));
-          }
-          a[h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), d, a[h]);
+          int32_t q0, q1;
+          std::memcpy(&q0, qs + h * hd + b * kBlock + 4 * l, sizeof q0);
+          std::memcpy(&q1, qs + h * hd + b * kBlock + 4 * l + 4, sizeof q1);
+          even[h] = _mm512_dpbusd_epi32(even[h], k0, _mm512_set1_epi32(q0));
+          odd[h] = _mm512_dpbusd_epi32(odd[h], k1, _mm512_set1_epi32(q1));
         }
       }
-    };
-    auto pair = [&](size_t l, __m512* out) __attribute__((always_inline)) {  // lane l + lane l + 1
-      __m512 x[H], y[H];
-      lane(l, x);
-      lane(l + 1, y);
-      for (size_t h = 0; h < H; ++h) out[h] = _mm512_add_ps(x[h], y[h]);
-    };
-    __m512 p0[H], p1[H], lo[H], hi[H];
-    pair(0, p0);
-    pair(2, p1);
-    for (size_t h = 0; h < H; ++h) lo[h] = _mm512_add_ps(p0[h], p1[h]);
-    pair(4, p0);
-    pair(6, p1);
-    for (size_t h = 0; h < H; ++h) hi[h] = _mm512_add_ps(p0[h], p1[h]);
-    for (size_t h = 0; h < H; ++h) _mm512_storeu_ps(att + h * kAttendChunk, _mm512_mul_ps(_mm512_add_ps(lo[h], hi[h]), _mm512_set1_ps(scale)));
+      const __m512 dkb = _mm512_loadu_ps(dk + b * 16);
+      for (size_t h = 0; h < H; ++h) {
+        s[h] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(even[h], odd[h])), _mm512_mul_ps(dkb, _mm512_set1_ps(qd[h * nb + b])), s[h]);
+      }
+    }
+    for (size_t h = 0; h < H; ++h) _mm512_storeu_ps(att + h * kAttendChunk, _mm512_mul_ps(s[h], _mm512_set1_ps(scale)));
   }
 
   // att[h·kAttendChunk + j] = scale · q_h·k_j for H heads (q_h at q + h·hd) and the 16 keys of
@@ -455,82 +440,100 @@ struct Avx512Vnni : X86Keys {
     }
   }
 
+  // The int8 scores of a run of key rows in the reference's arithmetic (int8_term): a pass of
+  // K16 = 16/H keys (two a vector: lanes 0-7 the first, 8-15 the second), per block one vpdpbusd
+  // per head and pair of keys; the 16 (head, key) block sums reduced exactly in int32 by
+  // reduce_folded's transposing tree, then scaled by d_k·d_q and added in block order by one FMA, 16
+  // scores at once. The tail (fewer than K16 keys) takes int8_term one key and head at a time: the same
+  // bits.
   template <bool Q4, size_t H>
   static void scores(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride, size_t hd, size_t len,
                      float scale, float* att) {
-    constexpr size_t K = 8 / H, bytes = Q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
+    constexpr size_t bytes = Q4 ? sizeof(BlockQ4_0) : sizeof(BlockQ8_0);
     const size_t nb = hd / kBlock;
     if (nb > kMaxBlocks) {
       scores_int8<Avx512Vnni, Q4, H>(qs, q_abs, qd, k, stride, hd, len, scale, att);
       return;
     }
-    // Per head and block: the query bytes in both halves, the start −o·Σq, the scale d_q.
+    // Keys a pass (two a vector); three heads take 4 keys (lanes 12-15 unused).
+    constexpr size_t K16 = 16 / H / 2 * 2, kPairs = K16 / 2;
+    // Per head and block: the query bytes in both halves, the start −o·Σq; per block the lanes'
+    // d_q (lane h·K16 + key), and each lane's key.
     __m512i qv[H][kMaxBlocks], start[H][kMaxBlocks];
-    __m512 dq[H][kMaxBlocks];
+    __m512 dq[kMaxBlocks];
     const __m512i offset = _mm512_set1_epi8(static_cast<char>(Q4 ? 8 : 0x80));
-    for (size_t h = 0; h < H; ++h) {
-      for (size_t b = 0; b < nb; ++b) {
+    alignas(64) int32_t key_of[16] = {};
+    alignas(64) float dq_lanes[16] = {};
+    for (size_t i = 0; i < H * K16; ++i) key_of[i] = static_cast<int32_t>(i % K16);
+    const __m512i key_index = _mm512_load_si512(key_of);
+    alignas(64) int32_t offsets[16] = {};  // key j's row at + j·stride
+    for (size_t j = 0; j < K16; ++j) offsets[j] = static_cast<int32_t>(j * stride);
+    const __m512i row_offset = _mm512_load_si512(offsets);
+    for (size_t b = 0; b < nb; ++b) {
+      for (size_t h = 0; h < H; ++h) {
         qv[h][b] = _mm512_broadcast_i64x4(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + h * hd + b * kBlock)));
         start[h][b] = _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, qv[h][b]));
-        dq[h][b] = _mm512_set1_ps(qd[h * nb + b]);
+        for (size_t j = 0; j < K16; ++j) dq_lanes[h * K16 + j] = qd[h * nb + b];
       }
+      dq[b] = _mm512_load_ps(dq_lanes);
     }
-    // acc[h][j]: head h's sums of keys p0 + 2j (lanes 0-7) and p0 + 2j + 1 (lanes 8-15).
-    auto pair_sums = [&]<size_t J>(size_t p0, __m512 (&acc)[H][J]) {
-      for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < J; ++j) acc[h][j] = _mm512_setzero_ps();
-      for (size_t b = 0; b < nb; ++b) {
-        for (size_t j = 0; j < J; ++j) {
-          const uint8_t* b0 = k + (p0 + 2 * j) * stride + b * bytes;
-          const uint8_t* b1 = b0 + stride;
-          const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
-          const __m512 dk = _mm512_mask_blend_ps(0xff00, _mm512_set1_ps(half_at(b0)), _mm512_set1_ps(half_at(b1)));
-          for (size_t h = 0; h < H; ++h) {
-            const __m512i sum = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
-            acc[h][j] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sum), _mm512_mul_ps(dk, dq[h][b]), acc[h][j]);
-          }
-        }
-      }
-    };
-    // Keys a pass (two a vector): 16 (head, key) sums reduced together; three heads take 4 keys
-    // (12 sums, f[6] and f[7] zero).
-    constexpr size_t K16 = 16 / H / 2 * 2;
     const size_t ahead = std::max(2 * K16 * stride, kKeyAhead);
     size_t p = 0;
     for (; p + K16 <= len; p += K16) {
       const uint8_t* kp = k + p * stride;
       for (size_t off = 0; off < K16 * stride; off += 64) __builtin_prefetch(kp + ahead + off);
-      __m512 acc[H][K16 / 2];
-      pair_sums(p, acc);
-      __m512 f[8];
-      for (size_t i = H * K16 / 2; i < 8; ++i) f[i] = _mm512_setzero_ps();
-      for (size_t h = 0; h < H; ++h)
-        for (size_t j = 0; j < K16 / 2; ++j) f[h * (K16 / 2) + j] = acc[h][j];
-      store_scores<H, K16>(_mm512_mul_ps(reduce_folded(f), _mm512_set1_ps(scale)), att + p);
+      __m512 sum = _mm512_setzero_ps();
+      for (size_t b = 0; b < nb; ++b) {
+        __m512i f[8];
+        for (size_t i = H * kPairs; i < 8; ++i) f[i] = _mm512_setzero_si512();
+        for (size_t j = 0; j < kPairs; ++j) {
+          const uint8_t* b0 = kp + 2 * j * stride + b * bytes;
+          const uint8_t* b1 = b0 + stride;
+          const __m512i kv = _mm512_inserti64x4(_mm512_castsi256_si512(key_bytes<Q4>(b0)), key_bytes<Q4>(b1), 1);
+          for (size_t h = 0; h < H; ++h) f[h * kPairs + j] = _mm512_dpbusd_epi32(start[h][b], kv, qv[h][b]);
+        }
+        const __m512 dk = _mm512_permutexvar_ps(key_index, key_scales<K16>(kp + b * bytes, row_offset));
+        sum = _mm512_fmadd_ps(_mm512_cvtepi32_ps(reduce_folded_i32(f)), _mm512_mul_ps(dk, dq[b]), sum);
+      }
+      store_scores<H, K16>(_mm512_mul_ps(sum, _mm512_set1_ps(scale)), att + p);
     }
-    if (p == len) return;
-    score_frame<H>(  // the tail (fewer than 16/H keys): score_frame's groups and single keys, the same sums
-        k + p * stride, stride, len - p, scale, att + p,
-        [&](size_t p0, v8* a) {
-          p0 += p;
-          __m512 acc[H][K / 2];
-          pair_sums(p0, acc);
-          for (size_t h = 0; h < H; ++h) {
-            for (size_t j = 0; j < K / 2; ++j) {
-              a[h * K + 2 * j] = std::bit_cast<v8>(_mm512_castps512_ps256(acc[h][j]));
-              a[h * K + 2 * j + 1] = std::bit_cast<v8>(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[h][j]), 1));
-            }
-          }
-        },
-        [&](size_t p1, size_t h) {
-          __m256 acc = _mm256_setzero_ps();
-          for (size_t b = 0; b < nb; ++b) {
-            const uint8_t* blk = k + (p + p1) * stride + b * bytes;
-            const __m256i sum = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
-            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), _mm256_mul_ps(_mm256_set1_ps(half_at(blk)), _mm512_castps512_ps256(dq[h][b])), acc);
-          }
-          return std::bit_cast<v8>(acc);
-        });
+    for (; p < len; ++p) {  // the tail: one key and head at a time
+      for (size_t h = 0; h < H; ++h) {
+        float s = 0;
+        for (size_t b = 0; b < nb; ++b) {
+          const uint8_t* blk = k + p * stride + b * bytes;
+          const __m256i x = _mm256_dpbusd_epi32(_mm512_castsi512_si256(start[h][b]), key_bytes<Q4>(blk), _mm512_castsi512_si256(qv[h][b]));
+          s = int8_term(s, half_at(blk), qd[h * nb + b], _mm512_reduce_add_epi32(_mm512_zextsi256_si512(x)));
+        }
+        att[h * kAttendChunk + p] = s * scale;
+      }
+    }
+  }
+  // The F16 scales at base + offset[j] of N keys as floats in lanes 0..N-1 (the others undefined):
+  // a gather of N 32-bit words, their low halves converted. (Stores of the halves to the stack
+  // and one vector load stalled on store forwarding: 40 % slower.)
+  template <size_t N>
+  static __m512 key_scales(const uint8_t* base, __m512i offset) {
+    if constexpr (N <= 4) {
+      const __m128i g = _mm_i32gather_epi32(reinterpret_cast<const int*>(base), _mm512_castsi512_si128(offset), 1);
+      return _mm512_castps128_ps512(_mm_cvtph_ps(_mm_cvtepi32_epi16(g)));
+    } else if constexpr (N <= 8) {
+      const __m256i g = _mm256_i32gather_epi32(reinterpret_cast<const int*>(base), _mm512_castsi512_si256(offset), 1);
+      return _mm512_castps256_ps512(_mm256_cvtph_ps(_mm256_cvtepi32_epi16(g)));
+    } else {
+      return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(offset, base, 1)));
+    }
+  }
+  // reduce_folded over int32 lanes: the 16 exact sums of eight lanes each (any order: integers).
+  static __m512i reduce_folded_i32(const __m512i f[8]) {
+    __m512 x[8];
+    for (size_t i = 0; i < 8; ++i) x[i] = _mm512_castsi512_ps(f[i]);
+    auto add = [](__m512 a, __m512 b) { return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b))); };
+    __m512 t[4], u[2];
+    for (size_t i = 0; i < 4; ++i) t[i] = add(_mm512_shuffle_ps(x[2 * i], x[2 * i + 1], 0x88), _mm512_shuffle_ps(x[2 * i], x[2 * i + 1], 0xdd));
+    for (size_t i = 0; i < 2; ++i) u[i] = add(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x88), _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xdd));
+    const __m512 r = add(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xdd));
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15), _mm512_castps_si512(r));
   }
 };
 

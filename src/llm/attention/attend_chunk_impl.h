@@ -3,7 +3,7 @@
 // variant's file with that file's flags. The policy P provides
 //   P::Kb                       32 int8 key values in registers
 //   P::load_q8(qs), load_q4(qs) a Q8_0 / Q4_0 block's values (Q4_0: nibble − 8)
-//   P::dot(k, q, q_abs) -> v8   lane l = Σ_{i=4l..4l+3} q_i · k_i (exact), as floats
+//   P::dot_i(k, q, q_abs) -> v8i lane l = Σ_{i=4l..4l+3} q_i · k_i (exact, int32)
 //   P::store_block(d, k, out)   out[0..32) = d · k_i (exact): a Q8_0 / Q4_0 block staged as F32
 //   P::kF16Direct, P::load8_f16(p) -> v8   whether F16 rows are read in place, eight converted
 //   P::kQ8ValuesDirect, P::accumulate_q8<H>(...)   whether Q8_0 values are read in place (the sums
@@ -35,7 +35,7 @@
 #include "llm/attention/attend_kernel.h"
 #include "llm/attention/vec8.h"
 #include "llm/kv_type.h"
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__FMA__)
 #include <immintrin.h>
 #endif
 
@@ -57,13 +57,13 @@ namespace {
 // The lanes of x summed in hsum8's order: a key scored alone gets the bits of a key in a group.
 [[gnu::always_inline]] inline float hsum8_order(v8 x) { return ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])); }
 
-// The frame of every per-key score loop: att[h·kAttendChunk + p] = scale · (the lanes of key p's
-// vector for head h, summed) for H heads and len key rows of row_bytes. A pass takes K = 8/H keys:
-// group(p, a) fills the 8 (head, key) lane vectors a[h·K + j], reduced together by hsum8; a key
-// in the tail by tail(p, h) -> v8, reduced in hsum8's order, so its bits do not depend on where its
-// group starts (a ring's wrap). Three heads take K = 2 keys a pass (a[6] and a[7] stay zero). The
-// key rows a few passes ahead (at least kKeyAhead bytes) are prefetched: in a decode step they come
-// from DRAM, in chunks that cross 4 KiB pages where the hardware's stream prefetch stops.
+// The frame of every per-key score loop: att[h·kAttendChunk + p] = scale · (key p's sum for head
+// h) for H heads and len key rows of row_bytes. A pass takes K = 8/H keys: group(p) -> v8 gives
+// the pass's sums, lane h·K + j for key p + j; a key in the tail gets tail(p, h) -> float, with
+// the bits a group gives it, so its score does not depend on where its group starts (a ring's
+// wrap). Three heads take K = 2 keys a pass (lanes 6 and 7 unused). The key rows a few passes
+// ahead (at least kKeyAhead bytes) are prefetched: in a decode step they come from DRAM, in
+// chunks that cross 4 KiB pages where the hardware's stream prefetch stops.
 constexpr size_t kKeyAhead = 2048;
 template <size_t H, class Group, class Tail>
 [[gnu::always_inline]] inline void score_frame(const void* k, size_t row_bytes, size_t len, float scale, float* att, Group&& group,
@@ -74,19 +74,34 @@ template <size_t H, class Group, class Tail>
     const uint8_t* kp = static_cast<const uint8_t*>(k) + p * row_bytes;
     const size_t ahead = std::max(4 * K * row_bytes, kKeyAhead);
     for (size_t off = 0; off < K * row_bytes; off += 64) __builtin_prefetch(kp + ahead + off);
-    v8 a[8] = {};
-    group(p, a);
-    const v8 sums = hsum8(a) * scale;
+    const v8 sums = group(p) * scale;
     for (size_t h = 0; h < H; ++h)
       for (size_t j = 0; j < K; ++j) att[h * kAttendChunk + p + j] = sums[h * K + j];
   }
   for (; p < len; ++p)
-    for (size_t h = 0; h < H; ++h) att[h * kAttendChunk + p] = hsum8_order(tail(p, h)) * scale;
+    for (size_t h = 0; h < H; ++h) att[h * kAttendChunk + p] = tail(p, h) * scale;
+}
+
+// One term of an int8 score, in the reference's arithmetic (attend_ref): the block's exact int32
+// sum times d_k·d_q, fused-multiply-added to the sum of the blocks before it (from 0, in block
+// order). An explicit FMA: a compiler may contract a product and a sum, or not, so a rounded
+// product is not the same bits from one build or ISA to the next; a fused one is.
+[[gnu::always_inline]] inline float int8_term(float s, float dk, float dq, int32_t sum) { return std::fma(dk * dq, static_cast<float>(sum), s); }
+// int8_term for eight lanes: a·b + c rounded once.
+[[gnu::always_inline]] inline v8 fma8(v8 a, v8 b, v8 c) {
+#if defined(__FMA__)
+  return std::bit_cast<v8>(_mm256_fmadd_ps(std::bit_cast<__m256>(a), std::bit_cast<__m256>(b), std::bit_cast<__m256>(c)));
+#else
+  for (int i = 0; i < 8; ++i) c[i] = std::fma(a[i], b[i], c[i]);
+  return c;
+#endif
 }
 
 // att[h·kAttendChunk + p] = scale · q_h·k_p for H heads of int8 queries (qs, q_abs = |qs| at
 // h·hd; scales qd at h·nb) against len Q8_0 / Q4_0 key rows (row p at k + p·stride), in
-// score_frame: each key block is loaded once for the H heads.
+// score_frame: each key block is loaded once for the H heads, its lane sums (P::dot_i) reduced
+// exactly in int32 by hsum8 for the pass's eight (head, key) pairs, then scaled and added as
+// int8_term does: the reference's bits in every lane and in the tail.
 template <class P, bool Q4, size_t H>
 [[gnu::always_inline]] inline void scores_int8(const int8_t* qs, const int8_t* q_abs, const float* qd, const uint8_t* k, size_t stride,
                                                size_t hd, size_t len, float scale, float* att) {
@@ -101,29 +116,36 @@ template <class P, bool Q4, size_t H>
       return P::load_q8(blk + 2);
     }
   };
-  auto term = [&](const typename P::Kb& kb, size_t h, size_t b, float dk) {
-    return P::dot(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock) * (dk * qd[h * nb + b]);
+  auto lanes = [&](const typename P::Kb& kb, size_t h, size_t b) {
+    return P::dot_i(kb, qs + h * hd + b * kBlock, q_abs + h * hd + b * kBlock);
   };
   score_frame<H>(
       k, stride, len, scale, att,
-      [&](size_t p, v8* a) {
-        for (size_t i = 0; i < 8; ++i) a[i] = v8{};
+      [&](size_t p) {
+        v8 s{};
         for (size_t b = 0; b < nb; ++b) {
+          v8i a[8] = {};
+          v8 dd{};  // d_k·d_q per lane
           for (size_t j = 0; j < K; ++j) {
             float dk;
             const auto kb = key_block(k + (p + j) * stride, b, &dk);
-            for (size_t h = 0; h < H; ++h) a[h * K + j] += term(kb, h, b, dk);
+            for (size_t h = 0; h < H; ++h) {
+              a[h * K + j] = lanes(kb, h, b);
+              dd[h * K + j] = dk * qd[h * nb + b];
+            }
           }
+          s = fma8(__builtin_convertvector(hsum8(a), v8), dd, s);
         }
+        return s;
       },
       [&](size_t p, size_t h) {
-        v8 acc{};
+        float s = 0;
         for (size_t b = 0; b < nb; ++b) {
           float dk;
-          const auto kb = key_block(k + p * stride, b, &dk);
-          acc += term(kb, h, b, dk);
+          const v8i x = lanes(key_block(k + p * stride, b, &dk), h, b);
+          s = int8_term(s, dk, qd[h * nb + b], ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7])));
         }
-        return acc;
+        return s;
       });
 }
 
@@ -146,8 +168,8 @@ template <class P, size_t H, class T>
   constexpr size_t K = 8 / H;
   score_frame<H>(
       k, stride * sizeof(T), len, scale, att,
-      [&](size_t p, v8* a) {
-        for (size_t i = 0; i < 8; ++i) a[i] = v8{};
+      [&](size_t p) {
+        v8 a[8] = {};
         for (size_t d = 0; d < hd; d += 8) {
           v8 kv[K];
           for (size_t j = 0; j < K; ++j) kv[j] = load_elems<P>(k + (p + j) * stride + d);
@@ -156,11 +178,12 @@ template <class P, size_t H, class T>
             for (size_t j = 0; j < K; ++j) a[h * K + j] += qv * kv[j];
           }
         }
+        return hsum8(a);
       },
       [&](size_t p, size_t h) {
         v8 acc{};
         for (size_t d = 0; d < hd; d += 8) acc += load8(q + h * hd + d) * load_elems<P>(k + p * stride + d);
-        return acc;
+        return hsum8_order(acc);
       });
 }
 
@@ -316,9 +339,13 @@ template <class P, size_t H>
       for (size_t h = 0; h < H; ++h) P::quantize_query(q_of(r) + h * hd, hd, qr + h * hd, qd + ((r - r0) * H + h) * nb);
     }
     for (size_t i = 0; i < nr * H * hd; ++i) q_abs[i] = static_cast<int8_t>(qs[i] < 0 ? -qs[i] : qs[i]);
-    // For the panel: −o·Σ of each four query values, o the key bytes' offset (panel_scores_int8).
+    // For the panel: −o·Σ of each block's 32 query values, o the key bytes' offset (panel_scores_int8).
     const int32_t o = kv.k_type == KvType::q4_0 ? 8 : 128;
-    for (size_t i = 0; panel && i < nr * H * hd / 4; ++i) qstart[i] = -o * (qs[4 * i] + qs[4 * i + 1] + qs[4 * i + 2] + qs[4 * i + 3]);
+    for (size_t i = 0; panel && i < nr * H * nb; ++i) {
+      int32_t sum = 0;
+      for (size_t j = 0; j < kBlock; ++j) sum += qs[i * kBlock + j];
+      qstart[i] = -o * sum;
+    }
   }
   // Scores, a tile of keys at a time (a lone row takes the chunk as one tile).
   const size_t tile = nr == 1 ? kAttendChunk : kTileKeys;
@@ -330,7 +357,7 @@ template <class P, size_t H>
           if (len_of(r) <= b) continue;
           const size_t i = (r - r0) * H;
           if (int8_keys) {
-            P::template panel_scores_int8<H>(qs + i * hd, qd + i * nb, qstart + i * hd / 4, pb, hd, scale, att_of(r) + b);
+            P::template panel_scores_int8<H>(qs + i * hd, qd + i * nb, qstart + i * nb, pb, hd, scale, att_of(r) + b);
           } else {
             P::template panel_scores<H>(q_of(r), pb, hd, scale, att_of(r) + b);
           }
@@ -425,7 +452,7 @@ template <class P>
   const bool int8_keys = attend_int8_keys(kv.k_type);
   float *kf = scratch, *vf = scratch + kAttendChunk * hd, *att = vf + kAttendChunk * hd;
   // The int8 queries live where F32 keys would: kAttendRows × kAttendHeads heads' qs and |qs|,
-  // then their scales, then (for the panel) their sums of four.
+  // then their scales, then (for the panel) −o·Σ of each block of 32.
   int8_t* qs = reinterpret_cast<int8_t*>(kf);
   float* qd = kf + kAttendRows * kAttendHeads * hd / 2;
   int32_t* qstart = reinterpret_cast<int32_t*>(qd + kAttendRows * kAttendHeads * hd / kBlock);

@@ -23,11 +23,11 @@ struct Portable : VectorLoops<Portable> {
     }
     return k;
   }
-  static v8 dot(const Kb& k, const int8_t* q, const int8_t*) {
+  static v8i dot_i(const Kb& k, const int8_t* q, const int8_t*) {
     v8i s{};
     for (int l = 0; l < 8; ++l)
       for (int i = 0; i < 4; ++i) s[l] += int32_t{q[4 * l + i]} * int32_t{k.v[4 * l + i]};
-    return __builtin_convertvector(s, v8);
+    return s;
   }
   static void store_block(float d, const Kb& k, float* out) {
     for (size_t i = 0; i < kBlock; ++i) out[i] = d * static_cast<float>(k.v[i]);

@@ -17,8 +17,9 @@
 // keys it is an int8 dot product: q is quantized per block of 32 by attend_quantize_query
 // (d_q = max|q| / 127, q_i = q_i · (127 / max|q|) rounded to the nearest, ties to even), and
 //   q·k_p = Σ_b (d_k,b · d_q,b) · Σ_{i in b} q_i · k_i      (the inner sum exact in int32),
-// k_i the block's int8 values (Q4_0: nibble − 8), d_k,b its F16 scale. The kernels differ from
-// the reference only in the order of float additions.
+// k_i the block's int8 values (Q4_0: nibble − 8), d_k,b its F16 scale, the blocks added in order
+// from 0 as s ← fma(d_k,b · d_q,b, Σ_b, s): every kernel's int8 scores are the reference's bits.
+// Otherwise the kernels differ from the reference only in the order of float additions.
 //
 // Subnormal floats are flushed to zero while a kernel runs (FlushSubnormals, x86: MXCSR FTZ and
 // DAZ): a decode row's value sums start each chunk at 0, and positions whose weight e^(s − m) is

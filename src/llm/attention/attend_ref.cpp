@@ -25,7 +25,7 @@ float int8_dot(const int8_t* qs, const float* qd, KvType t, const uint8_t* row, 
       const int32_t k = t == KvType::q4_0 ? ((blk[2 + i % 16] >> (i < 16 ? 0 : 4)) & 0xf) - 8 : static_cast<int8_t>(blk[2 + i]);
       sum += int32_t{qs[b * kBlock + i]} * k;
     }
-    s += fp16_to_fp32(dh) * qd[b] * static_cast<float>(sum);
+    s = std::fma(fp16_to_fp32(dh) * qd[b], static_cast<float>(sum), s);  // fused: the same bits in every build
   }
   return s;
 }

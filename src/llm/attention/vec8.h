@@ -57,15 +57,17 @@ using v8i = int32_t __attribute__((vector_size(32)));
 }
 
 // Lane j of the result = Σ lanes of a[j]: eight horizontal sums in seven adds (pairs, then
-// quads, then halves of the vector), instead of eight separate reductions.
-[[gnu::always_inline]] inline v8 hsum8(const v8 a[8]) {
-  auto pairs = [](v8 x, v8 y) {  // x0+x1, y0+y1, x2+x3, y2+y3, ...
+// quads, then halves of the vector), instead of eight separate reductions. V: v8, or v8i (int8
+// Q·K's exact block sums).
+template <class V>
+[[gnu::always_inline]] inline V hsum8(const V a[8]) {
+  auto pairs = [](V x, V y) {  // x0+x1, y0+y1, x2+x3, y2+y3, ...
     return __builtin_shufflevector(x, y, 0, 8, 2, 10, 4, 12, 6, 14) + __builtin_shufflevector(x, y, 1, 9, 3, 11, 5, 13, 7, 15);
   };
-  auto quads = [](v8 x, v8 y) {  // from two pairs() results: the sums of lanes 0-3 and 4-7
+  auto quads = [](V x, V y) {  // from two pairs() results: the sums of lanes 0-3 and 4-7
     return __builtin_shufflevector(x, y, 0, 1, 8, 9, 4, 5, 12, 13) + __builtin_shufflevector(x, y, 2, 3, 10, 11, 6, 7, 14, 15);
   };
-  const v8 lo = quads(pairs(a[0], a[1]), pairs(a[2], a[3])), hi = quads(pairs(a[4], a[5]), pairs(a[6], a[7]));
+  const V lo = quads(pairs(a[0], a[1]), pairs(a[2], a[3])), hi = quads(pairs(a[4], a[5]), pairs(a[6], a[7]));
   return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 8, 9, 10, 11) + __builtin_shufflevector(lo, hi, 4, 5, 6, 7, 12, 13, 14, 15);
 }
 
