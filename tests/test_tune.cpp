@@ -405,6 +405,43 @@ TEST(Tune, YmmKQuantGemvsOfferBothPrefetchKinds) {
   if (ran == 0) GTEST_SKIP() << "no AVX2 / AVX-VNNI Q4_K or Q6_K kernel runs here";
 }
 
+// A GEMV with a few-row twin (Ukernel::few_rows: the x86 L1 GEMVs' GEMMs whose few-row streams
+// prefetch into L1 too) brings it along as the decode plan: 2-4 rows run on the twin, more on
+// the GEMM, and back on the GEMM under the default plan; the rows keep their bits either way.
+TEST(Tune, AnL1GemvBringsItsFewRowGemmTwin) {
+  Context ctx(2);
+  size_t ran = 0;
+  for (WeightType t : {WeightType::q4_0, WeightType::q8_0, WeightType::iq4_nl}) {
+    const size_t n = 1000, k = 512;
+    const std::vector<uint8_t> rows = test::random_weights(t, n, k, 5);
+    PackedWeights w = PackedWeights::pack(t, n, k, rows.data(), {});
+    const Ukernel* twin_of = nullptr;
+    for (const Ukernel* g : gemv_candidates(w.gemm(), {}, cpu_info())) {
+      if (g->few_rows) twin_of = g;
+    }
+    if (!twin_of) continue;
+    const Ukernel* def = &w.gemv();
+    EXPECT_EQ(def->few_rows, nullptr) << def->name;
+    const std::vector<float> x = test::random_floats(8 * k, 6);
+    std::vector<float> before(8 * n), after(8 * n);
+    for (size_t m = 2; m <= 8; ++m) {
+      w.set_decode_plan({def, DecodePlan::kDefaultChunkBytes, true});
+      EXPECT_EQ(&w.kernel_for(m), &w.gemm()) << m;
+      matmul(w, m, x.data(), k * 4, before.data(), n * 4, -INFINITY, INFINITY, ctx);
+      w.set_decode_plan({twin_of, DecodePlan::kDefaultChunkBytes, true});
+      const Ukernel& got = w.kernel_for(m);
+      EXPECT_EQ(&got, m <= kernel_params(*twin_of->few_rows).mr / 2 ? twin_of->few_rows : &w.gemm()) << twin_of->name << " m " << m;
+      EXPECT_FALSE(got.gemv);
+      EXPECT_TRUE(shares_packed_rhs(got, w.gemm()));
+      matmul(w, m, x.data(), k * 4, after.data(), n * 4, -INFINITY, INFINITY, ctx);
+      EXPECT_EQ(0, std::memcmp(before.data(), after.data(), m * n * 4)) << twin_of->name << " m " << m;
+    }
+    EXPECT_EQ(&w.kernel_for(1), twin_of);
+    ++ran;
+  }
+  if (ran == 0) GTEST_SKIP() << "no GEMV with a few-row twin runs here (the AVX-512 VNNI L1 GEMVs)";
+}
+
 TEST(Tune, RejectsAPlanOfAnotherPackedLayout) {
   const std::vector<uint8_t> rows = test::random_weights(WeightType::q4_0, 64, 256, 1);
   PackedWeights w = PackedWeights::pack(WeightType::q4_0, 64, 256, rows.data(), {});

@@ -116,6 +116,11 @@ struct Ukernel {
   // type is the reference, at the quantized kernels' tolerance. Set where the kernel's
   // numerics are not the int8 path's (the AMX-BF16 GEMMs).
   const Ukernel* reference = nullptr;
+  // On a GEMV: the GEMM that serves 2 to 4 rows (batched decode) while this GEMV is a weight's
+  // decode plan (PackedWeights::kernel_for) — the plan's GEMM twin over the same packed RHS whose
+  // few-row streams prefetch as this GEMV's does (the x86 `..._dpbusdl1` pairs), with the
+  // GEMM's bits. nullptr: the GEMM's own few-row path.
+  const Ukernel* few_rows = nullptr;
 };
 
 // Helpers over a kernel's own parameters.

@@ -197,6 +197,25 @@ void PackedWeights::set_few_rows(const std::array<FewRows, 2>& few) {
     few_[i] = few[i].gemm ? few[i] : FewRows{};
     few_params_[i] = few[i].gemm ? kernel_params(*few[i].gemm) : TileParams{};
   }
+  update_few_rows();
+}
+
+void PackedWeights::update_few_rows() {
+  few_rows_max_ = 0;
+  const Ukernel* twin = gemv_->few_rows;
+  if (!twin) return;
+  // The GEMM that serves 2 rows without the twin: the twin stands in for it only where it is
+  // that GEMM's twin (same ISA, packers and tiles: the same bits), for the rows its few-row
+  // streams serve (x86q::gemm: m <= mr / 2). (An AMX CPU's 2-4 rows run on the AVX-512 VNNI tier.)
+  const std::optional<size_t> i = tier(2);
+  const Ukernel& base = i ? *few_[*i].gemm : *gemm_;
+  const TileParams p = kernel_params(*twin), q = i ? few_params_[*i] : gemm_params_;
+  if (twin->gemv || tier(std::max<size_t>(2, p.mr / 2)) != i || base.isa != twin->isa || base.lhs != twin->lhs || base.rhs != twin->rhs || p.mr != q.mr || p.nr != q.nr ||
+      p.kr != q.kr || p.sr != q.sr) {
+    return;
+  }
+  few_rows_params_ = p;
+  few_rows_max_ = p.mr / 2;
 }
 
 PackedWeights PackedWeights::with_kernels(const Ukernel& gemm, const Ukernel& gemv, size_t n, size_t k) {
@@ -205,6 +224,7 @@ PackedWeights PackedWeights::with_kernels(const Ukernel& gemm, const Ukernel& ge
   w.gemv_ = &gemv;
   w.gemm_params_ = kernel_params(gemm);
   w.gemv_params_ = kernel_params(gemv);
+  w.update_few_rows();
   w.n_ = n;
   w.k_ = k;
   w.svl_bytes_ = gemm.isa == Isa::sme2 ? cpu_info().svl_bytes : 0;
@@ -261,6 +281,7 @@ void PackedWeights::set_decode_plan(const DecodePlan& plan) {
   check_arg(plan.chunk_bytes >= 4096 && plan.chunk_bytes <= (size_t{1} << 30), "decode chunk out of range");
   gemv_ = plan.gemv;
   gemv_params_ = kernel_params(*plan.gemv);
+  update_few_rows();
   chunk_bytes_ = plan.chunk_bytes;
   measured_ = plan.measured;
 }

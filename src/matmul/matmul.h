@@ -89,13 +89,18 @@ class PackedWeights {
   size_t k() const { return k_; }
   const Ukernel& gemm() const { return *gemm_; }
   const Ukernel& gemv() const { return *gemv_; }
+  // The kernel of an m-row call: the GEMV for one row; for 2..few_rows_max_ rows the GEMV's
+  // few-row GEMM twin (Ukernel::few_rows) where the GEMM serving them is the one it twins; else
+  // the tier's GEMM (few rows) or the GEMM.
   const Ukernel& kernel_for(size_t m) const {
     if (m == 1) return *gemv_;
+    if (m > 1 && m <= few_rows_max_) return *gemv_->few_rows;
     const std::optional<size_t> i = tier(m);
     return i ? *few_[*i].gemm : *gemm_;
   }
   const TileParams& params_for(size_t m) const {
     if (m == 1) return gemv_params_;
+    if (m > 1 && m <= few_rows_max_) return few_rows_params_;
     const std::optional<size_t> i = tier(m);
     return i ? few_params_[*i] : gemm_params_;
   }
@@ -131,7 +136,11 @@ class PackedWeights {
     return std::nullopt;
   }
 
-  TileParams gemm_params_{}, gemv_params_{};
+  // Where kernel_for takes the GEMV's few-row twin: rows 2..few_rows_max_ (0: nowhere).
+  void update_few_rows();
+
+  TileParams gemm_params_{}, gemv_params_{}, few_rows_params_{};
+  size_t few_rows_max_ = 0;
   std::array<FewRows, 2> few_{};
   std::array<TileParams, 2> few_params_{};
   const Ukernel* wide_ = nullptr;

@@ -25,9 +25,13 @@ const Ukernel matmul_clamp_f32_qsi8d32p8x4_iq4nlp16x4_8x16_avx512vnni_dpbusd = {
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::iq4_nl, true,
     K::gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_iq4nlp_iq4nl, K::gemv};
+const Ukernel matmul_clamp_f32_qsi8d32p8x4_iq4nlp16x4_8x16_avx512vnni_dpbusdl1 = {
+    "matmul_clamp_f32_qsi8d32p8x4_iq4nlp16x4_8x16_avx512vnni_dpbusdl1", Isa::avx512vnni, WeightType::iq4_nl, false,
+    K::gemm_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_iq4nlp_iq4nl, K::gemm_l1};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusdl1 = {
     "matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusdl1", Isa::avx512vnni, WeightType::iq4_nl, true,
-    K::gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_iq4nlp_iq4nl, K::gemv_l1};
+    K::gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_iq4nlp_iq4nl, K::gemv_l1,
+    nullptr, &matmul_clamp_f32_qsi8d32p8x4_iq4nlp16x4_8x16_avx512vnni_dpbusdl1};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusdymm = {
     "matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusdymm", Isa::avx512vnni, WeightType::iq4_nl, true,
     K::gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_iq4nlp_iq4nl, gemv_ymm};

@@ -19,6 +19,7 @@ namespace qmm {
 extern const Ukernel matmul_clamp_f32_qsi8d32p8x4_iq4nlp16x4_8x16_avx512vnni_dpbusd;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusd;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusdl1;
+extern const Ukernel matmul_clamp_f32_qsi8d32p8x4_iq4nlp16x4_8x16_avx512vnni_dpbusdl1;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_iq4nlp16x4_1x16_avx512vnni_dpbusdymm;
 
 }  // namespace qmm

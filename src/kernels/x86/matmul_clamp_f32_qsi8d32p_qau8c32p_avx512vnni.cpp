@@ -23,6 +23,13 @@ void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float*
   x86q::gemm<V, Block, 8>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
 
+// The GEMM whose few-row streams (m <= 4: batched decode) are prefetched into L1, as gemv_l1's:
+// the GEMM of 2-4 rows where the tuner chose gemv_l1 (Ukernel::few_rows). The same bits.
+void gemm_l1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
+             float hi) {
+  x86q::gemm<V, Block, 8, 1, Block, _MM_HINT_T0>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+}
+
 void gemv(size_t, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t, float lo, float hi) {
   x86q::gemv<V, Block>(n, k, lhs, rhs, dst, lo, hi);
 }
@@ -46,9 +53,13 @@ const Ukernel matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusd =
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusd = {
     "matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusd", Isa::avx512vnni, WeightType::q8_0, true,
     gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemv};
+const Ukernel matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusdl1 = {
+    "matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusdl1", Isa::avx512vnni, WeightType::q8_0, false,
+    gemm_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemm_l1};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdl1 = {
     "matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdl1", Isa::avx512vnni, WeightType::q8_0, true,
-    gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemv_l1};
+    gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemv_l1,
+    nullptr, &matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusdl1};
 const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdymm = {
     "matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdymm", Isa::avx512vnni, WeightType::q8_0, true,
     gemv_params, &lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, &rhs_pack_nxk_qau8c32pscalef16_qsi8c32, gemv_ymm};

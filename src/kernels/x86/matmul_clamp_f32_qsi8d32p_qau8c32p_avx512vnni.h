@@ -5,6 +5,8 @@
 //   GEMV twins over the same packed RHS, the same bits (GemvTwinTest), chosen by the tuner:
 //     matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdymm (ymm, two 8-column halves per panel),
 //     matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdl1 (the stream prefetched into L1)
+//   GEMM twin matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusdl1: its few-row path
+//     (m <= 4) prefetched into L1 as the L1 GEMV's; the rows of 2-4 while that GEMV is the plan.
 //   m_step = mr, n_step = nr.
 // Packers: lhs_quant_pack_qsi8d32pscalef32sum_f32_avx2, rhs_pack_nxk_qau8c32pscalef16_qsi8c32 with nr = 16.
 //
@@ -21,6 +23,7 @@ namespace qmm {
 extern const Ukernel matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusd;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusd;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdl1;
+extern const Ukernel matmul_clamp_f32_qsi8d32p8x4_qau8c32p16x4_8x16_avx512vnni_dpbusdl1;
 extern const Ukernel matmul_clamp_f32_qsi8d32p1x4_qau8c32p16x4_1x16_avx512vnni_dpbusdymm;
 
 }  // namespace qmm

@@ -337,6 +337,11 @@ struct Kernels {
                       float hi) {
     x86q::gemv<V, K, kGemvAhead<V>, kGemvPanels, _MM_HINT_T0>(n, k, lhs, rhs, dst, lo, hi);
   }
+  // The GEMM whose few-row streams take gemv_l1's hint (Ukernel::few_rows; the same bits).
+  static void gemm_l1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride,
+                      float lo, float hi) {
+    x86q::gemm<V, KGemm, R, C, KFew, _MM_HINT_T0>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+  }
 };
 
 }  // namespace

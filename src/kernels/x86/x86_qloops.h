@@ -298,15 +298,16 @@ void gemv(size_t n, size_t k, const void* lhs, const void* rhs, float* dst, floa
 // the same order): the rows' bits do not depend on the path. KFew, the few rows' block type,
 // may differ from K in its prefetch only (VnniQ6K: the GEMM tiles' prefetch per super-block,
 // the few rows' spread over its 32-blocks as the GEMV's: a burst of 27-53 L2 prefetches per
-// panel and super-block ahead of the reads that stream from DRAM).
-template <class V, class K, size_t R, size_t C = 1, class KFew = K>
+// panel and super-block ahead of the reads that stream from DRAM). FewHint: the few rows'
+// prefetch hint (_MM_HINT_T0 in the GEMM twins of the L1 GEMVs, Ukernel::few_rows).
+template <class V, class K, size_t R, size_t C = 1, class KFew = K, int FewHint = kGemvHint>
 void gemm(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride, float lo,
           float hi) {
   if constexpr (R % 4 == 0) {
-    if (m <= R / 4) return stream_rows<V, KFew, 4 * C, R / 4, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+    if (m <= R / 4) return stream_rows<V, KFew, 4 * C, R / 4, R, kGemvAhead<V>, FewHint>(m, n, k, lhs, rhs, dst, stride, lo, hi);
   }
   if constexpr (R % 2 == 0) {
-    if (m <= R / 2) return stream_rows<V, KFew, 2 * C, R / 2, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
+    if (m <= R / 2) return stream_rows<V, KFew, 2 * C, R / 2, R, kGemvAhead<V>, FewHint>(m, n, k, lhs, rhs, dst, stride, lo, hi);
   }
   gemm_cols<V, K, R, C, R>(m, n, k, lhs, rhs, dst, stride, lo, hi);
 }
