@@ -13,11 +13,16 @@
 
 namespace qmm::cli {
 
+MatmulTrace::~MatmulTrace() {
+  if (open_) set_matmul_trace(nullptr, nullptr);
+}
+
 void MatmulTrace::begin(const char* stage) {
   stage_ = stage;
   entries_.clear();
   start_ = std::chrono::steady_clock::now();
   set_matmul_trace(&MatmulTrace::observe, this);
+  open_ = true;
 }
 
 void MatmulTrace::observe(void* self, const PackedWeights& w, size_t m, double seconds) {
@@ -39,6 +44,7 @@ void MatmulTrace::end() { end(std::chrono::duration<double>(std::chrono::steady_
 
 void MatmulTrace::end(double stage) {
   set_matmul_trace(nullptr, nullptr);
+  open_ = false;
   double in_matmuls = 0;
   for (const Entry& e : entries_) in_matmuls += e.seconds;
   auto pct = [&](double s) { return stage > 0 ? 100.0 * s / stage : 0.0; };

@@ -16,6 +16,10 @@ namespace qmm::cli {
 // the stage spent outside the matmuls.
 class MatmulTrace {
  public:
+  MatmulTrace() = default;
+  MatmulTrace(const MatmulTrace&) = delete;  // the installed observer points at this object
+  MatmulTrace& operator=(const MatmulTrace&) = delete;
+  ~MatmulTrace();                 // uninstalls the observer if a stage is still open (an error left it)
   void begin(const char* stage);  // starts collecting (installs the observer)
   void end();                     // prints the stage and stops collecting
   // The same, with the stage's time given (a benchmark's timed seconds, when the stage's wall
@@ -31,6 +35,7 @@ class MatmulTrace {
   };
   static void observe(void* self, const PackedWeights& w, size_t m, double seconds);
   const char* stage_ = "";
+  bool open_ = false;  // between begin and end: the observer installed
   std::chrono::steady_clock::time_point start_;
   std::vector<Entry> entries_;
 };
