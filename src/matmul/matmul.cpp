@@ -209,9 +209,9 @@ void PackedWeights::update_few_rows() {
   // streams serve (x86q::gemm: m <= mr / 2). (An AMX CPU's 2-4 rows run on the AVX-512 VNNI tier.)
   const std::optional<size_t> i = tier(2);
   const Ukernel& base = i ? *few_[*i].gemm : *gemm_;
-  const TileParams p = kernel_params(*twin), q = i ? few_params_[*i] : gemm_params_;
-  if (twin->gemv || tier(std::max<size_t>(2, p.mr / 2)) != i || base.isa != twin->isa || base.lhs != twin->lhs || base.rhs != twin->rhs || p.mr != q.mr || p.nr != q.nr ||
-      p.kr != q.kr || p.sr != q.sr) {
+  const TileParams p = kernel_params(*twin);
+  if (twin->gemv || tier(std::max<size_t>(2, p.mr / 2)) != i || base.isa != twin->isa || base.lhs != twin->lhs ||
+      !shares_packed_rhs(base, *twin) || p.mr != kernel_params(base).mr) {
     return;
   }
   few_rows_params_ = p;

@@ -76,10 +76,15 @@ struct Avx512Vnni : X86Keys {
   // f[i]: eight lanes of sum i = 2i in lanes 0-7 and of sum 2i + 1 in lanes 8-15; returns the 16
   // sums in order, each ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)).
   static __m512 reduce_folded(const __m512 f[8]) {
+    return reduce_folded(f, [](__m512 a, __m512 b) { return _mm512_add_ps(a, b); });
+  }
+  // The same tree with add(a, b) for the lanes' sums (reduce_folded_i32: int32 adds).
+  template <class Add>
+  static __m512 reduce_folded(const __m512 f[8], Add add) {
     __m512 t[4], u[2];
-    for (size_t i = 0; i < 4; ++i) t[i] = _mm512_add_ps(_mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0x88), _mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0xdd));
-    for (size_t i = 0; i < 2; ++i) u[i] = _mm512_add_ps(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x88), _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xdd));
-    const __m512 r = _mm512_add_ps(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xdd));
+    for (size_t i = 0; i < 4; ++i) t[i] = add(_mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0x88), _mm512_shuffle_ps(f[2 * i], f[2 * i + 1], 0xdd));
+    for (size_t i = 0; i < 2; ++i) u[i] = add(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x88), _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xdd));
+    const __m512 r = add(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xdd));
     // r's lanes hold the sums 0 2 4 6 1 3 5 7 8 10 12 14 9 11 13 15: back in order.
     return _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15), r);
   }
@@ -524,16 +529,13 @@ struct Avx512Vnni : X86Keys {
       return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(_mm512_i32gather_epi32(offset, base, 1)));
     }
   }
-  // reduce_folded over int32 lanes: the 16 exact sums of eight lanes each (any order: integers).
+  // reduce_folded over int32 lanes (the same shuffles, integer adds): the 16 exact sums of eight
+  // lanes each (any order: integers).
   static __m512i reduce_folded_i32(const __m512i f[8]) {
     __m512 x[8];
     for (size_t i = 0; i < 8; ++i) x[i] = _mm512_castsi512_ps(f[i]);
     auto add = [](__m512 a, __m512 b) { return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(a), _mm512_castps_si512(b))); };
-    __m512 t[4], u[2];
-    for (size_t i = 0; i < 4; ++i) t[i] = add(_mm512_shuffle_ps(x[2 * i], x[2 * i + 1], 0x88), _mm512_shuffle_ps(x[2 * i], x[2 * i + 1], 0xdd));
-    for (size_t i = 0; i < 2; ++i) u[i] = add(_mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0x88), _mm512_shuffle_ps(t[2 * i], t[2 * i + 1], 0xdd));
-    const __m512 r = add(_mm512_shuffle_f32x4(u[0], u[1], 0x88), _mm512_shuffle_f32x4(u[0], u[1], 0xdd));
-    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15), _mm512_castps_si512(r));
+    return _mm512_castps_si512(reduce_folded(x, add));
   }
 };
 
